@@ -1,0 +1,3 @@
+"""cuttle_search: a fast Cuttle engine and analyser."""
+
+__version__ = "0.1.0"

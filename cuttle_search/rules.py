@@ -1,0 +1,183 @@
+"""Rulesets: named presets of options, packed into the small array the kernels read.
+
+The presets follow ``RULES.md`` sections 1-2. Any preset can take single-option overrides
+written ``name=value`` (``four=random``, ``nine=deck-top``, ``hand-limit=block``) or a bare
+flag name (``eight-one-off``), which means ``=on``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+import numpy as np
+
+from .engine import kernels as K
+
+
+class RulesError(ValueError):
+    """An unknown ruleset, option or option value."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A complete set of rule options. Build one with :func:`get_ruleset`."""
+
+    name: str
+    players: int = 2
+    hand_limit: str = "discard"  # discard | block | none
+    hand_limit_size: int = 8
+    deal_first: int = 5
+    deal_other: int = 6
+    goals: tuple[int, ...] = (21, 14, 10, 5, 0)
+    four: str = "choose"  # choose | random
+    nine: str = "frozen"  # frozen | unfrozen | deck-top
+    nine_targets_points: bool = True
+    target_any_side: bool = False
+    jack_switches: bool = False
+    jack_on_own: bool = False
+    queens_protect_queens: bool = True
+    three_takes_three: bool = False
+    eight_one_off: bool = False
+    ten_counters_scuttle: bool = False
+    five_discards: bool = True
+    five_draws: int = 3
+    seven_reveals: int = 2
+    action_limit: int = 1000
+    pass_limit: int = 3
+    overrides: tuple[tuple[str, str], ...] = field(default=())
+
+    def to_array(self) -> np.ndarray:
+        """The ``int64`` rules array the kernels read (layout in ``engine/kernels.py``)."""
+        r = np.zeros(K.RULES_SIZE, dtype=np.int64)
+        r[K.R_NPLAYERS] = self.players
+        r[K.R_HAND_LIMIT_STYLE] = {"none": K.HL_NONE, "discard": K.HL_DISCARD, "block": K.HL_BLOCK}[self.hand_limit]
+        r[K.R_HAND_LIMIT] = self.hand_limit_size
+        r[K.R_DEAL_FIRST] = self.deal_first
+        r[K.R_DEAL_OTHER] = self.deal_other
+        for i, g in enumerate(self.goals):
+            r[K.R_GOAL + i] = g
+        r[K.R_FOUR_RANDOM] = self.four == "random"
+        r[K.R_NINE_MODE] = {"frozen": K.NINE_FROZEN, "unfrozen": K.NINE_UNFROZEN, "deck-top": K.NINE_DECK_TOP}[self.nine]
+        r[K.R_NINE_POINTS] = self.nine_targets_points
+        r[K.R_TARGET_ANY_SIDE] = self.target_any_side
+        r[K.R_JACK_SWITCH] = self.jack_switches
+        r[K.R_JACK_OWN] = self.jack_on_own
+        r[K.R_QUEENS_PROTECT_QUEENS] = self.queens_protect_queens
+        r[K.R_THREE_TAKES_THREE] = self.three_takes_three
+        r[K.R_EIGHT_ONE_OFF] = self.eight_one_off
+        r[K.R_TEN_COUNTERS_SCUTTLE] = self.ten_counters_scuttle
+        r[K.R_FIVE_DISCARD] = self.five_discards
+        r[K.R_FIVE_DRAW] = self.five_draws
+        r[K.R_SEVEN_REVEAL] = self.seven_reveals
+        r[K.R_ACTION_LIMIT] = self.action_limit
+        r[K.R_PASS_LIMIT] = self.pass_limit
+        return r
+
+    @property
+    def spec(self) -> str:
+        """``name`` or ``name:opt=value,...``: parses back with :func:`get_ruleset`."""
+        if not self.overrides:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.overrides)
+
+    def options(self) -> dict[str, str]:
+        return dict(self.overrides)
+
+
+CUTTLE_CARDS = Ruleset(name="cuttle-cards")
+
+PRESETS: dict[str, Ruleset] = {
+    "cuttle-cards": CUTTLE_CARDS,
+    "cuttle-cards-2": replace(CUTTLE_CARDS, name="cuttle-cards-2", nine="deck-top"),
+    "bga-balanced": replace(CUTTLE_CARDS, name="bga-balanced", hand_limit="block", nine_targets_points=False),
+    "bga-traditional": replace(
+        CUTTLE_CARDS,
+        name="bga-traditional",
+        hand_limit="none",
+        nine_targets_points=False,
+        five_discards=False,
+        five_draws=2,
+        seven_reveals=1,
+        nine="unfrozen",
+        goals=(21, 14, 10, 7, 4),
+    ),
+    "classic": replace(
+        CUTTLE_CARDS,
+        name="classic",
+        hand_limit="none",
+        five_discards=False,
+        five_draws=2,
+        seven_reveals=1,
+        nine="unfrozen",
+        nine_targets_points=False,
+        target_any_side=True,
+        goals=(21, 14, 10, 7, 5),
+        jack_switches=True,
+        jack_on_own=True,
+        three_takes_three=True,
+    ),
+}
+
+_FLAGS = {
+    "queens-protect-queens": "queens_protect_queens",
+    "three-takes-three": "three_takes_three",
+    "eight-one-off": "eight_one_off",
+    "ten-counters-scuttle": "ten_counters_scuttle",
+}
+_CHOICES = {
+    "four": ("four", ("choose", "random")),
+    "nine": ("nine", ("frozen", "unfrozen", "deck-top")),
+    "hand-limit": ("hand_limit", ("discard", "block", "none")),
+}
+_ON = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
+
+OPTION_NAMES = tuple(sorted(list(_FLAGS) + list(_CHOICES)))
+
+
+def _apply_option(rules: Ruleset, key: str, value: str) -> Ruleset:
+    key = key.strip().lower()
+    value = value.strip().lower()
+    if key in _FLAGS:
+        if value not in _ON:
+            raise RulesError(f"option {key!r} takes on or off, not {value!r}")
+        return replace(rules, **{_FLAGS[key]: _ON[value]})
+    if key in _CHOICES:
+        attr, allowed = _CHOICES[key]
+        if value not in allowed:
+            raise RulesError(f"option {key!r} takes one of {', '.join(allowed)}, not {value!r}")
+        return replace(rules, **{attr: value})
+    raise RulesError(f"unknown rule option {key!r} (known: {', '.join(OPTION_NAMES)})")
+
+
+def _canonical(key: str, value: str) -> tuple[str, str]:
+    key = key.strip().lower()
+    value = value.strip().lower()
+    if key in _FLAGS:
+        value = "on" if _ON[value] else "off"
+    return key, value
+
+
+def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None = None) -> Ruleset:
+    """A ruleset from ``name``, ``name:opt=value,...`` and/or an options mapping."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise RulesError("a ruleset name is required")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in PRESETS:
+        raise RulesError(f"unknown ruleset {name!r} (known: {', '.join(PRESETS)})")
+    pairs: list[tuple[str, str]] = []
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        pairs.append((key, value if eq else "on"))
+    for key, value in (options or {}).items():
+        if isinstance(value, bool):
+            value = "on" if value else "off"
+        pairs.append((str(key), str(value)))
+    rules = PRESETS[name]
+    seen: dict[str, str] = {}
+    for key, value in pairs:
+        rules = _apply_option(rules, key, value)
+        k, v = _canonical(key, value)
+        seen[k] = v
+    return replace(rules, overrides=tuple(sorted(seen.items())))
