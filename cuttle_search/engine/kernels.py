@@ -195,18 +195,18 @@ for _i in range(64):
 
 
 # ================================================================ bit helpers
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bit(c):
     return np.int64(1) << c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lowest(x):
     """Index of the lowest set bit of a non-zero mask."""
     return _DEBRUIJN_TABLE[(((x & -x) * _DEBRUIJN) >> 58) & 63]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def popcount(x):
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
@@ -214,27 +214,27 @@ def popcount(x):
     return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def make_move(mt, card, target):
     return mt | (card << 5) | (target << 11)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_type(m):
     return m & MT_MASK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_card(m):
     return (m >> 5) & 63
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_target(m):
     return (m >> 11) & 63
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def move_mask(m):
     return m >> 5
 
@@ -257,7 +257,7 @@ def rng_below(rng, n):
 
 
 # ================================================================ small queries
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def other(s, p):
     """The next seat; in a two-player game, the opponent."""
     return (p + 1) % s[F_NPLAYERS]
@@ -994,13 +994,22 @@ def playout(s, r, rng, buf):
 
 
 @njit(cache=True)
-def random_games(r, seed, games, s, buf, results):
-    """Deal and play ``games`` random games from ``seed``; fill results[g] = (plies, status,
-    winner). Returns the total number of plies."""
+def game_seed(seed, index):
+    """The seed of game ``index`` of a run seeded ``seed``: one splitmix64 mix of both, so
+    any game of a run can be replayed on its own."""
     rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(seed)
+    rng[0] = np.uint64(seed) ^ (np.uint64(index) * np.uint64(0xD1B54A32D192ED03))
+    return rng_next(rng)
+
+
+@njit(cache=True)
+def random_games(r, seed, first, games, s, buf, results):
+    """Deal and play games ``first .. first + games - 1`` of the run seeded ``seed``; fill
+    results[g] = (plies, status, winner). Returns the total number of plies."""
+    rng = np.empty(1, dtype=np.uint64)
     total = 0
     for g in range(games):
+        rng[0] = game_seed(seed, first + g)
         deal(s, r, rng)
         plies = playout(s, r, rng, buf)
         results[g, 0] = plies
@@ -1088,14 +1097,16 @@ def check_invariants(s):
 
 
 @njit(cache=True)
-def checked_random_games(r, seed, games, s, buf, results):
-    """Random games that check the state after every move. results[g] = (plies, status,
-    winner, first error code, error ply). Returns the number of games with an error."""
+def checked_random_games(r, seed, first, games, s, buf, results):
+    """Random games (numbered as in ``random_games``) that check the state after every
+    move. results[g] = (plies, status, winner, first error code, error ply, a hash of the
+    game). Returns the number of games with an error."""
     rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(seed)
     bad = 0
     for g in range(games):
+        rng[0] = game_seed(seed, first + g)
         deal(s, r, rng)
+        h = np.uint64(1469598103934665603)
         plies = 0
         err = check_invariants(s)
         err_ply = -1 if err == 0 else 0
@@ -1105,7 +1116,9 @@ def checked_random_games(r, seed, games, s, buf, results):
                 err = 7
                 err_ply = plies
                 break
-            apply_move(s, r, buf[rng_below(rng, n)])
+            m = buf[rng_below(rng, n)]
+            h = (h ^ np.uint64(m)) * np.uint64(1099511628211)
+            apply_move(s, r, m)
             plies += 1
             err = check_invariants(s)
             if err:
@@ -1118,6 +1131,7 @@ def checked_random_games(r, seed, games, s, buf, results):
         results[g, 2] = s[F_WINNER]
         results[g, 3] = err
         results[g, 4] = err_ply
+        results[g, 5] = np.int64(h >> np.uint64(1))
         if err:
             bad += 1
     return bad

@@ -1,0 +1,273 @@
+"""Moves: the engine's integer encoding, a short text notation and a JSON notation.
+
+Text notation (what a person types)::
+
+    draw | pass | resolve
+    points 7H            scuttle 9S 7H         royal KH       glasses 8C
+    jack JS 7H           one-off AC            one-off 2C KH  counter 2D
+    take 5H              (the 3's pick from the scrap)
+    discard 4H 9C        (a 4's victim, a 5, or the hand limit: the whole set at once)
+    scrap JH             (a 7 revealed only unplayable jacks: scrap one)
+    block TS             (ten-counters-scuttle: a 10 cancels the scuttle)
+    random-discard 4H 9C (chance: the outcome of a four=random 4)
+
+A card played from a 7's reveal prints like one played from hand; parsing text against a
+position's legal moves (``Move.parse(text, legal)``) finds the right one. The JSON form
+mirrors cuttle.cards move bodies (``moveType``, ``cardId``, ``targetId``) and names 7 plays
+``sevenPoints``, ``sevenScuttle`` and so on, so it round-trips without a position.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from .cards import Card, CardError, card_str, cards_in, mask_of, parse_card
+from .engine import kernels as K
+
+
+class MoveError(ValueError):
+    """Text or JSON that is not a move."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that is not legal in the position."""
+
+
+KIND_OF_TYPE = {
+    K.MT_DRAW: "draw",
+    K.MT_PASS: "pass",
+    K.MT_POINTS: "points",
+    K.MT_SCUTTLE: "scuttle",
+    K.MT_ROYAL: "royal",
+    K.MT_JACK: "jack",
+    K.MT_ONE_OFF: "one-off",
+    K.MT_COUNTER: "counter",
+    K.MT_RESOLVE: "resolve",
+    K.MT_TAKE: "take",
+    K.MT_DISCARD: "discard",
+    K.MT_SEVEN_SCRAP: "scrap",
+    K.MT_TEN_COUNTER: "block",
+    K.MT_RANDOM_DISCARD: "random-discard",
+}
+TYPE_OF_KIND = {v: k for k, v in KIND_OF_TYPE.items()}
+TYPE_OF_KIND["glasses"] = K.MT_ROYAL
+
+NO_CARD_KINDS = {"draw", "pass", "resolve"}
+ONE_CARD_KINDS = {"points", "royal", "counter", "take", "scrap", "block"}
+TARGET_KINDS = {"scuttle", "jack"}
+SET_KINDS = {"discard", "random-discard"}
+SEVEN_KINDS = {"points", "scuttle", "royal", "jack", "one-off"}
+
+_JSON_NAME = {
+    "draw": "draw",
+    "pass": "pass",
+    "resolve": "resolve",
+    "points": "points",
+    "scuttle": "scuttle",
+    "royal": "faceCard",
+    "jack": "jack",
+    "counter": "counter",
+    "take": "resolveThree",
+    "discard": "discard",
+    "scrap": "sevenScrap",
+    "block": "tenCounter",
+    "random-discard": "randomDiscard",
+}
+_SEVEN_JSON = {"points": "sevenPoints", "scuttle": "sevenScuttle", "royal": "sevenFaceCard", "jack": "sevenJack"}
+
+
+@dataclass(frozen=True, order=True)
+class Move:
+    """One decision. ``cards`` holds a discard set; ``from_seven`` marks a 7-reveal play."""
+
+    kind: str
+    card: Card | None = None
+    target: Card | None = None
+    cards: tuple[Card, ...] = ()
+    from_seven: bool = False
+
+    # ------------------------------------------------------------ engine encoding
+    @classmethod
+    def from_code(cls, code: int) -> "Move":
+        code = int(code)
+        mt = code & K.MT_MASK
+        kind = KIND_OF_TYPE[mt]
+        seven = bool(code & K.FROM_SEVEN)
+        if kind in SET_KINDS:
+            return cls(kind, cards=tuple(cards_in(code >> 5)))
+        card = (code >> 5) & 63
+        target = (code >> 11) & 63
+        if kind == "royal" and card >> 2 == 7:
+            kind = "glasses"
+        return cls(
+            kind,
+            None if card == K.NO_CARD else card,
+            None if target == K.NO_CARD else target,
+            from_seven=seven,
+        )
+
+    def code(self) -> int:
+        mt = TYPE_OF_KIND[self.kind] | (K.FROM_SEVEN if self.from_seven else 0)
+        if self.kind in SET_KINDS:
+            return mt | (mask_of(self.cards) << 5)
+        card = K.NO_CARD if self.card is None else self.card
+        target = K.NO_CARD if self.target is None else self.target
+        return mt | (card << 5) | (target << 11)
+
+    # ------------------------------------------------------------ text
+    def text(self) -> str:
+        if self.kind in NO_CARD_KINDS:
+            return self.kind
+        if self.kind in SET_KINDS:
+            return " ".join([self.kind, *(card_str(c) for c in self.cards)])
+        parts = [self.kind, card_str(self.card)]
+        if self.target is not None:
+            parts.append(card_str(self.target))
+        return " ".join(parts)
+
+    __str__ = text
+
+    @classmethod
+    def parse(cls, text: str, legal: Iterable["Move"] | None = None) -> "Move":
+        """Parse the text notation. With ``legal`` given, also check legality and find
+        the 7-reveal form of a card played from a reveal."""
+        if not isinstance(text, str) or not text.strip():
+            raise MoveError("empty move text")
+        words = text.strip().lower().replace(",", " ").split()
+        kind, args = words[0], words[1:]
+        if kind in ("oneoff", "one_off"):
+            kind = "one-off"
+        if kind not in TYPE_OF_KIND:
+            raise MoveError(f"unknown move {words[0]!r} in {text!r} (known: {', '.join(sorted(TYPE_OF_KIND))})")
+        try:
+            cards = [parse_card(a) for a in args]
+        except CardError as e:
+            raise MoveError(f"{text!r}: {e}") from None
+        move = cls._build(kind, cards, text)
+        return move if legal is None else move.resolve_against(legal)
+
+    @classmethod
+    def _build(cls, kind: str, cards: list[Card], source: str) -> "Move":
+        if kind in NO_CARD_KINDS:
+            if cards:
+                raise MoveError(f"{source!r}: {kind!r} takes no card")
+            return cls(kind)
+        if kind in SET_KINDS:
+            if not cards:
+                raise MoveError(f"{source!r}: {kind!r} needs at least one card")
+            if len(set(cards)) != len(cards):
+                raise MoveError(f"{source!r}: a card is listed twice")
+            return cls(kind, cards=tuple(sorted(cards)))
+        if kind in ONE_CARD_KINDS or kind == "glasses":
+            if len(cards) != 1:
+                raise MoveError(f"{source!r}: {kind!r} takes exactly one card")
+            if kind == "royal" and cards[0] >> 2 == 7:
+                kind = "glasses"
+            return cls(kind, cards[0])
+        if kind in TARGET_KINDS:
+            if len(cards) != 2:
+                raise MoveError(f"{source!r}: {kind!r} takes a card and a target")
+            return cls(kind, cards[0], cards[1])
+        # one-off: a card and an optional target
+        if len(cards) not in (1, 2):
+            raise MoveError(f"{source!r}: 'one-off' takes a card and an optional target")
+        return cls(kind, cards[0], cards[1] if len(cards) == 2 else None)
+
+    def resolve_against(self, legal: Iterable["Move"]) -> "Move":
+        """This move as found among ``legal`` (its 7-reveal twin counts), else raise."""
+        legal = list(legal)
+        if self in legal:
+            return self
+        if self.kind in SEVEN_KINDS or self.kind == "glasses":
+            twin = Move(self.kind, self.card, self.target, self.cards, not self.from_seven)
+            if twin in legal:
+                return twin
+        raise IllegalMoveError(f"{self.text()!r} is not legal here")
+
+    # ------------------------------------------------------------ JSON
+    def to_json(self) -> dict[str, Any]:
+        kind = "royal" if self.kind == "glasses" else self.kind
+        if kind == "one-off":
+            targeted = self.target is not None
+            if self.from_seven:
+                name = "sevenTargetedOneOff" if targeted else "sevenUntargetedOneOff"
+            else:
+                name = "targetOneOff" if targeted else "untargetedOneOff"
+        elif self.from_seven:
+            name = _SEVEN_JSON[kind]
+        else:
+            name = _JSON_NAME[kind]
+        body: dict[str, Any] = {"moveType": name}
+        if self.kind in SET_KINDS:
+            body["cardIds"] = [card_str(c) for c in self.cards]
+        else:
+            if self.card is not None:
+                body["cardId"] = card_str(self.card)
+            if self.target is not None:
+                body["targetId"] = card_str(self.target)
+        return body
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any] | str) -> "Move":
+        """Parse a JSON move body (a dict or a JSON string). Accepts cuttle.cards'
+        ``resolveFour`` (``cardId1``, ``cardId2``) and ``resolveFive`` bodies as discards."""
+        if isinstance(body, str):
+            try:
+                body = json.loads(body)
+            except json.JSONDecodeError as e:
+                raise MoveError(f"move JSON does not parse: {e}") from None
+        if not isinstance(body, Mapping):
+            raise MoveError("a move must be a JSON object with a 'moveType'")
+        name = body.get("moveType")
+        if not isinstance(name, str):
+            raise MoveError("moveType: missing or not a string")
+
+        def card(field: str, required: bool = True) -> Card | None:
+            value = body.get(field)
+            if value is None:
+                if required:
+                    raise MoveError(f"{field}: missing for moveType {name!r}")
+                return None
+            try:
+                return parse_card(value)
+            except CardError as e:
+                raise MoveError(f"{field}: {e}") from None
+
+        seven = name.startswith("seven") and name != "sevenScrap"
+        base = name[5].lower() + name[6:] if seven else name
+        if base in ("draw", "pass", "resolve"):
+            return cls(base)
+        if base in ("points", "counter"):
+            return cls(base, card("cardId"), from_seven=seven)
+        if base == "faceCard":
+            c = card("cardId")
+            return cls("glasses" if c >> 2 == 7 else "royal", c, from_seven=seven)
+        if base in ("scuttle", "jack"):
+            return cls(base, card("cardId"), card("targetId"), from_seven=seven)
+        if base in ("untargetedOneOff", "targetOneOff", "targetedOneOff"):
+            target = card("targetId", required=base != "untargetedOneOff")
+            return cls("one-off", card("cardId"), target, from_seven=seven)
+        if name == "resolveThree":
+            return cls("take", card("cardId"))
+        if name == "sevenScrap":
+            return cls("scrap", card("cardId"))
+        if name == "tenCounter":
+            return cls("block", card("cardId"))
+        if name in ("discard", "randomDiscard", "resolveFour", "resolveFive"):
+            if "cardIds" in body:
+                raw = body["cardIds"]
+                if not isinstance(raw, list) or not raw:
+                    raise MoveError("cardIds: expected a non-empty list of cards")
+                try:
+                    cards = [parse_card(c) for c in raw]
+                except CardError as e:
+                    raise MoveError(f"cardIds: {e}") from None
+            else:
+                cards = [c for c in (card("cardId1", False), card("cardId2", False), card("cardId", False)) if c is not None]
+                if not cards:
+                    raise MoveError(f"cardIds: missing for moveType {name!r}")
+            kind = "random-discard" if name == "randomDiscard" else "discard"
+            return cls._build(kind, cards, name)
+        raise MoveError(f"moveType: unknown move type {name!r}")

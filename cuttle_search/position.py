@@ -1,0 +1,783 @@
+"""Positions: the JSON position format, cuttle.cards GameStates, validation, engine state.
+
+A :class:`Position` is an engine state plus the ruleset and whose view it is. In a view
+of one seat, the cards that seat cannot see are ``??`` in the file; the engine state then
+holds them in a canonical placement (unseen cards in id order), and :attr:`Position.hidden`
+records which slots are unknown so a search can re-deal them. The format is documented
+in ``docs/position-format.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from . import cards as C
+from .cards import Card, CardError, card_str, cards_in, parse_card
+from .engine import kernels as K
+from .moves import Move
+from .rules import Ruleset, RulesError, get_ruleset
+
+FORMAT_NAME = "cuttle-search/position"
+FORMAT_VERSION = 1
+
+
+class PositionError(ValueError):
+    """A malformed or impossible position. The message names the field and the problem."""
+
+
+PHASE_NAMES = {
+    K.PH_MAIN: "main",
+    K.PH_COUNTER: "countering",
+    K.PH_THREE: "resolvingThree",
+    K.PH_FOUR: "resolvingFour",
+    K.PH_FOUR_RANDOM: "resolvingFourRandom",
+    K.PH_FIVE: "resolvingFive",
+    K.PH_HAND_LIMIT: "discardingToHandLimit",
+    K.PH_SEVEN: "resolvingSeven",
+    K.PH_SCUTTLE_COUNTER: "counteringScuttle",
+    K.PH_OVER: "gameOver",
+}
+PHASE_OF_NAME = {v.lower(): k for k, v in PHASE_NAMES.items()}
+# cuttle.cards' GamePhase numbers
+CUTTLE_CARDS_PHASE = {
+    K.PH_MAIN: 1,
+    K.PH_COUNTER: 2,
+    K.PH_THREE: 3,
+    K.PH_FOUR: 4,
+    K.PH_FIVE: 5,
+    K.PH_HAND_LIMIT: 6,
+    K.PH_SEVEN: 7,
+}
+PHASE_OF_CUTTLE_CARDS = {v: k for k, v in CUTTLE_CARDS_PHASE.items()}
+STATUS_NAMES = {
+    K.ST_ONGOING: "ongoing",
+    K.ST_WIN: "won",
+    K.ST_STALEMATE_PASSES: "stalemate (three passes)",
+    K.ST_STALEMATE_ACTIONS: "stalemate (action limit)",
+}
+
+_STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
+_JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
+
+
+def seat_name(p: int) -> str:
+    return f"p{p}"
+
+
+def _seat(value: Any, field: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+        return value
+    if isinstance(value, str) and value.lower() in ("p0", "p1"):
+        return int(value[1])
+    raise PositionError(f"{field}: expected 'p0' or 'p1', got {value!r}")
+
+
+@dataclass
+class Hidden:
+    """What the viewer of a one-seat view cannot see: the unknown slots to re-deal."""
+
+    viewer: int
+    hand_unknown: dict[int, int]  # seat -> number of unknown cards in that hand
+    deck_unknown: int  # unknown cards at the bottom of the deck (below the known top)
+
+    @property
+    def unknown_total(self) -> int:
+        return sum(self.hand_unknown.values()) + self.deck_unknown
+
+
+@dataclass
+class Position:
+    """A game state with its ruleset and point of view. ``view`` is a seat or ``None``
+    (full information)."""
+
+    rules: Ruleset
+    state: np.ndarray
+    view: int | None = None
+    hidden: Hidden | None = None
+    unknown_cards: int = 0  # mask of the cards placed canonically into hidden slots
+    name: str = field(default="")
+
+    # ------------------------------------------------------------ basic queries
+    @property
+    def rules_array(self) -> np.ndarray:
+        return self.rules.to_array()
+
+    @property
+    def phase(self) -> int:
+        return int(self.state[K.F_PHASE])
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    @property
+    def actor(self) -> int:
+        """Seat making the pending decision; ``-1`` for chance."""
+        return int(self.state[K.F_ACTOR])
+
+    @property
+    def turn_player(self) -> int:
+        return int(self.state[K.F_TURN])
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == K.PH_OVER
+
+    @property
+    def full_information(self) -> bool:
+        return self.view is None
+
+    def copy(self) -> "Position":
+        return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name)
+
+    def hand(self, p: int) -> int:
+        return int(self.state[K.F_HAND + p])
+
+    def points(self, p: int) -> int:
+        return int(K.points_total(self.state, p))
+
+    def goal(self, p: int) -> int:
+        return int(K.goal(self.state, self.rules_array, p))
+
+    def can_see_hand(self, p: int) -> bool:
+        """Whether this position's viewer may see seat ``p``'s whole hand."""
+        return self.hidden is None or self.hidden.hand_unknown.get(p, 0) == 0
+
+    def legal_codes(self) -> np.ndarray:
+        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+        n = K.generate_moves(self.state, self.rules_array, buf)
+        return buf[:n].copy()
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the pending decision.
+
+        In a one-seat view this is only meaningful when the viewer decides (the moves
+        of the viewer never depend on cards the viewer cannot see)."""
+        return [Move.from_code(c) for c in self.legal_codes()]
+
+    def push(self, move: Move) -> None:
+        """Apply a move without a legality check (use :meth:`play` for a checked one)."""
+        K.apply_move(self.state, self.rules_array, np.int64(move.code()))
+
+    def play(self, move: Move | str) -> Move:
+        """Apply a move after checking it is legal; text is parsed against the position."""
+        legal = self.legal_moves()
+        if isinstance(move, str):
+            move = Move.parse(move, legal)
+        else:
+            move = move.resolve_against(legal)
+        self.push(move)
+        return move
+
+    def result(self) -> dict[str, Any]:
+        st = int(self.state[K.F_STATUS])
+        w = int(self.state[K.F_WINNER])
+        return {"status": STATUS_NAMES[st], "winner": seat_name(w) if w >= 0 else None}
+
+    # ------------------------------------------------------------ output
+    def to_dict(self) -> dict[str, Any]:
+        """The position file form (hidden cards written ``??``)."""
+        s = self.state
+        d: dict[str, Any] = {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "rules": self.rules.name,
+        }
+        if self.rules.overrides:
+            d["options"] = self.rules.options()
+        d["view"] = "full" if self.view is None else seat_name(self.view)
+        d["turn"] = int(s[K.F_TURN_COUNT])
+        d["phase"] = self.phase_name
+        for p in range(2):
+            d[f"p{p}Hand"] = self._hand_strings(p)
+            d[f"p{p}Points"] = [self._stack_str(c) for c in cards_in(int(s[K.F_POINTS + p]))]
+            d[f"p{p}FaceCards"] = [card_str(c) for c in cards_in(int(s[K.F_FACE + p]))]
+        d["deck"] = self._deck_strings()
+        d["scrap"] = [card_str(c) for c in cards_in(int(s[K.F_SCRAP]))]
+        d["oneOff"] = card_str(int(s[K.F_ONEOFF])) if s[K.F_ONEOFF] >= 0 else None
+        d["oneOffTarget"] = card_str(int(s[K.F_ONEOFF_TARGET])) if s[K.F_ONEOFF_TARGET] >= 0 else None
+        d["twos"] = [card_str(c) for c in cards_in(int(s[K.F_TWOS]))]
+        if s[K.F_REVEALED]:
+            d["revealed"] = [card_str(c) for c in cards_in(int(s[K.F_REVEALED]))]
+        if s[K.F_SCUTTLE_CARD] >= 0:
+            d["scuttle"] = {"cardId": card_str(int(s[K.F_SCUTTLE_CARD])), "targetId": card_str(int(s[K.F_SCUTTLE_TARGET]))}
+        frozen = [int(s[K.F_FROZEN + p]) for p in range(2) if s[K.F_FROZEN + p] >= 0]
+        d["frozen"] = card_str(frozen[0]) if frozen else None
+        d["passes"] = int(s[K.F_PASSES])
+        d["actions"] = int(s[K.F_ACTIONS])
+        if self.view is None:
+            d["deckKnown"] = int(s[K.F_DECK_KNOWN])
+        known = {}
+        for p in range(2):
+            pub = int(s[K.F_PUBLIC + p])
+            if self.view is not None and p != self.view:
+                continue  # the viewer's named opponent cards are known by definition
+            if pub:
+                known[seat_name(p)] = [card_str(c) for c in cards_in(pub)]
+        if known:
+            d["known"] = known
+        if self.is_over:
+            d.update(self.result())
+        return d
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json() + "\n")
+
+    def _visible_in_hand(self, p: int) -> int:
+        """Cards of seat p's hand that the file names."""
+        hand = self.hand(p)
+        if self.hidden is None or self.hidden.hand_unknown.get(p, 0) == 0:
+            return hand
+        return hand & ~self.unknown_cards
+
+    def _hand_strings(self, p: int) -> list[str]:
+        named = self._visible_in_hand(p)
+        unknown = C.cards_in(self.hand(p) & ~named)
+        return [card_str(c) for c in cards_in(named)] + [C.UNKNOWN for _ in unknown]
+
+    def _deck_strings(self) -> list[str]:
+        s = self.state
+        n = int(s[K.F_DECK_N])
+        top_first = [int(s[K.F_DECK + i]) for i in range(n - 1, -1, -1)]
+        if self.hidden is None:
+            return [card_str(c) for c in top_first]
+        known = int(s[K.F_DECK_KNOWN])
+        return [card_str(c) if i < known else C.UNKNOWN for i, c in enumerate(top_first)]
+
+    def _stack_str(self, card: Card) -> str:
+        s = self.state
+        jacks = sorted(
+            (int(s[K.F_JACK_LEVEL + j]), 40 + j, int(s[K.F_JACK_BY + j])) for j in range(4) if s[K.F_JACK_ON + j] == card
+        )
+        if not jacks:
+            return card_str(card)
+        return card_str(card) + "(" + ",".join(f"{card_str(j)}-p{by}" for _, j, by in jacks) + ")"
+
+    def to_gamestate(self) -> dict[str, Any]:
+        """A cuttle.cards GameState (row form) for a full-information position."""
+        if self.view is not None:
+            raise PositionError("view: only a full-information position can be written as a cuttle.cards GameState")
+        if self.phase not in CUTTLE_CARDS_PHASE:
+            raise PositionError(f"phase: {self.phase_name!r} has no cuttle.cards GameState equivalent")
+        d = self.to_dict()
+        s = self.state
+        out = {k: d[k] for k in ("p0Hand", "p0Points", "p0FaceCards", "p1Hand", "p1Points", "p1FaceCards", "scrap")}
+        deck = d["deck"]
+        if d.get("revealed"):
+            deck = d["revealed"] + deck  # cuttle.cards keeps a 7's cards on top of the deck
+        out.update(
+            deck=deck,
+            phase=CUTTLE_CARDS_PHASE[self.phase],
+            turn=int(s[K.F_TURN_COUNT]),
+            oneOff=d["oneOff"],
+            oneOffTarget=d["oneOffTarget"],
+            twos=d["twos"],
+        )
+        return out
+
+    # ------------------------------------------------------------ input
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, rules: str | Ruleset | None = None) -> "Position":
+        return _build_position(data, rules)
+
+    @classmethod
+    def from_json(cls, text: str, *, rules: str | Ruleset | None = None) -> "Position":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise PositionError(f"the position is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        return _build_position(data, rules)
+
+    @classmethod
+    def load(cls, path: str | Path, *, rules: str | Ruleset | None = None) -> "Position":
+        p = Path(path)
+        try:
+            text = p.read_text()
+        except OSError as e:
+            raise PositionError(f"cannot read {str(p)!r}: {e.strerror}") from None
+        pos = cls.from_json(text, rules=rules)
+        pos.name = p.stem
+        return pos
+
+    @classmethod
+    def deal(cls, rules: str | Ruleset = "cuttle-cards", seed: int = 0) -> "Position":
+        """A freshly shuffled and dealt full-information game."""
+        rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
+        s = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        rng = np.array([seed & (2**64 - 1)], dtype=np.uint64)
+        K.deal(s, rs.to_array(), rng)
+        return cls(rs, s)
+
+    def state_key(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in self.state)
+
+
+def load_position(source: str | Path | Mapping[str, Any], rules: str | Ruleset | None = None) -> Position:
+    """A position from a file path, a JSON string or a dict."""
+    if isinstance(source, Mapping):
+        return Position.from_dict(source, rules=rules)
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        return Position.from_json(source, rules=rules)
+    return Position.load(source, rules=rules)
+
+
+# ================================================================ building and validation
+class _Cards:
+    """Every named card of a position file, with where it was found, to catch duplicates."""
+
+    def __init__(self) -> None:
+        self.where: dict[Card, str] = {}
+        self.unknown = 0
+
+    def add(self, card: Card, where: str) -> None:
+        if card in C.JOKERS:
+            raise PositionError(f"{where}: jokers ({card_str(card)}) are not part of two-player Cuttle")
+        if card in self.where:
+            raise PositionError(f"{where}: card {card_str(card)} appears twice (also in {self.where[card]})")
+        self.where[card] = where
+
+
+def _card(value: Any, where: str) -> Card:
+    if isinstance(value, Mapping):  # cuttle.cards card object
+        value = value.get("id")
+    try:
+        return parse_card(value)
+    except CardError as e:
+        raise PositionError(f"{where}: {e}") from None
+
+
+def _card_list(data: Mapping[str, Any], key: str) -> list[Any]:
+    value = data.get(key, [])
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise PositionError(f"{key}: expected a list of cards, got {type(value).__name__}")
+    return value
+
+
+def _normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Accept cuttle.cards' unpacked GameState (``p0: {hand, points, faceCards}`` with card
+    objects) by rewriting it into the row form with card strings."""
+    d = dict(data)
+    for p in (0, 1):
+        player = d.get(f"p{p}")
+        if isinstance(player, Mapping):
+            for src, dst in (("hand", "Hand"), ("points", "Points"), ("faceCards", "FaceCards")):
+                items = player.get(src) or []
+                out = []
+                for i, item in enumerate(items):
+                    if isinstance(item, Mapping):
+                        text = str(item.get("id"))
+                        att = item.get("attachments") or []
+                        if att:
+                            n = len(att)
+                            names = []
+                            for k, a in enumerate(att):
+                                # jacks alternate; the top one belongs to the controller
+                                by = p if (n - 1 - k) % 2 == 0 else 1 - p
+                                names.append(f"{a.get('id') if isinstance(a, Mapping) else a}-p{by}")
+                            text += "(" + ",".join(names) + ")"
+                        if item.get("isFrozen"):
+                            d["frozen"] = str(item.get("id"))
+                        out.append(text)
+                    else:
+                        out.append(item)
+                d[f"p{p}{dst}"] = out
+    for key in ("oneOff", "oneOffTarget", "resolving"):
+        v = d.get(key)
+        if isinstance(v, Mapping):
+            d[key] = v.get("id")
+    for key in ("deck", "scrap", "twos"):
+        if isinstance(d.get(key), list):
+            d[key] = [x.get("id") if isinstance(x, Mapping) else x for x in d[key]]
+    return d
+
+
+def _parse_phase(value: Any) -> int:
+    if value is None:
+        return K.PH_MAIN
+    if isinstance(value, bool):
+        raise PositionError(f"phase: unknown phase {value!r}")
+    if isinstance(value, int):
+        if value in PHASE_OF_CUTTLE_CARDS:
+            return PHASE_OF_CUTTLE_CARDS[value]
+        raise PositionError(f"phase: unknown cuttle.cards phase number {value} (known: 1-7)")
+    if isinstance(value, str) and value.strip().lower() in PHASE_OF_NAME:
+        return PHASE_OF_NAME[value.strip().lower()]
+    raise PositionError(f"phase: unknown phase {value!r} (known: {', '.join(PHASE_NAMES.values())})")
+
+
+def _int_field(data: Mapping[str, Any], key: str, default: int, low: int = 0) -> int:
+    v = data.get(key, default)
+    if v is None:
+        return default
+    if not isinstance(v, int) or isinstance(v, bool) or v < low:
+        raise PositionError(f"{key}: expected a whole number >= {low}, got {v!r}")
+    return v
+
+
+def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
+    if not isinstance(data, Mapping):
+        raise PositionError("the position must be a JSON object")
+    data = _normalise_gamestate(data)
+    fmt = data.get("format")
+    if fmt is not None and fmt != FORMAT_NAME:
+        raise PositionError(f"format: expected {FORMAT_NAME!r}, got {fmt!r}")
+    version = data.get("version", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise PositionError(f"version: this cuttle_search reads position format {FORMAT_VERSION}, not {version!r}")
+
+    # ---- rules
+    try:
+        if isinstance(rules_override, Ruleset):
+            rs = rules_override
+        else:
+            options = data.get("options") or {}
+            if not isinstance(options, Mapping):
+                raise PositionError("options: expected an object of rule options")
+            rs = get_ruleset(rules_override or data.get("rules") or "cuttle-cards", options)
+    except RulesError as e:
+        raise PositionError(f"rules: {e}") from None
+    r = rs.to_array()
+
+    # ---- view
+    raw_view = data.get("view", "full")
+    if raw_view in ("full", None):
+        view = None
+    else:
+        view = _seat(raw_view, "view")
+
+    seen = _Cards()
+    s = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    K.clear_state(s, 2)
+    unknown_in_hand = {0: 0, 1: 0}
+
+    # ---- hands
+    for p in (0, 1):
+        key = f"p{p}Hand"
+        for i, item in enumerate(_card_list(data, key)):
+            where = f"{key}[{i}]"
+            if item == C.UNKNOWN:
+                if view is None:
+                    raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
+                if p == view:
+                    raise PositionError(f"{where}: '??' in the viewer's own hand")
+                unknown_in_hand[p] += 1
+                continue
+            c = _card(item, where)
+            seen.add(c, where)
+            s[K.F_HAND + p] |= 1 << c
+
+    # ---- face cards
+    for p in (0, 1):
+        key = f"p{p}FaceCards"
+        for i, item in enumerate(_card_list(data, key)):
+            where = f"{key}[{i}]"
+            if item == C.UNKNOWN:
+                raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
+            text = item.get("id") if isinstance(item, Mapping) else item
+            if isinstance(text, str) and "(" in text:
+                raise PositionError(f"{where}: {text!r}: jacks attach only to point cards (A-T), not to royals")
+            c = _card(item, where)
+            if not (C.bit(c) & C.FACE_CARD_RANKS):
+                raise PositionError(f"{where}: {card_str(c)} cannot be a royal (royals are Kings, Queens and glasses 8s)")
+            seen.add(c, where)
+            s[K.F_FACE + p] |= 1 << c
+
+    # ---- point cards with jack stacks
+    for p in (0, 1):
+        key = f"p{p}Points"
+        for i, item in enumerate(_card_list(data, key)):
+            where = f"{key}[{i}]"
+            _add_point_stack(s, rs, seen, item, p, where)
+
+    # ---- scrap, twos, revealed, scuttle, one-off
+    for i, item in enumerate(_card_list(data, "scrap")):
+        where = f"scrap[{i}]"
+        if item == C.UNKNOWN:
+            raise PositionError(f"{where}: '??' in the scrap (the scrap is public)")
+        c = _card(item, where)
+        seen.add(c, where)
+        s[K.F_SCRAP] |= 1 << c
+
+    phase = _parse_phase(data.get("phase"))
+    turn_count = _int_field(data, "turn", 0)
+    turn = turn_count % 2
+    if "turnPlayer" in data:
+        turn = _seat(data["turnPlayer"], "turnPlayer")
+    s[K.F_TURN_COUNT] = turn_count
+    s[K.F_TURN] = turn
+    opp = 1 - turn
+
+    twos = _card_list(data, "twos")
+    for i, item in enumerate(twos):
+        where = f"twos[{i}]"
+        c = _card(item, where)
+        if c >> 2 != C.TWO:
+            raise PositionError(f"{where}: {card_str(c)} is not a 2 (only 2s counter)")
+        seen.add(c, where)
+        s[K.F_TWOS] |= 1 << c
+    s[K.F_NTWOS] = len(twos)
+
+    one_off = data.get("oneOff")
+    if one_off is None and phase == K.PH_THREE:
+        one_off = data.get("resolving")
+    if one_off is not None:
+        c = _card(one_off, "oneOff")
+        seen.add(c, "oneOff")
+        s[K.F_ONEOFF] = c
+        s[K.F_ONEOFF_PLAYER] = turn
+    target = data.get("oneOffTarget")
+    if target is not None:
+        if one_off is None:
+            raise PositionError("oneOffTarget: set but there is no oneOff")
+        s[K.F_ONEOFF_TARGET] = _card(target, "oneOffTarget")
+
+    revealed = _card_list(data, "revealed")
+    deck_items = list(_card_list(data, "deck"))
+    if phase == K.PH_SEVEN and not revealed:
+        # cuttle.cards keeps a 7's revealed cards as the top of the deck
+        n_rev = min(int(r[K.R_SEVEN_REVEAL]), len(deck_items))
+        revealed, deck_items = deck_items[:n_rev], deck_items[n_rev:]
+    for i, item in enumerate(revealed):
+        where = f"revealed[{i}]"
+        c = _card(item, where)
+        seen.add(c, where)
+        s[K.F_REVEALED] |= 1 << c
+
+    scuttle = data.get("scuttle")
+    if scuttle is not None:
+        if not isinstance(scuttle, Mapping):
+            raise PositionError("scuttle: expected an object with cardId and targetId")
+        c = _card(scuttle.get("cardId"), "scuttle.cardId")
+        seen.add(c, "scuttle.cardId")
+        s[K.F_SCUTTLE_CARD] = c
+        s[K.F_SCUTTLE_TARGET] = _card(scuttle.get("targetId"), "scuttle.targetId")
+
+    # ---- deck: top first in the file; the engine keeps the top at the end
+    deck_known = 0
+    deck_cards: list[Card | None] = []
+    for i, item in enumerate(deck_items):
+        where = f"deck[{i}]"
+        if item == C.UNKNOWN:
+            if view is None:
+                raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
+            deck_cards.append(None)
+            continue
+        c = _card(item, where)
+        seen.add(c, where)
+        if view is not None:
+            if any(x is None for x in deck_cards):
+                raise PositionError(f"{where}: a named deck card below a hidden one (only the top of the deck can be known)")
+            deck_known += 1
+        deck_cards.append(c)
+    if view is None:
+        deck_known = _int_field(data, "deckKnown", 0)
+        if deck_known > len(deck_cards):
+            raise PositionError(f"deckKnown: {deck_known} known cards but the deck holds {len(deck_cards)}")
+
+    # ---- count every card
+    unknown_total = unknown_in_hand[0] + unknown_in_hand[1] + sum(1 for x in deck_cards if x is None)
+    total = len(seen.where) + unknown_total
+    if total != C.N_CARDS:
+        raise PositionError(f"the position holds {total} cards; a deck has {C.N_CARDS}")
+
+    # canonical placement of unseen cards: hidden hand slots first, then the deck bottom
+    unseen = [c for c in range(C.N_CARDS) if c not in seen.where]
+    unknown_mask = C.mask_of(unseen)
+    it = iter(unseen)
+    for p in (0, 1):
+        for _ in range(unknown_in_hand[p]):
+            s[K.F_HAND + p] |= 1 << next(it)
+    filled = [x if x is not None else next(it) for x in deck_cards]
+    s[K.F_DECK_N] = len(filled)
+    for i, c in enumerate(reversed(filled)):
+        s[K.F_DECK + i] = c
+    s[K.F_DECK_KNOWN] = deck_known
+
+    # ---- public hand cards, frozen card, counters
+    known = data.get("known") or {}
+    if not isinstance(known, Mapping):
+        raise PositionError("known: expected an object like {\"p0\": [\"KH\"]}")
+    for key, items in known.items():
+        p = _seat(key, "known")
+        if not isinstance(items, list):
+            raise PositionError(f"known.{key}: expected a list of cards")
+        for i, item in enumerate(items):
+            c = _card(item, f"known.{key}[{i}]")
+            if not (s[K.F_HAND + p] >> c) & 1 or (unknown_mask >> c) & 1:
+                raise PositionError(f"known.{key}[{i}]: {card_str(c)} is not a named card in p{p}Hand")
+            s[K.F_PUBLIC + p] |= 1 << c
+    if view is not None:
+        o = 1 - view
+        s[K.F_PUBLIC + o] |= int(s[K.F_HAND + o]) & ~unknown_mask
+
+    frozen = data.get("frozen")
+    if frozen is not None:
+        c = _card(frozen, "frozen")
+        holders = [p for p in (0, 1) if (s[K.F_HAND + p] >> c) & 1 and not (unknown_mask >> c) & 1]
+        if not holders:
+            raise PositionError(f"frozen: {card_str(c)} is not in a hand (a frozen card is a card a 9 returned to a hand)")
+        s[K.F_FROZEN + holders[0]] = c
+    s[K.F_PASSES] = _int_field(data, "passes", 0)
+    s[K.F_ACTIONS] = _int_field(data, "actions", 0)
+    if s[K.F_PASSES] >= r[K.R_PASS_LIMIT]:
+        raise PositionError(f"passes: {s[K.F_PASSES]} passes already end the game in a stalemate")
+
+    # ---- phase and decider
+    _set_phase(s, r, phase, turn, opp, data)
+    for q in (0, 1):
+        pts, g = int(K.points_total(s, q)), int(K.goal(s, r, q))
+        if pts >= g:
+            raise PositionError(f"p{q}Points: p{q} has {pts} points against a goal of {g}; the game would already be over")
+    hidden = None
+    if view is not None:
+        o = 1 - view
+        if unknown_in_hand[o] and s[K.F_FACE + view] & C.EIGHTS:
+            raise PositionError(f"p{o}Hand: p{view} has glasses, so every card of p{o}'s hand is visible; '??' is not allowed")
+        if unknown_in_hand[o] and not deck_cards:
+            raise PositionError(f"p{o}Hand: the deck is empty, so both hands are visible; '??' is not allowed")
+        hidden = Hidden(view, {p: n for p, n in unknown_in_hand.items() if n}, sum(1 for x in deck_cards if x is None))
+    pos = Position(rs, s, view, hidden, unknown_mask)
+    err = int(K.check_invariants(s))
+    if err:
+        raise PositionError(f"the position is inconsistent: {K.INVARIANT_ERRORS[err]}")
+    return pos
+
+
+def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int, where: str) -> None:
+    if isinstance(item, Mapping):
+        item = item.get("id")
+    if not isinstance(item, str):
+        raise PositionError(f"{where}: expected a card string like 'TH' or 'TH(JH-p0)', got {item!r}")
+    if item.strip() == C.UNKNOWN:
+        raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
+    m = _STACK_RE.match(item)
+    if not m:
+        raise PositionError(f"{where}: {item!r} is not a card or a jack stack like 'TH(JH-p0,JC-p1)'")
+    c = _card(m.group(1), where)
+    if c >> 2 > C.TEN:
+        raise PositionError(f"{where}: {card_str(c)} cannot be a point card (point cards are A-T)")
+    seen.add(c, where)
+    jacks: list[tuple[Card, int]] = []
+    if m.group(2) is not None:
+        for k, part in enumerate(m.group(2).split(",")):
+            jm = _JACK_RE.match(part)
+            if not jm:
+                raise PositionError(f"{where}: jack {part.strip()!r} should look like 'JH-p0'")
+            j = _card(jm.group(1), where)
+            if j >> 2 != C.JACK:
+                raise PositionError(f"{where}: {card_str(j)} is attached to {card_str(c)} but only jacks attach to point cards")
+            by = int(jm.group(2))
+            if by not in (0, 1):
+                raise PositionError(f"{where}: jack {card_str(j)} played by p{by}, but only p0 and p1 play")
+            seen.add(j, where)
+            jacks.append((j, by))
+    # who owns (played) the card, from who controls it and the jacks on it
+    if not jacks:
+        owner = p
+    elif rs.jack_switches:
+        owner = p if len(jacks) % 2 == 0 else 1 - p
+    else:
+        if jacks[-1][1] != p:
+            raise PositionError(f"{where}: the top jack {card_str(jacks[-1][0])} is p{jacks[-1][1]}'s, so the card belongs in p{jacks[-1][1]}Points")
+        for (j1, b1), (j2, b2) in zip(jacks, jacks[1:]):
+            if b1 == b2:
+                raise PositionError(f"{where}: p{b1} played two jacks in a row on {card_str(c)} (a jack only goes on an opponent's card)")
+        owner = 1 - jacks[0][1]
+    s[K.F_POINTS + p] |= 1 << c
+    s[K.F_OWNED + owner] |= 1 << c
+    for level, (j, by) in enumerate(jacks):
+        idx = j - 40
+        s[K.F_JACK_ON + idx] = c
+        s[K.F_JACK_BY + idx] = by
+        s[K.F_JACK_LEVEL + idx] = level
+
+
+def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int, data: Mapping[str, Any]) -> None:
+    """Set the phase and the deciding seat, refusing fields that contradict the phase."""
+    name = PHASE_NAMES[phase]
+    has_oneoff = s[K.F_ONEOFF] >= 0
+    ntwos = int(s[K.F_NTWOS])
+    if phase not in (K.PH_COUNTER,) and ntwos:
+        raise PositionError(f"twos: counter 2s are only pending while countering, not in phase {name!r}")
+    if phase not in (K.PH_COUNTER, K.PH_THREE) and has_oneoff:
+        raise PositionError(f"oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3), not {name!r}")
+    if phase != K.PH_SEVEN and s[K.F_REVEALED]:
+        raise PositionError(f"revealed: a 7's revealed cards need phase 'resolvingSeven', not {name!r}")
+    if phase != K.PH_SCUTTLE_COUNTER and s[K.F_SCUTTLE_CARD] >= 0:
+        raise PositionError(f"scuttle: a pending scuttle needs phase 'counteringScuttle', not {name!r}")
+    s[K.F_PHASE] = phase
+    actor = turn
+    if phase == K.PH_OVER:
+        raise PositionError("phase: the game is already over; there is nothing to analyse")
+    if phase == K.PH_COUNTER:
+        if not has_oneoff:
+            raise PositionError("oneOff: phase 'countering' needs the pending one-off card")
+        c = int(s[K.F_ONEOFF])
+        rk = c >> 2
+        if rk not in (0, 1, 2, 3, 4, 5, 6, 8) and not (rk == 7 and r[K.R_EIGHT_ONE_OFF]):
+            raise PositionError(f"oneOff: {card_str(c)} cannot be played as a one-off")
+        needs_target = rk in (1, 8) or rk == 7
+        has_target = s[K.F_ONEOFF_TARGET] >= 0
+        if needs_target and not has_target:
+            raise PositionError(f"oneOffTarget: a {card_str(c)[0]} one-off needs a target")
+        if not needs_target and has_target:
+            raise PositionError(f"oneOffTarget: a {card_str(c)[0]} one-off takes no target")
+        if has_target:
+            t = int(s[K.F_ONEOFF_TARGET])
+            on_table = any((int(s[f + q]) >> t) & 1 for f in (K.F_POINTS, K.F_FACE) for q in (0, 1))
+            on_table = on_table or (t >> 2 == C.JACK and s[K.F_JACK_ON + t - 40] >= 0)
+            if not on_table:
+                raise PositionError(f"oneOffTarget: {card_str(t)} is not on the table")
+        # counters alternate, starting with the opponent of the one-off's player
+        actor = opp if ntwos % 2 == 0 else turn
+        s[K.F_CHAIN_TOP] = turn if ntwos % 2 == 0 else opp
+    elif phase == K.PH_THREE:
+        if not has_oneoff or int(s[K.F_ONEOFF]) >> 2 != C.THREE:
+            raise PositionError("oneOff: phase 'resolvingThree' needs the 3 being resolved as oneOff")
+        if K.three_pool(s, r) == 0:
+            raise PositionError("scrap: a 3 is resolving but the scrap holds nothing it may take")
+    elif phase in (K.PH_FOUR, K.PH_FOUR_RANDOM):
+        k = min(2, bin(int(s[K.F_HAND + opp])).count("1"))
+        if k == 0:
+            raise PositionError(f"p{opp}Hand: a 4 is resolving but p{opp} has no card to discard")
+        s[K.F_DISCARDS] = k
+        actor = K.ACTOR_CHANCE if phase == K.PH_FOUR_RANDOM else opp
+        if phase == K.PH_FOUR and r[K.R_FOUR_RANDOM]:
+            raise PositionError("phase: with four=random the 4 resolves in phase 'resolvingFourRandom'")
+    elif phase == K.PH_FIVE:
+        if not r[K.R_FIVE_DISCARD]:
+            raise PositionError("phase: in this ruleset a 5 does not discard, so 'resolvingFive' cannot happen")
+        if s[K.F_HAND + turn] == 0:
+            raise PositionError(f"p{turn}Hand: a 5 is resolving but p{turn} has no card to discard")
+        s[K.F_DISCARDS] = 1
+    elif phase == K.PH_HAND_LIMIT:
+        over = bin(int(s[K.F_HAND + turn])).count("1") - int(r[K.R_HAND_LIMIT])
+        if r[K.R_HAND_LIMIT_STYLE] != K.HL_DISCARD:
+            raise PositionError("phase: this ruleset has no discard-style hand limit")
+        if over <= 0:
+            raise PositionError(f"p{turn}Hand: phase 'discardingToHandLimit' but p{turn} holds no more than {int(r[K.R_HAND_LIMIT])} cards")
+        s[K.F_DISCARDS] = over
+    elif phase == K.PH_SEVEN:
+        n = bin(int(s[K.F_REVEALED])).count("1")
+        if n == 0:
+            raise PositionError("revealed: phase 'resolvingSeven' needs the revealed cards")
+        if n > int(r[K.R_SEVEN_REVEAL]):
+            raise PositionError(f"revealed: a 7 reveals at most {int(r[K.R_SEVEN_REVEAL])} cards in this ruleset")
+    elif phase == K.PH_SCUTTLE_COUNTER:
+        if s[K.F_SCUTTLE_CARD] < 0:
+            raise PositionError("scuttle: phase 'counteringScuttle' needs the pending scuttle")
+        if not r[K.R_TEN_COUNTERS_SCUTTLE]:
+            raise PositionError("phase: 'counteringScuttle' needs the ten-counters-scuttle option")
+        actor = opp
+    s[K.F_ACTOR] = actor
