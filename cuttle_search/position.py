@@ -102,6 +102,7 @@ class Position:
     hidden: Hidden | None = None
     unknown_cards: int = 0  # mask of the cards placed canonically into hidden slots
     name: str = field(default="")
+    about: str = field(default="")  # a free-text description kept from the file
 
     # ------------------------------------------------------------ basic queries
     @property
@@ -134,7 +135,7 @@ class Position:
         return self.view is None
 
     def copy(self) -> "Position":
-        return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name)
+        return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name, self.about)
 
     def hand(self, p: int) -> int:
         return int(self.state[K.F_HAND + p])
@@ -184,11 +185,12 @@ class Position:
     def to_dict(self) -> dict[str, Any]:
         """The position file form (hidden cards written ``??``)."""
         s = self.state
-        d: dict[str, Any] = {
+        d: dict[str, Any] = {"about": self.about} if self.about else {}
+        d.update({
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
             "rules": self.rules.name,
-        }
+        })
         if self.rules.overrides:
             d["options"] = self.rules.options()
         d["view"] = "full" if self.view is None else seat_name(self.view)
@@ -226,8 +228,10 @@ class Position:
             d.update(self.result())
         return d
 
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+    def to_json(self, compact: bool = False) -> str:
+        """The position file text: one field per line with card lists inline (or, with
+        ``compact``, a single line)."""
+        return dump_position_dict(self.to_dict(), compact)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json() + "\n")
@@ -317,8 +321,38 @@ class Position:
         K.deal(s, rs.to_array(), rng)
         return cls(rs, s)
 
+    def view_of(self, p: int) -> "Position":
+        """What seat ``p`` sees of this full-information position, as a one-seat view:
+        the opponent's hand is hidden but for the cards ``p`` knows (all of it with
+        glasses or an empty deck), and the deck but for its known top."""
+        if self.view is not None:
+            raise PositionError(f"view: this position is already {seat_name(self.view)}'s view")
+        d = self.to_dict()
+        s = self.state
+        o = 1 - p
+        hand_o = int(s[K.F_HAND + o])
+        sees_all = bool(int(s[K.F_FACE + p]) & C.EIGHTS) or int(s[K.F_DECK_N]) == 0
+        visible = hand_o if sees_all else int(s[K.F_PUBLIC + o])
+        d[f"p{o}Hand"] = [card_str(c) for c in cards_in(visible)] + [C.UNKNOWN] * bin(hand_o & ~visible).count("1")
+        known = int(s[K.F_DECK_KNOWN])
+        d["deck"] = d["deck"][:known] + [C.UNKNOWN] * (len(d["deck"]) - known)
+        d["view"] = seat_name(p)
+        d.pop("deckKnown", None)
+        own_known = d.get("known", {}).get(seat_name(p))
+        d["known"] = {seat_name(p): own_known} if own_known else {}
+        pos = Position.from_dict(d, rules=self.rules)
+        pos.name = self.name
+        return pos
+
     def state_key(self) -> tuple[int, ...]:
         return tuple(int(x) for x in self.state)
+
+
+def dump_position_dict(d: Mapping[str, Any], compact: bool = False) -> str:
+    """JSON text for a position dict: one field per line, values on the same line."""
+    if compact:
+        return json.dumps(d, separators=(",", ":"))
+    return "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in d.items()) + "\n}"
 
 
 def load_position(source: str | Path | Mapping[str, Any], rules: str | Ruleset | None = None) -> Position:
@@ -647,7 +681,10 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
         if unknown_in_hand[o] and not deck_cards:
             raise PositionError(f"p{o}Hand: the deck is empty, so both hands are visible; '??' is not allowed")
         hidden = Hidden(view, {p: n for p, n in unknown_in_hand.items() if n}, sum(1 for x in deck_cards if x is None))
-    pos = Position(rs, s, view, hidden, unknown_mask)
+    about = data.get("about") or ""
+    if not isinstance(about, str):
+        raise PositionError("about: expected a text description")
+    pos = Position(rs, s, view, hidden, unknown_mask, about=about)
     err = int(K.check_invariants(s))
     if err:
         raise PositionError(f"the position is inconsistent: {K.INVARIANT_ERRORS[err]}")

@@ -1,0 +1,171 @@
+"""Position files: loading, round trips, validation, cuttle.cards GameStates, views."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuttle_search.position import Position, PositionError, load_position
+
+from .helpers import build
+
+POSITIONS = sorted((Path(__file__).parent.parent / "positions").glob("*.json"))
+
+
+def test_there_are_enough_shipped_positions():
+    assert len(POSITIONS) >= 15
+    phases = {Position.load(p).phase_name for p in POSITIONS}
+    assert {"main", "countering", "resolvingSeven", "resolvingFour", "discardingToHandLimit"} <= phases
+    rules = {Position.load(p).rules.name for p in POSITIONS}
+    assert rules == {"cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic"}
+
+
+@pytest.mark.parametrize("path", POSITIONS, ids=lambda p: p.stem)
+def test_every_shipped_position_loads_and_round_trips(path, tmp_path):
+    pos = Position.load(path)
+    out = tmp_path / "again.json"
+    pos.save(out)
+    again = Position.load(out)
+    assert np.array_equal(pos.state, again.state)
+    assert again.to_dict() == pos.to_dict()
+    assert pos.rules == again.rules and pos.view == again.view and pos.about == again.about
+
+
+def test_dict_json_and_path_sources_agree():
+    path = POSITIONS[0]
+    text = path.read_text()
+    a = load_position(path)
+    b = load_position(text)
+    c = load_position(json.loads(text))
+    assert np.array_equal(a.state, b.state) and np.array_equal(a.state, c.state)
+
+
+def test_view_hides_what_the_viewer_cannot_see():
+    full = Position.deal("cuttle-cards", seed=5)
+    v = full.view_of(0)
+    d = v.to_dict()
+    assert d["view"] == "p0" and d["p1Hand"] == ["??"] * 6 and set(d["deck"]) == {"??"}
+    assert d["p0Hand"] == full.to_dict()["p0Hand"]
+    assert v.hidden.hand_unknown == {1: 6} and v.hidden.deck_unknown == 41
+    assert [m.text() for m in v.legal_moves()] == [m.text() for m in full.legal_moves()]
+
+
+def test_view_keeps_known_cards_named():
+    pos = build(p0Hand=["9C"], p1FaceCards=["KH"], p1Hand=["AS", "4D"], deck_top=["7S"])
+    pos.play("one-off 9C KH")
+    pos.play("resolve")
+    v = pos.view_of(0).to_dict()
+    assert v["p1Hand"] == ["KH", "??", "??"] and v["frozen"] == "KH"
+
+
+def test_glasses_show_the_whole_hand():
+    pos = build(p0FaceCards=["8C"], p0Hand=["AS"], p1Hand=["4D", "KH"])
+    assert pos.view_of(0).to_dict()["p1Hand"] == ["4D", "KH"]
+
+
+def test_cuttle_cards_gamestate_round_trip():
+    pos = Position.load(next(p for p in POSITIONS if p.stem == "jack-war-full"))
+    gs = pos.to_gamestate()
+    assert gs["phase"] == 1 and gs["turn"] == 20 and gs["p1Points"][1] == "TH(JC-p1,JD-p0,JH-p1)"
+    again = Position.from_dict(gs)
+    assert again.to_gamestate() == gs
+    # a GameState has no action count: everything else of the board survives
+    keep = ("p0Hand", "p1Hand", "p0Points", "p1Points", "p0FaceCards", "p1FaceCards", "deck", "scrap", "phase", "turn")
+    assert {k: again.to_dict()[k] for k in keep} == {k: pos.to_dict()[k] for k in keep}
+
+
+def test_cuttle_cards_unpacked_gamestate_with_card_objects():
+    def card(i, att=(), frozen=False):
+        return {"id": i, "attachments": [{"id": a} for a in att], "isFrozen": frozen}
+
+    gs = {
+        "turn": 3,
+        "phase": 1,
+        "p0": {"hand": [card("AS")], "points": [card("9D", ["JH"])], "faceCards": [card("KC")]},
+        "p1": {"hand": [card("QH", frozen=True), card("2C")], "points": [card("TD")], "faceCards": []},
+        "deck": [], "scrap": [], "twos": [], "oneOff": None, "oneOffTarget": None,
+    }
+    named = {"AS", "9D", "JH", "KC", "QH", "2C", "TD"}
+    from cuttle_search.cards import card_str
+
+    gs["deck"] = [card_str(c) for c in range(52) if card_str(c) not in named]
+    pos = Position.from_dict(gs)
+    d = pos.to_dict()
+    assert d["p0Points"] == ["9D(JH-p0)"] and d["frozen"] == "QH" and pos.actor == 1
+
+
+def test_gamestate_refuses_hidden_positions():
+    with pytest.raises(PositionError, match="full-information"):
+        Position.deal("cuttle-cards", seed=1).view_of(0).to_gamestate()
+
+
+BAD = [
+    ({"p0Hand": ["7H", "7H"]}, "p0Hand[1]: card 7H appears twice"),
+    ({"p0Hand": ["ZZ"]}, "p0Hand[0]: unknown card 'ZZ'"),
+    ({"p0FaceCards": ["KH(JH-p0)"]}, "jacks attach only to point cards"),
+    ({"p1Hand": ["??"]}, "p1Hand[0]: '??' (a hidden card) in a full-information position"),
+    ({"phase": "countering"}, "oneOff: phase 'countering' needs the pending one-off card"),
+    ({"phase": "gameOver"}, "already over"),
+    ({"phase": "banana"}, "phase: unknown phase 'banana'"),
+    ({"frozen": "KD"}, "frozen: KD is not in a hand"),
+    ({"p0Points": ["KD"]}, "KD cannot be a point card"),
+    ({"rules": "poker"}, "rules: unknown ruleset 'poker'"),
+    ({"options": {"four": "sometimes"}}, "option 'four' takes one of choose, random"),
+    ({"view": "p7"}, "view: expected 'p0' or 'p1'"),
+    ({"passes": -1}, "passes: expected a whole number"),
+]
+
+
+@pytest.mark.parametrize("change,message", BAD, ids=[m for _, m in BAD])
+def test_bad_positions_name_the_field_and_the_problem(change, message):
+    base = json.loads(next(p for p in POSITIONS if p.stem == "opening-full").read_text())
+    base.update(change)
+    with pytest.raises(PositionError) as err:
+        Position.from_dict(base)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_a_one_off_outside_the_countering_phase_is_refused():
+    d = json.loads(next(p for p in POSITIONS if p.stem == "opening-full").read_text())
+    d["oneOff"] = d["p0Hand"].pop()
+    with pytest.raises(PositionError, match="oneOff: a pending one-off needs phase 'countering'"):
+        Position.from_dict(d)
+
+
+def test_card_count_must_be_52():
+    d = Position.deal("cuttle-cards", seed=2).view_of(0).to_dict()
+    d["p1Hand"].append("??")
+    with pytest.raises(PositionError, match="the position holds 53 cards; a deck has 52"):
+        Position.from_dict(d)
+    d["p1Hand"] = d["p1Hand"][:-3]
+    with pytest.raises(PositionError, match="holds 50 cards"):
+        Position.from_dict(d)
+
+
+def test_a_jack_stack_must_alternate_players():
+    with pytest.raises(PositionError, match="two jacks in a row"):
+        build(p1Points=["9D(JH-p1,JC-p1)"], p0Hand=["AS"])
+
+
+def test_a_player_past_the_goal_is_refused():
+    with pytest.raises(PositionError, match="would already be over"):
+        build(p0Points=["TH", "TS", "AC"], p0Hand=["AS"])
+
+
+def test_hidden_cards_in_a_view_must_be_unknowable():
+    d = Position.deal("cuttle-cards", seed=2).view_of(0).to_dict()
+    d["p0Hand"][0] = "??"
+    with pytest.raises(PositionError, match="viewer's own hand"):
+        Position.from_dict(d)
+    d = Position.deal("cuttle-cards", seed=2).view_of(0).to_dict()
+    d["scrap"] = ["??"]
+    d["deck"] = d["deck"][:-1]
+    with pytest.raises(PositionError, match="scrap is public"):
+        Position.from_dict(d)
+
+
+def test_not_json():
+    with pytest.raises(PositionError, match="not valid JSON"):
+        Position.from_json("{oops")
