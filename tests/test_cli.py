@@ -1,0 +1,92 @@
+"""The command line: output, JSON shape and exit codes."""
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from cuttle_search.cli import main
+
+POS = Path(__file__).parent.parent / "positions"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_show_prints_the_board_with_hidden_cards():
+    r = run("show", POS / "seven-reveal-p0.json")
+    assert r.exit_code == 0
+    assert "hand (4): ?? ?? ?? ??" in r.output and "revealed by a 7: 5D JC" in r.output
+    assert "p0 (you)  11/14 points" in r.output
+
+
+def test_show_json_is_the_position_file():
+    r = run("show", POS / "jack-war-full.json", "--json")
+    d = json.loads(r.output)
+    assert d["p1Points"] == ["3C", "TH(JC-p1,JD-p0,JH-p1)"] and d["view"] == "full"
+
+
+def test_moves_lists_both_notations():
+    r = run("moves", POS / "win-in-one-p0.json")
+    assert r.exit_code == 0 and "8 legal moves" in r.output
+    assert re.search(r'royal KD +\{"moveType": "faceCard", "cardId": "KD"\}', r.output)
+    d = json.loads(run("moves", POS / "win-in-one-p0.json", "--json").output)
+    assert d["actor"] == "p0" and len(d["moves"]) == 8
+    assert {"text": "draw", "json": {"moveType": "draw"}} in d["moves"]
+
+
+def test_moves_of_the_hidden_opponent_say_whose_decision_it_is():
+    r = run("moves", POS / "seven-double-jack.json")  # full information: listed
+    assert "scrap JH" in r.output
+    r = run("moves", POS / "cuttle-cards-2-deck-top.json", "--json")
+    assert json.loads(r.output)["moves"]
+    # a p1 view where p0 decides
+    r = run("moves", POS / "four-victim-p1.json", "--json")
+    assert json.loads(r.output)["actor"] == "p1"
+
+
+def test_moves_on_a_view_where_the_other_seat_decides(tmp_path):
+    from cuttle_search.position import Position
+
+    pos = Position.load(POS / "counter-chain-full.json").view_of(0)  # p1 decides
+    pos.save(tmp_path / "v.json")
+    r = run("moves", tmp_path / "v.json")
+    assert r.exit_code == 0 and "It is p1's decision (countering)" in r.output
+
+
+def test_perft_and_divide():
+    r = run("perft", POS / "counter-chain-full.json", "--depth", "3")
+    assert r.exit_code == 0 and "perft 3: 37" in r.output
+    d = json.loads(run("perft", POS / "counter-chain-full.json", "-d", "2", "--divide", "--json").output)
+    assert d["nodes"] == 7 and sum(d["divide"].values()) == 7
+
+
+def test_perft_refuses_hidden_information():
+    r = run("perft", POS / "opening-p0.json", "--depth", "2")
+    assert r.exit_code == 2 and "needs a full-information position" in r.output
+
+
+def test_bad_position_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"p0Hand": ["7H", "7H"]}')
+    r = run("show", bad)
+    assert r.exit_code == 2
+    assert "p0Hand[1]: card 7H appears twice" in r.output and "Traceback" not in r.output
+    r = run("show", tmp_path / "missing.json")
+    assert r.exit_code == 2 and "cannot read" in r.output
+
+
+def test_selfplay_summary_is_reproducible():
+    a = json.loads(run("selfplay", "--games", "500", "--seed", "3", "--json").output)
+    b = json.loads(run("selfplay", "--games", "500", "--seed", "3", "--json").output)
+    assert a["wins"] == b["wins"] and a["meanPlies"] == b["meanPlies"]
+    assert a["wins"]["p0"] + a["wins"]["p1"] + a["draws"] == 500
+    r = run("selfplay", "--games", "50", "--rules", "classic:four=random")
+    assert r.exit_code == 0 and "50 random games, rules classic:four=random" in r.output
+
+
+def test_selfplay_bad_rules_exit_2():
+    r = run("selfplay", "--games", "5", "--rules", "chess")
+    assert r.exit_code == 2 and "unknown ruleset 'chess'" in r.output
