@@ -183,6 +183,16 @@ def test_hand_limit_after_own_action_still_over():
     assert all(len(m.cards) == 2 for m in pos.legal_moves()) and len(pos.legal_moves()) == 45
 
 
+def test_a_pass_is_an_action_for_the_hand_limit():
+    hand = ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"]
+    pos = build(p0Hand=["9D"], p1Hand=hand, p1FaceCards=["KH"], rest="scrap")
+    after(pos, "one-off 9D KH", "resolve")
+    d = after(pos, "pass")  # deck empty: p1 passes holding 9 cards
+    assert d["phase"] == "discardingToHandLimit" and pos.actor == 1 and d["passes"] == 1
+    d = after(pos, "discard KH")
+    assert d["phase"] == "main" and pos.actor == 0 and d["passes"] == 1
+
+
 def test_block_style_hand_limit_forbids_drawing_at_eight():
     hand = ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"]
     pos = build("bga-balanced", p0Hand=hand, p1Hand=["3D"])

@@ -822,7 +822,7 @@ def apply_move(s, r, m):
                 s[F_STATUS] = ST_STALEMATE_PASSES
                 s[F_PHASE] = PH_OVER
             else:
-                _pass_turn(s)
+                _finish_action(s, r)  # a pass is an action: the hand limit still applies
         elif mt == MT_DRAW:
             s[F_PASSES] = 0
             _draw(s, r, a, 1)
