@@ -178,5 +178,149 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     click.echo(f"  mean length {summary['meanPlies']:.1f} plies; {summary['pliesPerSecond']:,.0f} plies/s")
 
 
+# ---------------------------------------------------------------- analysis
+def _search_options(f):
+    f = click.option("--exploration", "-c", type=click.FloatRange(0), default=0.7, help="UCB exploration constant.")(f)
+    f = click.option("--rollout", type=click.Choice(["heuristic", "random"]), default="heuristic", help="Rollout policy.")(f)
+    f = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
+    f = click.option(
+        "--threads", "-j", type=click.IntRange(1, 256), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
+    )(f)
+    f = click.option("--time", "-t", "seconds", type=click.FloatRange(0, min_open=True), default=None, help="Time budget in seconds.")(f)
+    f = click.option(
+        "--iterations", "-n", type=click.IntRange(1, None), default=None, help="Iteration budget [default: 10,000 without --time]."
+    )(f)
+    return f
+
+
+def _live_progress(total: int | None):
+    """A tqdm bar on stderr with the live best move (silent when stderr is not a terminal)."""
+    from tqdm import tqdm
+
+    if not sys.stderr.isatty():
+        return None, None
+    bar = tqdm(total=total, desc="analyse", unit="it", unit_scale=True, file=sys.stderr, leave=False)
+
+    def update(done: int, snap) -> None:
+        bar.update(done - bar.n)
+        best = snap.best()
+        if best:
+            bar.set_postfix_str(f"best {best[0]} {best[1]:.3f}")
+
+    return bar, update
+
+
+@main.command()
+@click.argument("position", type=click.Path(dir_okay=False))
+@_search_options
+@click.option("--top", "-k", type=click.IntRange(1, None), default=None, help="Show only the K best moves.")
+@rules_option
+@json_option
+def analyse(position, iterations, seconds, threads, seed, rollout, exploration, top, rules, as_json):
+    """Rank the legal moves of the player whose view POSITION is, with win rates.
+
+    Win rates are from that player's point of view; a draw counts half in the score."""
+    from .search import Limit, SearchError, run_search, search_viewer
+    from .search.ismcts import warn_if_compiling
+
+    pos = _load(position, rules)
+    try:
+        limit = Limit(iterations, seconds)
+        search_viewer(pos)
+    except SearchError as e:
+        raise InputError(f"{position}: {e}") from None
+    warn_if_compiling()
+    bar, update = _live_progress(limit.effective_iterations)
+    try:
+        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update)
+    finally:
+        if bar is not None:
+            bar.close()
+    result.position = pos.name or position
+    if top is not None:
+        result.moves = result.moves[:top]
+    if as_json:
+        _emit_json(result.to_json())
+    else:
+        click.echo(_analysis_table(result))
+
+
+def _analysis_table(result) -> str:
+    pov = f"p{result.viewer}"
+    lines = [
+        f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
+        f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
+        f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts",
+        f"win rates are {pov}'s (the player to act); score counts a draw as half a win; gap = best score - score",
+        "",
+    ]
+    header = ("#", "move", "visits", "score", "win", "draw", "95% interval", "gap", "principal variation")
+    rows = []
+    for m in result.moves:
+        rows.append(
+            (
+                str(m.rank),
+                m.move.text(),
+                f"{m.visits:,}",
+                f"{m.score:.3f}",
+                f"{m.win_rate:.3f}",
+                f"{m.draw_rate:.3f}",
+                f"{m.interval[0]:.3f}-{m.interval[1]:.3f}",
+                "-" if m.rank == 1 else f"{m.gap:.3f}",
+                ", ".join(x.text() for x in m.pv[:8]),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    right = {0, 2, 3, 4, 5, 7}
+    for r in [header] + rows:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+@main.command()
+@_search_options
+@click.option("--runners-up", type=click.IntRange(0, None), default=2, help="Runners-up to include.")
+def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up):
+    """Serve hints: one JSON request per line on stdin, one JSON answer per line on stdout.
+
+    A request is a position (our format or a cuttle.cards GameState, hidden cards as ??),
+    either as the whole line or under "position", with optional "id", "iterations",
+    "time", "seed", "threads" and "rules". The options set the defaults. A bad request gets
+    {"id", "error", "field"} and the server keeps going. See docs/hint-protocol.md."""
+    from .hint import serve
+
+    defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
+                    exploration=exploration, runners_up=runners_up)
+    serve(sys.stdin, sys.stdout, defaults)
+
+
+@main.command()
+def warmup() -> None:
+    """Compile (or load from the cache) every engine kernel now, so later commands start fast."""
+    from .bench import warm_up
+
+    from .search.ismcts import warn_if_compiling
+
+    start = time.perf_counter()
+    warn_if_compiling()
+    warm_up()
+    click.echo(f"engine ready ({time.perf_counter() - start:.1f} s)")
+
+
+@main.command()
+@click.option("--quick", is_flag=True, help="Smaller budgets: a rough figure in a few seconds.")
+@json_option
+def bench(quick: bool, as_json: bool) -> None:
+    """Run the rollout and search benchmarks and print one summary."""
+    from .bench import run_all, summary_text
+
+    figures = run_all(quick=quick, progress=not as_json)
+    if as_json:
+        _emit_json(figures)
+    else:
+        click.echo(summary_text(figures))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -1,0 +1,329 @@
+"""Numba kernels of the information-set MCTS (single observer, Cowling, Powley and
+Whitehouse 2012).
+
+One tree of the viewer's information sets, stored as flat arrays (a ``Tree``, see
+``cuttle_search.search.tree``), one entry per node; a node is reached by one move from its
+parent. Every iteration draws a fresh determinization of the root (the cards the viewer
+cannot see dealt at random into the slots they could be in), then selects with UCB over
+the moves legal in that determinization, using availability counts, expands one node,
+rolls out to the end of the game and backs up the result. Below the root, a move that
+wins on the spot (points, a King or a Jack that meets the goal) is always taken when it is
+legal: a "decisive move", true in every determinization, which lets a losing line read as
+lost from its first visits.
+
+Node fields (one array each, indexed by node)::
+
+    move      int64   the move that leads here from the parent
+    parent    int32
+    mover     int8    seat that chose the move (-1 for a chance outcome)
+    visits    int32
+    avail     int32   iterations in which the move was legal when the parent was visited
+    wins      int32   rollouts the mover won
+    draws     int32   rollouts that ended in a stalemate
+    first     int32   first child, or -1
+    sibling   int32   next sibling, or -1
+
+``meta`` holds [nodes in use, iterations done]. A kernel call stops early when the
+arrays are nearly full; the caller grows them and calls again, and the search goes on
+exactly as if nothing had happened.
+"""
+
+import numpy as np
+from numba import njit
+
+from .kernels import (
+    ACTOR_CHANCE,
+    F_ACTOR,
+    F_DECK,
+    F_DECK_KNOWN,
+    F_DECK_N,
+    F_FACE,
+    F_HAND,
+    F_PHASE,
+    F_POINTS,
+    F_STATUS,
+    F_WINNER,
+    KINGS,
+    MT_JACK,
+    MT_MASK,
+    MT_POINTS,
+    MT_ROYAL,
+    MT_SCUTTLE,
+    PH_MAIN,
+    PH_OVER,
+    PH_SEVEN,
+    R_GOAL,
+    ST_WIN,
+    apply_move,
+    bit,
+    generate_moves,
+    goal,
+    lowest,
+    move_card,
+    move_target,
+    other,
+    points_total,
+    popcount,
+    rng_below,
+    rng_next,
+)
+
+MAX_PATH = 2100  # longer than any game (the 1,000-action limit) plus the root
+ROLLOUT_RANDOM = 0
+ROLLOUT_HEURISTIC = 1
+
+META_NODES = 0
+META_ITERATIONS = 1
+
+
+@njit(cache=True)
+def determinize(root, s, unknown, viewer, rng, cards):
+    """Copy ``root`` into ``s`` and deal the cards of ``unknown`` (the viewer's unseen
+    cards) uniformly into the slots they may occupy: the opponent's unknown hand cards
+    and the deck below its known top. Everything the viewer knows stays where it is."""
+    s[:] = root
+    if unknown == 0:
+        return
+    k = 0
+    x = unknown
+    while x:
+        cards[k] = lowest(x)
+        x &= x - 1
+        k += 1
+    for i in range(k - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+    o = other(root, viewer)
+    in_hand = popcount(root[F_HAND + o] & unknown)
+    hand = root[F_HAND + o] & ~unknown
+    for i in range(in_hand):
+        hand |= bit(cards[i])
+    s[F_HAND + o] = hand
+    hidden_deck = root[F_DECK_N] - root[F_DECK_KNOWN]
+    for i in range(hidden_deck):
+        s[F_DECK + i] = cards[in_hand + i]
+
+
+@njit(cache=True)
+def _wins_now(s, r, p, m):
+    """Whether main-phase move ``m`` of seat ``p`` meets p's goal at once (cheap test)."""
+    mt = m & MT_MASK
+    c = move_card(m)
+    pts = points_total(s, p)
+    if mt == MT_POINTS:
+        return pts + (c >> 2) + 1 >= goal(s, r, p)
+    if mt == MT_ROYAL and (c >> 2) == 12:
+        kings = popcount(s[F_FACE + p] & KINGS) + 1
+        return kings >= 4 or pts >= r[R_GOAL + kings]
+    if mt == MT_JACK:
+        t = move_target(m)
+        if (s[F_POINTS + p] >> t) & 1:
+            return False
+        return pts + (t >> 2) + 1 >= goal(s, r, p)
+    return False
+
+
+@njit(cache=True)
+def _heuristic_pick(s, r, buf, n, rng):
+    """A cheap rollout policy: take an immediate win; when the opponent is within reach
+    of their goal, scuttle or steal their biggest card; otherwise prefer developing
+    plays (points, royals, scuttles, jacks) to drawing half of the time."""
+    ph = s[F_PHASE]
+    if ph != PH_MAIN and ph != PH_SEVEN:
+        return buf[rng_below(rng, n)]
+    p = s[F_ACTOR]
+    o = other(s, p)
+    for i in range(n):
+        if _wins_now(s, r, p, buf[i]):
+            return buf[i]
+    opp_gap = goal(s, r, o) - points_total(s, o)
+    if opp_gap <= 10:
+        best = -1
+        best_t = -1
+        for i in range(n):
+            mt = buf[i] & MT_MASK
+            if mt == MT_SCUTTLE or mt == MT_JACK:
+                t = move_target(buf[i])
+                if (s[F_POINTS + o] >> t) & 1 and t > best_t:
+                    best_t = t
+                    best = i
+        if best >= 0:
+            return buf[best]
+    if rng_below(rng, 2) == 0:
+        k = 0
+        for i in range(n):
+            mt = buf[i] & MT_MASK
+            if mt == MT_POINTS or mt == MT_ROYAL or mt == MT_SCUTTLE or mt == MT_JACK:
+                k += 1
+        if k > 0:
+            pick = rng_below(rng, k)
+            for i in range(n):
+                mt = buf[i] & MT_MASK
+                if mt == MT_POINTS or mt == MT_ROYAL or mt == MT_SCUTTLE or mt == MT_JACK:
+                    if pick == 0:
+                        return buf[i]
+                    pick -= 1
+    return buf[rng_below(rng, n)]
+
+
+@njit(cache=True)
+def rollout(s, r, rng, buf, policy):
+    """Play to the end with the chosen policy; return the number of plies."""
+    plies = 0
+    while s[F_PHASE] != PH_OVER:
+        n = generate_moves(s, r, buf)
+        if policy == ROLLOUT_HEURISTIC:
+            m = _heuristic_pick(s, r, buf, n, rng)
+        else:
+            m = buf[rng_below(rng, n)]
+        apply_move(s, r, m)
+        plies += 1
+    return plies
+
+
+@njit(cache=True)
+def _new_node(move, parent, mover, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta):
+    k = meta[META_NODES]
+    meta[META_NODES] = k + 1
+    t_move[k] = move
+    t_parent[k] = parent
+    t_mover[k] = mover
+    t_visits[k] = 0
+    t_avail[k] = 1
+    t_wins[k] = 0
+    t_draws[k] = 0
+    t_first[k] = -1
+    t_sibling[k] = t_first[parent]
+    t_first[parent] = k
+    return k
+
+
+@njit(nogil=True, cache=True)
+def ismcts_iterate(
+    root, r, viewer, unknown, iterations, rng, exploration, policy,
+    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta,
+    s, buf, seen, path, cards,
+):
+    """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
+    when the node arrays are nearly full). Node 0 is the root."""
+    cap = t_move.shape[0]
+    done = 0
+    while done < iterations:
+        if meta[META_NODES] + 2 > cap:
+            break
+        determinize(root, s, unknown, viewer, rng, cards)
+        node = 0
+        depth = 0
+        path[0] = 0
+        while s[F_PHASE] != PH_OVER:
+            n = generate_moves(s, r, buf)
+            actor = s[F_ACTOR]
+            if actor == ACTOR_CHANCE:
+                m = buf[rng_below(rng, n)]
+                c = t_first[node]
+                while c >= 0 and t_move[c] != m:
+                    c = t_sibling[c]
+                apply_move(s, r, m)
+                if c < 0:
+                    c = _new_node(m, node, -1, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                    depth += 1
+                    path[depth] = c
+                    break
+                depth += 1
+                path[depth] = c
+                node = c
+                continue
+            # decisive moves: below the root, a move that wins on the spot is always taken
+            # (the root keeps estimating every move of the viewer)
+            decisive = -1
+            if depth > 0:
+                for i in range(n):
+                    if _wins_now(s, r, actor, buf[i]):
+                        decisive = i
+                        break
+            for i in range(n):
+                seen[i] = False
+            best = -1
+            best_val = -1.0
+            c = t_first[node]
+            while c >= 0:
+                mv = t_move[c]
+                for i in range(n):
+                    if buf[i] == mv:
+                        seen[i] = True
+                        t_avail[c] += 1
+                        v = t_visits[c]
+                        val = (t_wins[c] + 0.5 * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
+                        if decisive >= 0:
+                            val = 1.0 if i == decisive else -1.0
+                        if val > best_val:
+                            best_val = val
+                            best = c
+                        break
+                c = t_sibling[c]
+            if decisive >= 0:  # no other move is a candidate, tried or not
+                for i in range(n):
+                    if i != decisive:
+                        seen[i] = True
+            untried = 0
+            for i in range(n):
+                if not seen[i]:
+                    untried += 1
+            if untried > 0:
+                m = buf[0]
+                pick = rng_below(rng, untried)
+                for i in range(n):
+                    if not seen[i]:
+                        if pick == 0:
+                            m = buf[i]
+                            break
+                        pick -= 1
+                apply_move(s, r, m)
+                c = _new_node(m, node, actor, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                depth += 1
+                path[depth] = c
+                break
+            apply_move(s, r, t_move[best])
+            depth += 1
+            path[depth] = best
+            node = best
+        rollout(s, r, rng, buf, policy)
+        won = s[F_STATUS] == ST_WIN
+        winner = s[F_WINNER]
+        t_visits[0] += 1
+        for d in range(1, depth + 1):
+            k = path[d]
+            t_visits[k] += 1
+            if won:
+                if t_mover[k] == winner:
+                    t_wins[k] += 1
+            else:
+                t_draws[k] += 1
+        done += 1
+        meta[META_ITERATIONS] += 1
+    return done
+
+
+@njit(nogil=True, cache=True)
+def rollout_games(root, r, viewer, unknown, games, rng, policy, s, buf, cards, out):
+    """Determinize ``root`` and roll out ``games`` times; out = [viewer wins, draws, plies]."""
+    for _ in range(games):
+        determinize(root, s, unknown, viewer, rng, cards)
+        out[2] += rollout(s, r, rng, buf, policy)
+        if s[F_STATUS] == ST_WIN:
+            if s[F_WINNER] == viewer:
+                out[0] += 1
+        else:
+            out[1] += 1
+
+
+@njit(cache=True)
+def seed_rng(seed, stream):
+    """A generator state for stream ``stream`` of the user's ``seed`` (one per thread)."""
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed) ^ (np.uint64(stream + 1) * np.uint64(0x9E3779B97F4A7C15))
+    rng_next(rng)
+    return rng
+

@@ -1,0 +1,272 @@
+"""The ISMCTS analyser: tactics it must find, determinization, reproducibility, errors."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import cuttle_search
+from cuttle_search.cli import main
+from cuttle_search.engine import kernels as K
+from cuttle_search.engine import search as S
+from cuttle_search.position import Position
+from cuttle_search.search import SearchError, analyse, best_move
+from cuttle_search.search.ismcts import Limit, run_search
+
+from .helpers import build
+
+POS = Path(__file__).parent.parent / "positions"
+
+
+def best_text(result):
+    return result.best.move.text()
+
+
+# ---------------------------------------------------------------- tactics
+def test_finds_the_king_that_meets_the_goal():
+    r = analyse(POS / "win-in-one-p0.json", iterations=5000, seed=1)
+    assert best_text(r) == "royal KD" and r.best.score == 1.0
+
+
+def test_finds_the_jack_that_steals_the_winning_points():
+    pos = build(p0Points=["TH", "5S"], p0Hand=["JC", "4D", "QS"], p1Points=["6D", "2H"], p1Hand=["AS", "3C"]).view_of(0)
+    r = analyse(pos, iterations=5000, seed=2)
+    assert best_text(r) == "jack JC 6D" and r.best.score == 1.0
+
+
+def test_finds_the_only_scuttle_that_stops_the_next_turn_win():
+    # p1 holds a King: with 19 points and one King (goal 14) p1 wins next turn, unless the Ten goes
+    pos = build(
+        p0Hand=["TS", "6D", "7H"], p0Points=["5C"], p1Points=["TH", "5D", "4S"], p1Hand=["KC"],
+        deck_top=["8C", "QD", "9H", "9D"],  # a 7 reveals nothing that helps
+    )
+    r = analyse(pos, iterations=20000, seed=3)
+    assert best_text(r) == "scuttle TS TH"
+    for m in r.moves[1:]:
+        assert m.score < 0.1 and m.score < r.best.score - 0.2, m
+
+
+def test_counters_a_lethal_one_off():
+    # p0's 2 on p1's jack would hand p0 back the Ten: 21 points
+    pos = build(
+        phase="countering", oneOff="2H", oneOffTarget="JS", p0Points=["9C", "2D"], p0Hand=["5H"],
+        p1Points=["TH(JS-p1)"], p1Hand=["2S", "5C"],
+    ).view_of(1)
+    r = analyse(pos, iterations=5000, seed=4)
+    assert best_text(r) == "counter 2S"
+    assert next(m for m in r.moves if m.move.text() == "resolve").score == 0.0
+
+
+def test_declines_a_counter_that_loses():
+    # p0's 6 would scrap p0's own two Kings; countering it lets p0 win next turn with the Ace
+    pos = build(
+        phase="countering", oneOff="6C", p0FaceCards=["KH", "KD"], p0Points=["9S"], p0Hand=["AH", "3C"],
+        p1Hand=["2S", "KC"],
+    )
+    r = analyse(pos, iterations=10000, seed=5)
+    assert best_text(r) == "resolve"
+    counter = next(m for m in r.moves if m.move.text() == "counter 2S")
+    # the search leaves a losing line after a few visits, so judge it by its gap to the best
+    assert counter.score < 0.1 and counter.gap > 0.3
+
+
+def test_forced_win_scores_one_and_the_rest_zero():
+    # full information: only the King wins now; anything else lets p1's King win
+    pos = build(
+        p0Points=["TH", "4H"], p0Hand=["KD", "QS", "5D"], p1Points=["TC", "9H"], p1FaceCards=["QH"], p1Hand=["KC"],
+        deck_top=["4C", "5C"],
+    )
+    r = analyse(pos, iterations=20000, seed=6)
+    assert best_text(r) == "royal KD" and r.best.score == 1.0
+    for m in r.moves[1:]:
+        assert m.score < 0.06, m
+
+
+# ---------------------------------------------------------------- determinization
+def test_determinization_keeps_known_cards_and_deals_the_rest_uniformly():
+    full = build(
+        p0Hand=["9C", "AH"], p1Hand=["KH", "4D", "5D", "6D"], p1FaceCards=["QS"], p0Points=["7C"],
+        deck_top=["8H"], scrap=["3C"],
+    )
+    full.play("one-off 9C QS")
+    full.play("resolve")  # p1 now holds QS publicly
+    view = full.view_of(0)
+    d = view.to_dict()
+    assert d["p1Hand"].count("??") == 4 and "QS" in d["p1Hand"]
+    root = view.state
+    unknown = view.unknown_cards
+    rng = S.seed_rng(np.uint64(9), 0)
+    s = np.zeros_like(root)
+    cards = np.zeros(64, dtype=np.int64)
+    n_unknown = bin(unknown).count("1")
+    hidden_deck = int(root[K.F_DECK_N] - root[K.F_DECK_KNOWN])
+    trials = 6000
+    in_hand = np.zeros(52)
+    bottom = np.zeros(52)
+    fixed = [K.F_HAND + 0, K.F_POINTS + 0, K.F_POINTS + 1, K.F_FACE + 0, K.F_FACE + 1, K.F_SCRAP, K.F_PUBLIC + 1]
+    for _ in range(trials):
+        S.determinize(root, s, unknown, 0, rng, cards)
+        for f in fixed:
+            assert s[f] == root[f]
+        assert s[K.F_HAND + 1] & ~unknown == root[K.F_HAND + 1] & ~unknown  # QS stays in p1's hand
+        assert bin(int(s[K.F_HAND + 1])).count("1") == bin(int(root[K.F_HAND + 1])).count("1")
+        known_top = int(root[K.F_DECK_KNOWN])
+        n = int(root[K.F_DECK_N])
+        assert np.array_equal(s[K.F_DECK + n - known_top : K.F_DECK + n], root[K.F_DECK + n - known_top : K.F_DECK + n])
+        assert K.check_invariants(s) == 0
+        h = int(s[K.F_HAND + 1]) & unknown
+        while h:
+            c = (h & -h).bit_length() - 1
+            in_hand[c] += 1
+            h &= h - 1
+        bottom[int(s[K.F_DECK + 0])] += 1
+    slots_in_hand = n_unknown - hidden_deck
+    for c in range(52):
+        if (unknown >> c) & 1:
+            p_hand = slots_in_hand / n_unknown
+            p_bottom = 1 / n_unknown
+            # within 5 standard deviations of the binomial expectation
+            assert abs(in_hand[c] - trials * p_hand) < 5 * np.sqrt(trials * p_hand * (1 - p_hand))
+            assert abs(bottom[c] - trials * p_bottom) < 5 * np.sqrt(trials * p_bottom * (1 - p_bottom)) + 1
+        else:
+            assert in_hand[c] == 0 and bottom[c] == 0
+
+
+# ---------------------------------------------------------------- reproducibility and growth
+def test_same_seed_and_threads_give_identical_json():
+    a = analyse(POS / "midgame-main-p0.json", iterations=6000, seed=11, threads=2)
+    b = analyse(POS / "midgame-main-p0.json", iterations=6000, seed=11, threads=2)
+    assert a.deterministic_json() == b.deterministic_json()
+    c = analyse(POS / "midgame-main-p0.json", iterations=6000, seed=12, threads=2)
+    assert c.deterministic_json() != a.deterministic_json()
+
+
+def test_thread_counts_agree_within_the_intervals():
+    one = analyse(POS / "should-i-counter-p1.json", iterations=20000, seed=1, threads=1)
+    two = analyse(POS / "should-i-counter-p1.json", iterations=20000, seed=1, threads=2)
+    assert best_text(one) == best_text(two)
+    lo1, hi1 = one.best.interval
+    lo2, hi2 = two.best.interval
+    assert lo1 <= hi2 and lo2 <= hi1  # the intervals overlap
+
+
+def test_a_full_tree_grows_and_the_search_is_unchanged():
+    pos = Position.load(POS / "opening-p0.json")
+    small = run_search(pos, Limit(3000), seed=3, node_capacity=64)
+    big = run_search(pos, Limit(3000), seed=3)
+    assert small.nodes > 64
+    assert small.deterministic_json() == big.deterministic_json()
+
+
+def test_time_budget_stops():
+    r = analyse(POS / "opening-p0.json", time=0.3, seed=1)
+    assert 0.25 < r.seconds < 3 and r.iterations > 0
+
+
+def test_result_reports_the_search():
+    r = analyse(POS / "kings-race-p1.json", iterations=3000, seed=1)
+    j = r.to_json()
+    assert j["pointOfView"] == "p1" and "p1's" in j["note"]
+    info = j["rootInfo"]
+    assert info["iterations"] == 3000 and info["determinizations"] == 3000 and info["seed"] == 1
+    assert info["threads"] == 1 and info["engineVersion"] == cuttle_search.__version__
+    assert sum(m["visits"] for m in j["moves"]) == 3000
+    assert {m["move"] for m in j["moves"]} == {m.text() for m in Position.load(POS / "kings-race-p1.json").legal_moves()}
+    for m in j["moves"]:
+        assert 0 <= m["lcb"] <= m["score"] <= m["ucb"] <= 1 and m["pv"][0] == m["move"]
+    assert j["moves"][0]["gap"] == 0
+
+
+def test_api_accepts_path_dict_and_json_string():
+    text = (POS / "win-in-one-p0.json").read_text()
+    for source in (POS / "win-in-one-p0.json", json.loads(text), text):
+        assert best_move(source, iterations=2000, seed=1).best.move.text() == "royal KD"
+    assert cuttle_search.best_move(str(POS / "win-in-one-p0.json"), iterations=500).best.move.text() == "royal KD"
+
+
+# ---------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"iterations": 0}, "iterations: expected a whole number >= 1"),
+        ({"time": -1}, "time: expected a number of seconds > 0"),
+        ({"threads": 0}, "threads: expected a whole number >= 1"),
+        ({"rollout": "smart"}, "rollout: expected one of"),
+    ],
+)
+def test_bad_budgets(kwargs, message):
+    with pytest.raises(SearchError, match=message):
+        analyse(POS / "win-in-one-p0.json", **kwargs)
+
+
+def test_analyse_refuses_a_view_where_the_other_seat_decides():
+    pos = Position.load(POS / "counter-chain-full.json").view_of(0)
+    with pytest.raises(SearchError, match="it is p1's decision"):
+        analyse(pos, iterations=100)
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def test_cli_analyse_table_and_json():
+    r = run("analyse", POS / "win-in-one-p0.json", "-n", "3000", "--seed", "2")
+    assert r.exit_code == 0, r.output
+    assert "win rates are p0's" in r.output
+    assert re.search(r"^ *1  royal KD", r.output, re.MULTILINE)
+    j = json.loads(run("analyse", POS / "win-in-one-p0.json", "-n", "3000", "--top", "2", "--json").output)
+    assert len(j["moves"]) == 2 and j["moves"][0]["move"] == "royal KD"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-n", "0"], "Invalid value for '--iterations'"),
+        (["--threads", "0"], "Invalid value for '--threads'"),
+        (["--time", "0"], "Invalid value for '--time'"),
+    ],
+)
+def test_cli_analyse_bad_options_exit_2(args, message):
+    r = run("analyse", POS / "win-in-one-p0.json", *args)
+    assert r.exit_code == 2 and message in r.output
+
+
+def test_cli_analyse_wrong_viewer_exits_2(tmp_path):
+    Position.load(POS / "counter-chain-full.json").view_of(0).save(tmp_path / "v.json")
+    r = run("analyse", tmp_path / "v.json")
+    assert r.exit_code == 2 and "it is p1's decision" in r.output and "Traceback" not in r.output
+
+
+def test_hint_protocol_answers_each_line_and_survives_bad_ones():
+    good = json.loads((POS / "win-in-one-p0.json").read_text())
+    lines = [
+        json.dumps({"id": 1, "position": good, "iterations": 2000, "seed": 1}),
+        "this is not json",
+        json.dumps({"id": "b", "position": {**good, "p0Hand": ["KD", "KD", "3D"]}}),
+        json.dumps({"id": 3, "position": good, "iterations": -5}),
+        "",
+        json.dumps({"id": 4, **good, "iterations": 1000}),
+    ]
+    r = run("hint", "-n", "1500", input="\n".join(lines) + "\n")
+    assert r.exit_code == 0
+    out = [json.loads(x) for x in r.output.strip().splitlines()]
+    assert len(out) == 5
+    assert out[0]["id"] == 1 and out[0]["move"] == "royal KD" and out[0]["iterations"] == 2000
+    assert out[0]["moveJson"] == {"moveType": "faceCard", "cardId": "KD"} and len(out[0]["runnersUp"]) == 2
+    assert out[1]["field"] == "request" and "not valid JSON" in out[1]["error"]
+    assert out[2]["id"] == "b" and out[2]["field"] == "p0Hand[1]" and "appears twice" in out[2]["error"]
+    assert out[3]["id"] == 3 and out[3]["field"] == "iterations"
+    assert out[4]["id"] == 4 and out[4]["move"] == "royal KD" and out[4]["iterations"] == 1000
+
+
+def test_hint_takes_a_cuttle_cards_gamestate_with_hidden_cards():
+    gs = json.loads((POS / "gamestate-cuttle-cards.json").read_text())
+    gs["p1Hand"] = ["??"] * len(gs["p1Hand"])
+    gs["deck"] = ["??"] * len(gs["deck"])
+    gs["view"] = "p0"
+    r = run("hint", "-n", "500", input=json.dumps({"id": 7, "position": gs}) + "\n")
+    out = json.loads(r.output)
+    assert out["id"] == 7 and "move" in out and out["pointOfView"] == "p0"
