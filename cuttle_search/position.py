@@ -491,8 +491,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
         view = _seat(raw_view, "view")
 
     seen = _Cards()
-    s = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    K.clear_state(s, 2)
+    s = K.BLANK_STATE.copy()
     unknown_in_hand = {0: 0, 1: 0}
 
     # ---- hands
@@ -669,10 +668,6 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
 
     # ---- phase and decider
     _set_phase(s, r, phase, turn, opp, data)
-    for q in (0, 1):
-        pts, g = int(K.points_total(s, q)), int(K.goal(s, r, q))
-        if pts >= g:
-            raise PositionError(f"p{q}Points: p{q} has {pts} points against a goal of {g}; the game would already be over")
     hidden = None
     if view is not None:
         o = 1 - view
@@ -685,7 +680,12 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     if not isinstance(about, str):
         raise PositionError("about: expected a text description")
     pos = Position(rs, s, view, hidden, unknown_mask, about=about)
-    err = int(K.check_invariants(s))
+    err = int(K.validate_state(s, r))
+    if err == 9:
+        q = next(q for q in (0, 1) if pos.points(q) >= pos.goal(q))
+        raise PositionError(
+            f"p{q}Points: p{q} has {pos.points(q)} points against a goal of {pos.goal(q)}; the game would already be over"
+        )
     if err:
         raise PositionError(f"the position is inconsistent: {K.INVARIANT_ERRORS[err]}")
     return pos

@@ -941,22 +941,27 @@ def apply_move(s, r, m):
 
 
 # ================================================================ deal and playout
+def _blank_state() -> np.ndarray:
+    """An empty table: no cards anywhere, every "none" field at -1 (for two seats)."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    s[F_NPLAYERS] = 2
+    for f in (F_WINNER, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_CHAIN_TOP, F_SCUTTLE_CARD, F_SCUTTLE_TARGET):
+        s[f] = -1
+    s[F_JACK_ON : F_JACK_ON + 4] = -1
+    s[F_JACK_BY : F_JACK_BY + 4] = -1
+    s[F_JACK_LEVEL : F_JACK_LEVEL + 4] = -1
+    s[F_FROZEN : F_FROZEN + MAX_PLAYERS] = -1
+    s[F_DECK : F_DECK + DECK_SLOTS] = -1
+    return s
+
+
+BLANK_STATE = _blank_state()  # Python copies it; kernels see it as a compile-time constant
+
+
 @njit(cache=True)
 def clear_state(s, nplayers):
-    s[:] = 0
+    s[:] = BLANK_STATE
     s[F_NPLAYERS] = nplayers
-    s[F_WINNER] = -1
-    _clear_oneoff(s)
-    s[F_SCUTTLE_CARD] = -1
-    s[F_SCUTTLE_TARGET] = -1
-    for j in range(4):
-        s[F_JACK_ON + j] = -1
-        s[F_JACK_BY + j] = -1
-        s[F_JACK_LEVEL + j] = -1
-    for p in range(MAX_PLAYERS):
-        s[F_FROZEN + p] = -1
-    for i in range(DECK_SLOTS):
-        s[F_DECK + i] = -1
 
 
 @njit(cache=True)
@@ -1135,6 +1140,19 @@ def checked_random_games(r, seed, first, games, s, buf, results):
         if err:
             bad += 1
     return bad
+
+
+@njit(cache=True)
+def validate_state(s, r):
+    """One call for a loaded position: an ``INVARIANT_ERRORS`` code, or 9 when a seat
+    already meets its goal (the game would be over), else 0."""
+    err = check_invariants(s)
+    if err:
+        return err
+    for q in range(s[F_NPLAYERS]):
+        if points_total(s, q) >= goal(s, r, q):
+            return 9
+    return 0
 
 
 INVARIANT_ERRORS = {

@@ -82,6 +82,7 @@ class AnalysisResult:
     exploration: float
     engine_version: str
     position: str = ""
+    compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
 
     @property
     def best(self) -> MoveStat:
@@ -105,6 +106,7 @@ class AnalysisResult:
                 "nodes": self.nodes,
                 "seconds": round(self.seconds, 6),
                 "iterationsPerSecond": round(self.iterations_per_second, 1),
+                "compileSeconds": round(self.compile_seconds, 6),
                 "threads": self.threads,
                 "seed": self.seed,
                 "rollout": self.rollout,
@@ -116,7 +118,7 @@ class AnalysisResult:
     def deterministic_json(self) -> dict[str, Any]:
         """``to_json`` without the wall-clock figures (for reproducibility checks)."""
         d = self.to_json()
-        for k in ("seconds", "iterationsPerSecond"):
+        for k in ("seconds", "iterationsPerSecond", "compileSeconds"):
             d["rootInfo"].pop(k)
         return d
 
