@@ -270,3 +270,17 @@ def test_hint_takes_a_cuttle_cards_gamestate_with_hidden_cards():
     r = run("hint", "-n", "500", input=json.dumps({"id": 7, "position": gs}) + "\n")
     out = json.loads(r.output)
     assert out["id"] == 7 and "move" in out and out["pointOfView"] == "p0"
+
+
+def test_warmup_command():
+    r = run("warmup")
+    assert r.exit_code == 0 and "engine ready" in r.output
+
+
+@pytest.mark.slow
+def test_bench_quick_json():
+    r = run("bench", "--quick", "--json")
+    assert r.exit_code == 0, r.output
+    fig = json.loads(r.output[r.output.index("{"):])
+    assert fig["search"]["bytes_per_node"] <= 200
+    assert fig["rollout"]["rulesets"]["cuttle-cards"]["plies_per_second"] > 0
