@@ -322,5 +322,73 @@ def bench(quick: bool, as_json: bool) -> None:
         click.echo(summary_text(figures))
 
 
+# ---------------------------------------------------------------- arena
+@main.command()
+@click.argument("agent_a")
+@click.argument("agent_b")
+@click.option("--games", "-n", type=click.IntRange(1, None), default=100, help="Games (played in pairs on the same deal).")
+@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help="Ruleset NAME[:opt=value,...].")
+@click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes.")
+@click.option("--match", type=click.Choice(["quick", "short", "bo3", "bo5"]), default="quick",
+              help="Board Game Arena match format: quick plays single games; the others play matches (drawn rounds do not count).")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Save every game as a JSON log here.")
+@json_option
+def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, as_json):
+    """Play AGENT_A against AGENT_B on paired deals and report A's score.
+
+    Agents: random, greedy, cuttlebot, pimc[:iterations=N], ismcts[:iterations=N,time=S,c=X,rollout=R],
+    openspiel-ismcts[:iterations=N] (needs the openspiel extra)."""
+    from .agents import AgentError
+    from .arena import run_arena
+
+    try:
+        result = run_arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, progress=not as_json)
+    except (AgentError, RulesError) as e:
+        raise InputError(str(e)) from None
+    if as_json:
+        _emit_json(result.to_json())
+        return
+    j = result.to_json()
+    unit = "matches" if match != "quick" else "games"
+    click.echo(f"{agent_a} vs {agent_b}: {result.pairs} paired deals, {result.games} games, rules {result.rules}, seed {seed}")
+    click.echo(f"  A won {result.wins}, drew {result.draws}, lost {result.losses} (games)")
+    if result.matches:
+        m = result.matches
+        click.echo(f"  matches ({match}): A won {m['won']}, drew {m['drawn']}, lost {m['lost']} of {m['played']}")
+    lo, hi = j["scoreInterval"]
+    click.echo(f"  score ({unit}) {result.score:.3f}  (95% interval {lo:.3f}-{hi:.3f})")
+    click.echo(f"  Elo difference {j['elo']}  (95% interval {j['eloInterval'][0]} to {j['eloInterval'][1]})")
+    click.echo(f"  mean length {result.mean_plies:.1f} plies; time per move A {result.seconds_per_move['A'] * 1000:.2f} ms, "
+               f"B {result.seconds_per_move['B'] * 1000:.2f} ms; {result.elapsed:.1f} s")
+
+
+@main.command()
+@click.argument("log", type=click.Path(dir_okay=False))
+@click.option("--ply", type=click.IntRange(0, None), default=None, help="Stop after this many moves [default: the end].")
+@click.option("--export", "export", type=click.Path(dir_okay=False), default=None, help="Write that moment as a position file.")
+@click.option("--view", type=click.Choice(["full", "p0", "p1"]), default="full", help="Whose view to export.")
+def replay(log, ply, export, view):
+    """Replay a game log (from arena --log-dir), show the board, and export any moment."""
+    from .arena import replay as replay_log
+
+    try:
+        data = json.loads(open(log).read())
+        pos = replay_log(data, ply)
+        if view != "full":
+            pos = pos.view_of(int(view[1]))
+    except OSError as e:
+        raise InputError(f"{log}: cannot read: {e.strerror}") from None
+    except (json.JSONDecodeError, PositionError, KeyError, TypeError) as e:
+        raise InputError(f"{log}: not a readable game log ({e})") from None
+    n = len(data.get("moves", [])) if ply is None else ply
+    pos.about = f"{data['players']['p0']} (p0) vs {data['players']['p1']} (p1), deal seed {data['dealSeed']}, after {n} moves"
+    if export:
+        pos.save(export)
+        click.echo(f"wrote {export}: {pos.about}")
+    else:
+        click.echo(render(pos))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

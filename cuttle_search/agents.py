@@ -1,0 +1,247 @@
+"""Players for the arena, each selectable by a spec like ``ismcts:iterations=20000``.
+
+==================  ==========================================================================
+``random``          uniform over the legal moves
+``greedy``          rule-based (see :class:`Greedy`)
+``cuttlebot``       cuttle.cards' AI as publicly described: depth-2 minimax on the true state
+``pimc``            determinized flat Monte Carlo (``iterations`` rollouts per decision)
+``ismcts``          the analyser (``iterations`` or ``time`` per decision)
+``openspiel-ismcts``  OpenSpiel's IS-MCTS bot through the adapter (needs the openspiel extra)
+==================  ==========================================================================
+
+Every agent but ``cuttlebot`` sees only its own view of the game; ``cuttlebot`` sees both
+hands and the deck order, as the cuttle.cards AI does. Agents draw random numbers only from
+the generator the arena hands them, so a seed reproduces a match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .engine import kernels as K
+from .engine import search as S
+from .position import Position
+
+
+class AgentError(ValueError):
+    """An unknown agent or agent parameter."""
+
+
+def _rng_state(rng: np.random.Generator) -> np.ndarray:
+    """A kernel generator state drawn from the arena's generator."""
+    return np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+
+
+@dataclass
+class Agent:
+    """A player. ``choose`` gets the full game and the seat, and looks only at what that
+    seat may see (unless ``sees_everything``)."""
+
+    spec: str
+    params: dict[str, Any] = field(default_factory=dict)
+    sees_everything = False
+
+    def __post_init__(self) -> None:
+        """Subclasses set up their parameters and scratch buffers here."""
+
+    @property
+    def name(self) -> str:
+        return self.spec
+
+    def view(self, game: Position, seat: int) -> Position:
+        return game if self.sees_everything else game.view_of(seat)
+
+    def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    def choose(self, game, seat, rng):
+        codes = game.legal_codes()  # the legal moves never depend on hidden cards
+        return int(codes[rng.integers(len(codes))])
+
+
+# ---------------------------------------------------------------- greedy
+_CARD_VALUE = np.array([[1, 8, 3, 4, 5, 6, 7, 8, 9, 10, 9, 12, 13][c >> 2] for c in range(52)], dtype=float)
+
+
+def _material(s: np.ndarray, r: np.ndarray, me: int) -> float:
+    """Points, the race to the goal, royals and cards in hand, for ``me`` minus the opponent."""
+    o = 1 - me
+
+    def side(q: int) -> float:
+        face = int(s[K.F_FACE + q])
+        pts = float(K.points_total(s, q))
+        gap = float(K.goal(s, r, q)) - pts
+        return (
+            pts
+            - 0.5 * gap
+            + 3.0 * bin(face & K.KINGS).count("1")
+            + 2.0 * bin(face & K.QUEENS).count("1")
+            + 1.0 * bin(face & K.EIGHTS).count("1")
+            + 0.4 * bin(int(s[K.F_HAND + q])).count("1")
+        )
+
+    return side(me) - side(o)
+
+
+class Greedy(Agent):
+    """Take a win when there is one; when the opponent is within reach of their goal
+    (10 points or fewer to go), play the move that leaves them furthest from it; otherwise
+    play the move with the best immediate material change (points, the race to the goal,
+    royals, cards in hand), and draw when nothing improves on drawing. A one-off is judged
+    as if the opponent lets it resolve. Discards give up the least valuable cards."""
+
+    def choose(self, game, seat, rng):
+        view = self.view(game, seat)
+        r = view.rules_array
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        s0 = view.state
+        o = 1 - seat
+        results = []
+        for code in codes:
+            child = s0.copy()
+            K.apply_move(child, r, np.int64(code))
+            # look through a counter decision of the opponent: assume they let it resolve
+            while child[K.F_PHASE] in (K.PH_COUNTER, K.PH_SCUTTLE_COUNTER) and child[K.F_ACTOR] == o:
+                K.apply_move(child, r, np.int64(K.make_move(K.MT_RESOLVE, K.NO_CARD, K.NO_CARD)))
+            if child[K.F_PHASE] == K.PH_OVER and child[K.F_STATUS] == K.ST_WIN and child[K.F_WINNER] == seat:
+                return int(code)
+            results.append((int(code), child))
+        phase = int(s0[K.F_PHASE])
+        if phase in (K.PH_FOUR, K.PH_FIVE, K.PH_HAND_LIMIT):
+            return min(codes, key=lambda c: (_CARD_VALUE[list(_bits(int(c) >> 5))].sum(), int(c)))
+        if phase == K.PH_THREE:
+            return max(codes, key=lambda c: (_CARD_VALUE[(int(c) >> 5) & 63], -int(c)))
+        gap_now = float(K.goal(s0, r, o) - K.points_total(s0, o))
+
+        def opp_gap(child):
+            if child[K.F_PHASE] == K.PH_OVER:
+                return -100.0 if child[K.F_WINNER] == o else 100.0
+            return float(K.goal(child, r, o) - K.points_total(child, o))
+
+        if gap_now <= 10:
+            best = max(results, key=lambda cr: (opp_gap(cr[1]), _material(cr[1], r, seat)))
+            if opp_gap(best[1]) > gap_now:
+                return best[0]
+        base = _material(s0, r, seat)
+        scored = [(_material(child, r, seat) - base, code) for code, child in results]
+        best_delta = max(d for d, _ in scored)
+        draw = K.make_move(K.MT_DRAW, K.NO_CARD, K.NO_CARD)
+        if draw in codes and best_delta <= 0.4:  # drawing is worth one card in hand
+            return draw
+        top = [c for d, c in scored if d >= best_delta - 1e-9]
+        return int(top[rng.integers(len(top))])
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+# ---------------------------------------------------------------- search-based
+class CuttleBot(Agent):
+    sees_everything = True
+
+    def __post_init__(self) -> None:
+        self._bufs = [np.zeros(K.MAX_MOVES, np.int64) for _ in range(2)]
+        self._states = [np.zeros(K.STATE_SIZE, np.int64) for _ in range(2)]
+
+    def choose(self, game, seat, rng):
+        return int(
+            S.cuttlebot_move(game.state, game.rules_array, _rng_state(rng), *self._bufs, *self._states)
+        )
+
+
+class Pimc(Agent):
+    def __post_init__(self) -> None:
+        self.iterations = int(self.params.get("iterations", 10_000))
+        self.rollout = str(self.params.get("rollout", "heuristic"))
+        self._s = np.zeros(K.STATE_SIZE, np.int64)
+        self._child = np.zeros(K.STATE_SIZE, np.int64)
+        self._buf = np.zeros(K.MAX_MOVES, np.int64)
+        self._moves = np.zeros(K.MAX_MOVES, np.int64)
+        self._scores = np.zeros(K.MAX_MOVES, np.float64)
+        self._cards = np.zeros(64, np.int64)
+
+    def choose(self, game, seat, rng):
+        view = self.view(game, seat)
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        worlds = max(1, self.iterations // len(codes))
+        unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
+        policy = S.ROLLOUT_HEURISTIC if self.rollout == "heuristic" else S.ROLLOUT_RANDOM
+        return int(
+            S.pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
+                        self._s, self._child, self._buf, self._moves, self._scores, self._cards)
+        )
+
+
+class Ismcts(Agent):
+    def __post_init__(self) -> None:
+        self.iterations = self.params.get("iterations")
+        self.time = self.params.get("time")
+        if self.iterations is None and self.time is None:
+            self.iterations = 10_000
+        self.exploration = float(self.params.get("c", self.params.get("exploration", 0.7)))
+        self.rollout = str(self.params.get("rollout", "heuristic"))
+
+    def choose(self, game, seat, rng):
+        from .search.ismcts import Limit, run_search
+
+        view = self.view(game, seat)
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        seed = int(rng.integers(0, 2**62))
+        limit = Limit(None if self.iterations is None else int(self.iterations), self.time)
+        result = run_search(view, limit, 1, seed, self.rollout, self.exploration)
+        return result.best.move.code()
+
+
+AGENTS = {
+    "random": (RandomAgent, {}),
+    "greedy": (Greedy, {}),
+    "cuttlebot": (CuttleBot, {}),
+    "pimc": (Pimc, {"iterations": int, "rollout": str}),
+    "ismcts": (Ismcts, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str}),
+    "openspiel-ismcts": (None, {"iterations": int, "time": float, "c": float}),
+}
+
+
+def make_agent(spec: str) -> Agent:
+    """An agent from ``name`` or ``name:param=value,...``."""
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENTS:
+        raise AgentError(f"unknown agent {name!r} (known: {', '.join(AGENTS)})")
+    cls, schema = AGENTS[name]
+    params: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in schema:
+            known = ", ".join(schema) or "none"
+            raise AgentError(f"agent {name!r}: unknown parameter {part!r} (parameters: {known})")
+        try:
+            params[key] = schema[key](value.strip())
+        except ValueError:
+            kind = {int: "whole number", float: "number"}.get(schema[key], "word")
+            raise AgentError(f"agent {name!r}: {key} must be a {kind}, not {value!r}") from None
+        if schema[key] in (int, float) and params[key] <= 0:
+            raise AgentError(f"agent {name!r}: {key} must be > 0, not {value!r}")
+    if "rollout" in params and params["rollout"] not in ("heuristic", "random"):
+        raise AgentError(f"agent {name!r}: rollout must be heuristic or random, not {params['rollout']!r}")
+    if cls is None:
+        from .openspiel_adapter import OpenSpielIsmcts
+
+        return OpenSpielIsmcts(spec.strip(), params)
+    return cls(spec.strip(), params)

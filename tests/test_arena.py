@@ -1,0 +1,131 @@
+"""Agents and the arena: legality, pairing, reproducibility, statistics, logs."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cuttle_search.agents import AgentError, make_agent
+from cuttle_search.arena import _play_unit, elo, play_game, replay, run_arena, score_interval
+from cuttle_search.cli import main
+from cuttle_search.position import Position
+from cuttle_search.rules import PRESETS, get_ruleset
+
+from .helpers import build
+
+
+def test_elo_and_interval_arithmetic():
+    assert elo(0.5) == 0.0
+    assert elo(0.75) == pytest.approx(190.848, abs=1e-3)
+    assert elo(0.25) == pytest.approx(-190.848, abs=1e-3)
+    assert elo(0.9) == pytest.approx(381.697, abs=1e-3)
+    assert elo(1.0) == math.inf and elo(0.0) == -math.inf
+    mean, lo, hi = score_interval([1.0, 0.5, 0.5, 1.0])
+    assert mean == 0.75
+    # sample sd sqrt(1/12); half width 1.959964 * 0.288675 / 2
+    assert lo == pytest.approx(0.75 - 1.959964 * math.sqrt(1 / 12) / 2, abs=1e-6) and hi == 1.0
+    assert score_interval([0.5] * 10)[1:] == pytest.approx((0.5, 0.5))
+
+
+def test_paired_deals_swap_seats_on_the_same_deck():
+    out = _play_unit(("cuttle-cards", "random", "greedy", 7, 3, "quick", True))
+    first, second = out["logs"]
+    assert first["start"] == second["start"]  # the same shuffled deck
+    assert first["players"] == {"p0": "random", "p1": "greedy"}
+    assert second["players"] == {"p0": "greedy", "p1": "random"}
+    assert [g["aSeat"] for g in out["games"]] == [0, 1]
+
+
+def test_a_seed_reproduces_a_match_with_any_number_of_workers():
+    a = run_arena("greedy", "cuttlebot", 12, seed=5).to_json()
+    b = run_arena("greedy", "cuttlebot", 12, seed=5, workers=2).to_json()
+    for key in ("wins", "draws", "losses", "score", "scoreInterval", "elo", "meanPlies"):
+        assert a[key] == b[key]
+    c = run_arena("greedy", "cuttlebot", 12, seed=6).to_json()
+    assert (c["meanPlies"], c["score"]) != (a["meanPlies"], a["score"])
+
+
+AGENT_SPECS = ["random", "greedy", "cuttlebot", "pimc:iterations=300", "ismcts:iterations=300"]
+
+
+@pytest.mark.parametrize("rules", list(PRESETS) + ["cuttle-cards:four=random,ten-counters-scuttle,eight-one-off"])
+def test_every_agent_plays_only_legal_moves(rules):
+    """play_game refuses an illegal move; each agent meets every other on two deals."""
+    rs = get_ruleset(rules)
+    agents = [make_agent(s) for s in AGENT_SPECS]
+    for i, a in enumerate(agents):
+        b = agents[(i + 1) % len(agents)]
+        for d in range(2):
+            rec = play_game(rs, 1000 + 10 * i + d, (a, b), rng_seed=d)
+            assert rec.status != "ongoing" and len(rec.moves) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", list(PRESETS))
+def test_every_agent_plays_only_legal_moves_long(rules):
+    rs = get_ruleset(rules)
+    agents = [make_agent(s) for s in ["random", "greedy", "cuttlebot", "pimc:iterations=200", "ismcts:iterations=200"]]
+    for i, a in enumerate(agents):
+        for j, b in enumerate(agents):
+            for d in range(10):
+                play_game(rs, 7 * i + 101 * j + d, (a, b), rng_seed=d)
+
+
+def test_cuttlebot_takes_the_immediate_win():
+    pos = build(p0Points=["TH", "4C"], p0Hand=["KD", "4S", "3D", "5H"], p1Points=["9S"], p1Hand=["2C", "QH"])
+    bot = make_agent("cuttlebot")
+    for seed in range(5):
+        code = bot.choose(pos, 0, np.random.default_rng(seed))
+        assert code == next(m.code() for m in pos.legal_moves() if m.text() == "royal KD")
+
+
+def test_greedy_takes_a_win_and_blocks_a_threat():
+    pos = build(p0Points=["TH", "4C"], p0Hand=["KD", "4S", "3D"], p1Points=["9S"], p1Hand=["2C", "QH"])
+    g = make_agent("greedy")
+    assert g.choose(pos, 0, np.random.default_rng(0)) == next(m.code() for m in pos.legal_moves() if m.text() == "royal KD")
+    # p1 sits on 19 points: greedy scuttles the Ten rather than playing points
+    pos = build(p0Hand=["TS", "6D", "7H"], p0Points=["5C"], p1Points=["TH", "5D", "4S"], p1Hand=["KC"])
+    assert g.choose(pos, 0, np.random.default_rng(0)) == next(m.code() for m in pos.legal_moves() if m.text() == "scuttle TS TH")
+
+
+def test_match_formats_play_matches():
+    r = run_arena("greedy", "random", 6, seed=2, match="bo3")
+    assert r.matches["played"] == 6 and r.games >= 12
+    assert r.matches["won"] + r.matches["drawn"] + r.matches["lost"] == 6
+
+
+def test_game_logs_replay_exactly_and_export_positions(tmp_path):
+    run_arena("greedy", "cuttlebot", 2, seed=3, log_dir=tmp_path)
+    logs = sorted(tmp_path.glob("*.json"))
+    assert len(logs) == 2
+    log = json.loads(logs[0].read_text())
+    final = replay(log)
+    assert final.is_over and final.result()["winner"] == log["result"]["winner"]
+    mid = replay(log, upto=len(log["moves"]) // 2)
+    out = tmp_path / "turning-point.json"
+    r = CliRunner().invoke(main, ["replay", str(logs[0]), "--ply", str(len(log["moves"]) // 2), "--export", str(out), "--view", "p0"])
+    assert r.exit_code == 0, r.output
+    exported = Position.load(out)
+    assert exported.view == 0 and exported.phase == mid.phase
+    assert exported.to_dict()["p0Hand"] == mid.to_dict()["p0Hand"]
+
+
+def test_bad_agent_specs():
+    with pytest.raises(AgentError, match="unknown agent 'alphazero'"):
+        make_agent("alphazero")
+    with pytest.raises(AgentError, match="unknown parameter"):
+        make_agent("ismcts:depth=3")
+    with pytest.raises(AgentError, match="iterations must be a whole number"):
+        make_agent("ismcts:iterations=lots")
+    r = CliRunner().invoke(main, ["arena", "random", "nobody", "-n", "2"])
+    assert r.exit_code == 2 and "unknown agent 'nobody'" in r.output
+
+
+def test_cli_arena_smoke():
+    r = CliRunner().invoke(main, ["arena", "random", "greedy", "-n", "6", "--seed", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    j = json.loads(r.output)
+    assert j["games"] == 6 and j["wins"] + j["draws"] + j["losses"] == 6 and j["pairedDeals"] == 3
+    assert j["scoreInterval"][0] <= j["score"] <= j["scoreInterval"][1]
