@@ -1,0 +1,429 @@
+"""Cuttle as an OpenSpiel Python game (``python_cuttle``), and OpenSpiel's IS-MCTS as an agent.
+
+Needs the optional extra: ``pip install -e '.[openspiel]'``. Importing this module
+registers the game, with the ruleset as the game parameter ``rules``::
+
+    import pyspiel, cuttle_search.openspiel_adapter
+    game = pyspiel.load_game("python_cuttle", {"rules": "cuttle-cards"})
+    game = pyspiel.load_game("python_cuttle(rules=cuttle-cards:four~random)")
+
+Chance is explicit. The deal is 11 chance events (a card each, p0's five then p1's six).
+The deck order is never fixed in advance: when a player's action would take cards nobody
+knows from the deck (a draw, a 5, a 7's reveal), that action waits for one chance event per
+such card, each a uniformly random choice among the unseen deck cards, and then applies.
+A ``four=random`` 4 is a chance event too. Information-state and observation strings hold
+only what that player may see; ``resample_from_infostate`` re-deals the cards the player
+cannot see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts as os_ismcts
+    from open_spiel.python.algorithms import mcts as os_mcts
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "the OpenSpiel adapter needs the openspiel extra: pip install -e '.[openspiel]'"
+    ) from e
+
+from .agents import Agent
+from .cards import card_str
+from .engine import kernels as K
+from .engine import search as S
+from .moves import Move
+from .position import Position
+from .rules import Ruleset, get_ruleset
+
+# ---------------------------------------------------------------- the action space
+def _card_sets() -> list[int]:
+    """Every set of one or two cards, as masks (discards and random-4 outcomes)."""
+    sets = []
+    for a in range(52):
+        sets.append(1 << a)
+        sets += [(1 << a) | (1 << b) for b in range(a + 1, 52)]
+    return sets
+
+
+def _player_move_codes() -> list[int]:
+    """Every move code a player can make in a two-player game, in a fixed order."""
+    codes: list[int] = []
+    mm = K.make_move
+    codes += [mm(K.MT_DRAW, K.NO_CARD, K.NO_CARD), mm(K.MT_PASS, K.NO_CARD, K.NO_CARD), mm(K.MT_RESOLVE, K.NO_CARD, K.NO_CARD)]
+    for flag in (0, K.FROM_SEVEN):
+        for c in range(40):
+            codes.append(mm(K.MT_POINTS | flag, c, K.NO_CARD))
+            codes += [mm(K.MT_SCUTTLE | flag, c, t) for t in range(c)]
+        for c in range(52):
+            rank = c >> 2
+            if rank in (7, 11, 12):
+                codes.append(mm(K.MT_ROYAL | flag, c, K.NO_CARD))
+            if rank == 10:
+                codes += [mm(K.MT_JACK | flag, c, t) for t in range(40)]
+            if rank in (0, 2, 3, 4, 5, 6):
+                codes.append(mm(K.MT_ONE_OFF | flag, c, K.NO_CARD))
+            if rank in (1, 7, 8):
+                codes += [mm(K.MT_ONE_OFF | flag, c, t) for t in range(52)]
+    codes += [mm(K.MT_COUNTER, c, K.NO_CARD) for c in range(4, 8)]
+    codes += [mm(K.MT_TAKE, c, K.NO_CARD) for c in range(52)]
+    codes += [mm(K.MT_SEVEN_SCRAP, c, K.NO_CARD) for c in range(52)]
+    codes += [mm(K.MT_TEN_COUNTER, c, K.NO_CARD) for c in range(36, 40)]
+    codes += [K.MT_DISCARD | (m << 5) for m in _card_sets()]
+    return codes
+
+
+# player actions: an index into _CODES. Chance outcomes have their own ids: a card
+# (0-51) for the deal and for cards taken from the deck, or 52 + the index of a set of
+# cards for the discards of a four=random 4.
+_CODES = _player_move_codes()
+_ID_OF_CODE = {c: i for i, c in enumerate(_CODES)}
+_SETS = _card_sets()
+_ID_OF_SET = {m: 52 + i for i, m in enumerate(_SETS)}
+NUM_ACTIONS = len(_CODES)
+NUM_CHANCE_OUTCOMES = 52 + len(_SETS)
+
+
+def action_of(code: int) -> int:
+    code = int(code)
+    if code & K.MT_MASK == K.MT_RANDOM_DISCARD:
+        return _ID_OF_SET[code >> 5]
+    try:
+        return _ID_OF_CODE[code]
+    except KeyError:
+        raise ValueError(f"move {Move.from_code(code).text()} has no OpenSpiel action id") from None
+
+
+def code_of(action: int, chance: bool = False) -> int:
+    if chance:
+        return K.MT_RANDOM_DISCARD | (_SETS[action - 52] << 5)
+    return _CODES[action]
+
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_cuttle",
+    long_name="Python Cuttle (cuttle_search)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=False,
+    parameter_specification={"rules": "cuttle-cards"},
+)
+
+
+def openspiel_rules_param(spec: str) -> str:
+    """A ruleset spec in a form OpenSpiel's game strings can carry: ``=`` becomes ``~`` and
+    ``,`` becomes ``+`` (``cuttle-cards:four~random+eight-one-off``)."""
+    return spec.replace("=", "~").replace(",", "+")
+
+
+class CuttleGame(pyspiel.Game):
+    """The game; ``params["rules"]`` is a ruleset spec, written with ``~`` for ``=`` and
+    ``+`` for ``,`` (plain specs are accepted too when passed as a dict)."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        spec = str(params.get("rules", "cuttle-cards")).replace("~", "=").replace("+", ",")
+        self.ruleset: Ruleset = get_ruleset(spec)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS,
+            max_chance_outcomes=NUM_CHANCE_OUTCOMES,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.ruleset.action_limit + 52 + 11,
+        )
+        super().__init__(_GAME_TYPE, info, {"rules": openspiel_rules_param(self.ruleset.spec)})
+
+    def new_initial_state(self) -> "CuttleState":
+        return CuttleState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> "CuttleObserver":
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return CuttleObserver(perfect_recall)
+
+
+_RULES: dict[str, tuple[Ruleset, np.ndarray]] = {}
+
+
+class CuttleState(pyspiel.State):
+    """An OpenSpiel state over the engine state. Deck slots below the known top hold
+    cards whose order is not yet decided (``_assigned`` counts those already chosen)."""
+
+    def __init__(self, game: CuttleGame, position: Position | None = None) -> None:
+        super().__init__(game)
+        # pyspiel clones a Python state by deep-copying its attributes, so they stay small:
+        # the ruleset is looked up by its spec
+        self._spec = game.ruleset.spec
+        _RULES.setdefault(self._spec, (game.ruleset, game.ruleset.to_array()))
+        if position is None:
+            self._s = K.BLANK_STATE.copy()
+            for i in range(52):
+                self._s[K.F_DECK + i] = i
+            self._s[K.F_DECK_N] = 52
+            self._dealt = 0
+        else:
+            self._s = position.state.copy()
+            self._dealt = self._rules.deal_first + self._rules.deal_other
+        self._pending = -1  # a player's move waiting for its cards
+        self._picks_left = 0
+        self._assigned = 0
+        self._history: list[str] = []
+
+    @property
+    def _rules(self) -> Ruleset:
+        return _RULES[self._spec][0]
+
+    @property
+    def _r(self) -> np.ndarray:
+        return _RULES[self._spec][1]
+
+    # -------------------------------------------------------------- chance bookkeeping
+    def _deal_target(self) -> int:
+        return 0 if self._dealt < self._rules.deal_first else 1
+
+    def _unassigned_top(self) -> int:
+        """Index of the highest deck slot whose card is not decided yet."""
+        return int(self._s[K.F_DECK_N] - self._s[K.F_DECK_KNOWN]) - 1 - self._assigned
+
+    def _open_cards(self) -> list[int]:
+        top = self._unassigned_top()
+        return [int(self._s[K.F_DECK + i]) for i in range(top + 1)]
+
+    def _unknown_taken(self, code: int) -> int:
+        s = self._s.copy()
+        before = int(s[K.F_DECK_N] - s[K.F_DECK_KNOWN])
+        K.apply_move(s, self._r, np.int64(code))
+        return before - int(s[K.F_DECK_N] - s[K.F_DECK_KNOWN])
+
+    # -------------------------------------------------------------- the OpenSpiel API
+    def current_player(self) -> int:
+        if self._dealt < self._rules.deal_first + self._rules.deal_other or self._picks_left > 0:
+            return pyspiel.PlayerId.CHANCE
+        if self._s[K.F_PHASE] == K.PH_OVER:
+            return pyspiel.PlayerId.TERMINAL
+        actor = int(self._s[K.F_ACTOR])
+        return pyspiel.PlayerId.CHANCE if actor == K.ACTOR_CHANCE else actor
+
+    def _legal_actions(self, player: int) -> list[int]:
+        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+        n = K.generate_moves(self._s, self._r, buf)
+        return sorted(action_of(c) for c in buf[:n])
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._dealt < self._rules.deal_first + self._rules.deal_other or self._picks_left > 0:
+            cards = self._open_cards()
+            return [(c, 1.0 / len(cards)) for c in sorted(cards)]
+        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+        n = K.generate_moves(self._s, self._r, buf)
+        return [(a, 1.0 / n) for a in sorted(action_of(c) for c in buf[:n])]
+
+    def _take_open_card(self, card: int, slot: int) -> None:
+        """Move ``card`` (an undecided deck card) into deck slot ``slot``."""
+        s = self._s
+        i = next(i for i in range(slot + 1) if s[K.F_DECK + i] == card)
+        s[K.F_DECK + i], s[K.F_DECK + slot] = s[K.F_DECK + slot], s[K.F_DECK + i]
+
+    def _apply_action(self, action: int) -> None:
+        s = self._s
+        if self._dealt < self._rules.deal_first + self._rules.deal_other:
+            card = action
+            top = self._unassigned_top()
+            self._take_open_card(card, top)
+            s[K.F_DECK + top] = -1
+            s[K.F_DECK_N] -= 1
+            s[K.F_HAND + self._deal_target()] |= 1 << card
+            self._dealt += 1
+            return
+        if self._picks_left > 0:
+            self._take_open_card(action, self._unassigned_top())
+            self._assigned += 1
+            self._picks_left -= 1
+            if self._picks_left == 0:
+                K.apply_move(s, self._r, np.int64(self._pending))
+                self._pending = -1
+                self._assigned = 0
+            return
+        chance = int(s[K.F_ACTOR]) == K.ACTOR_CHANCE
+        code = code_of(action, chance)
+        self._history.append(Move.from_code(code).text())
+        if not chance:
+            taken = self._unknown_taken(code)
+            if taken > 0:
+                self._pending = code
+                self._picks_left = taken
+                return
+        K.apply_move(s, self._r, np.int64(code))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            if action < 52:
+                return f"card {card_str(action)}"
+            return Move.from_code(code_of(action, chance=True)).text()
+        return Move.from_code(code_of(action)).text()
+
+    def is_terminal(self) -> bool:
+        return self._dealt >= self._rules.deal_first + self._rules.deal_other and self._s[K.F_PHASE] == K.PH_OVER
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal() or self._s[K.F_STATUS] != K.ST_WIN:
+            return [0.0, 0.0]
+        w = int(self._s[K.F_WINNER])
+        return [1.0, -1.0] if w == 0 else [-1.0, 1.0]
+
+    def __str__(self) -> str:
+        pending = f" pending {Move.from_code(self._pending).text()}" if self._pending >= 0 else ""
+        return f"dealt {self._dealt}{pending} | " + observation_text(self, None)
+
+    def resample_from_infostate(self, player: int, sampler=None) -> "CuttleState":
+        """A state the player cannot tell apart from this one: the cards they cannot see
+        (the opponent's hidden hand cards and the undecided deck) dealt anew at random."""
+        seed = int((sampler() if callable(sampler) else np.random.random()) * 2**62)
+        rng = np.random.default_rng(seed)
+        clone = self.clone()
+        s = clone._s
+        o = 1 - player
+        hidden_hand = [] if _sees_hand(s, player, o) else [c for c in _bits(int(s[K.F_HAND + o]) & ~int(s[K.F_PUBLIC + o]))]
+        top = clone._unassigned_top()
+        deck_slots = list(range(top + 1))
+        pool = hidden_hand + [int(s[K.F_DECK + i]) for i in deck_slots]
+        rng.shuffle(pool)
+        hand = int(s[K.F_HAND + o])
+        for c in hidden_hand:
+            hand &= ~(1 << c)
+        for c in pool[: len(hidden_hand)]:
+            hand |= 1 << c
+        s[K.F_HAND + o] = hand
+        for i, c in zip(deck_slots, pool[len(hidden_hand):]):
+            s[K.F_DECK + i] = c
+        return clone
+
+    def engine_state(self) -> np.ndarray:
+        return self._s
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _sees_hand(s: np.ndarray, player: int, other: int) -> bool:
+    return bool(int(s[K.F_FACE + player]) & K.EIGHTS) or int(s[K.F_DECK_N]) == 0
+
+
+def observation_text(state: CuttleState, player: int | None) -> str:
+    """What ``player`` sees (everything for ``None``), as one line of hex masks."""
+    s = state._s
+    parts = []
+    for q in (0, 1):
+        hand = int(s[K.F_HAND + q])
+        if player is not None and q != player and not _sees_hand(s, player, q):
+            hand_txt = f"{bin(hand).count('1')}:{int(s[K.F_PUBLIC + q]):x}"
+        else:
+            hand_txt = f"{hand:x}"
+        parts.append(f"p{q} h{hand_txt} pt{int(s[K.F_POINTS + q]):x} f{int(s[K.F_FACE + q]):x} o{int(s[K.F_OWNED + q]):x} z{int(s[K.F_FROZEN + q])}")
+    jacks = ",".join(f"{int(s[K.F_JACK_ON + j])}/{int(s[K.F_JACK_BY + j])}/{int(s[K.F_JACK_LEVEL + j])}" for j in range(4))
+    n, known = int(s[K.F_DECK_N]), int(s[K.F_DECK_KNOWN])
+    top = ",".join(str(int(s[K.F_DECK + n - 1 - i])) for i in range(known))
+    fields = ",".join(str(int(s[f])) for f in (K.F_PHASE, K.F_TURN, K.F_ACTOR, K.F_TURN_COUNT, K.F_PASSES, K.F_ONEOFF,
+                                              K.F_ONEOFF_TARGET, K.F_NTWOS, K.F_TWOS, K.F_REVEALED, K.F_SCUTTLE_CARD,
+                                              K.F_SCUTTLE_TARGET, K.F_DISCARDS))
+    view = "all" if player is None else f"p{player}"
+    pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
+    return f"{view} | {' | '.join(parts)} | j {jacks} | s{int(s[K.F_SCRAP]):x} | d{n} top[{top}] | {fields}{pending}"
+
+
+class CuttleObserver:
+    """OpenSpiel's PyObserver: strings only (no tensors)."""
+
+    def __init__(self, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(0, np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: CuttleState, player: int) -> None:
+        pass
+
+    def string_from(self, state: CuttleState, player: int) -> str:
+        text = observation_text(state, player)
+        if self.perfect_recall:
+            text += " || " + " ; ".join(state._history)
+        return text
+
+
+pyspiel.register_game(_GAME_TYPE, CuttleGame)
+
+
+# ---------------------------------------------------------------- the agent
+class FastRolloutEvaluator(os_mcts.Evaluator):
+    """OpenSpiel's random-rollout evaluation (uniform moves to the end, uniform priors),
+    run by the Numba rollout kernel instead of Python state updates."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.array([seed & (2**63 - 1)], dtype=np.uint64)
+        self._rng_py = np.random.default_rng(seed)
+        self._buf = np.zeros(K.MAX_MOVES, np.int64)
+
+    def evaluate(self, state: CuttleState) -> np.ndarray:
+        s = state._s.copy()
+        top = state._unassigned_top()
+        if top > 0:  # decide the open deck order at random
+            order = self._rng_py.permutation(top + 1)
+            s[K.F_DECK : K.F_DECK + top + 1] = s[K.F_DECK + order]
+        if state._pending >= 0:
+            K.apply_move(s, state._r, np.int64(state._pending))
+        if s[K.F_PHASE] != K.PH_OVER:
+            S.rollout(s, state._r, self._rng, self._buf, S.ROLLOUT_RANDOM)
+        if s[K.F_STATUS] != K.ST_WIN:
+            return np.zeros(2)
+        return np.array([1.0, -1.0]) if s[K.F_WINNER] == 0 else np.array([-1.0, 1.0])
+
+    def prior(self, state: CuttleState) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        actions = state.legal_actions(state.current_player())
+        return [(a, 1.0 / len(actions)) for a in actions]
+
+
+class OpenSpielIsmcts(Agent):
+    """OpenSpiel's IS-MCTS bot (``open_spiel.python.algorithms.ismcts``) on this game."""
+
+    def __post_init__(self) -> None:
+        self.iterations = int(self.params.get("iterations", 1000))
+        self.c = float(self.params.get("c", 2.0))
+        self._games: dict[str, CuttleGame] = {}
+
+    def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int:
+        view = game.view_of(seat)
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        spec = view.rules.spec
+        if spec not in self._games:
+            self._games[spec] = CuttleGame({"rules": openspiel_rules_param(spec)})
+        os_game = self._games[spec]
+        state = CuttleState(os_game, view)
+        seed = int(rng.integers(0, 2**31 - 1))
+        bot = os_ismcts.ISMCTSBot(
+            game=os_game,
+            evaluator=FastRolloutEvaluator(seed),
+            uct_c=self.c,
+            max_simulations=self.iterations,
+            random_state=np.random.RandomState(seed),
+            allow_inconsistent_action_sets=True,
+        )
+        bot.set_resampler(lambda st, player: st.resample_from_infostate(player, lambda: bot.random_number()))
+        return code_of(bot.step(state))
