@@ -1,0 +1,119 @@
+"""The strength ladder: each agent against each other on paired deals; writes docs/strength.md.
+
+    python benchmarks/strength.py                      # the full ladder: 200 paired deals a pairing
+    python benchmarks/strength.py --deals 50 --only cuttlebot
+    python benchmarks/strength.py --report-only        # rebuild docs/strength.md from the saved results
+
+Every finished pairing is saved at once to benchmarks/strength-results.json, so a long run
+that stops early loses nothing, and docs/strength.md is rebuilt from whatever is saved. The
+reported seed (2026) is not one the search was tuned on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from cuttle_search.arena import run_arena
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "strength-results.json"
+REPORT = ROOT / "docs" / "strength.md"
+SEED = 2026
+
+# (A, B, target score for A or None, note)
+LADDER = [
+    ("ismcts:iterations=10000", "random", 0.99, "ISMCTS at 10,000 iterations a move"),
+    ("ismcts:iterations=10000", "greedy", 0.85, ""),
+    ("ismcts:iterations=10000", "cuttlebot", 0.70, "cuttlebot sees both hands and the deck order"),
+    ("ismcts:iterations=10000", "pimc:iterations=10000", None, "determinized flat Monte Carlo, equal rollouts"),
+    ("ismcts:iterations=1000", "openspiel-ismcts:iterations=1000", 0.55, "equal iterations"),
+    ("ismcts:time=EQUAL", "openspiel-ismcts:iterations=1000", 0.90, "equal time: ours gets OpenSpiel's mean time a move"),
+    ("greedy", "random", None, "baselines"),
+    ("cuttlebot", "greedy", None, ""),
+    ("pimc:iterations=10000", "cuttlebot", None, ""),
+]
+
+
+def load_results() -> dict:
+    if RESULTS.exists():
+        return json.loads(RESULTS.read_text())
+    return {}
+
+
+def save_results(results: dict) -> None:
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def key(a: str, b: str) -> str:
+    return f"{a} vs {b}"
+
+
+def write_report(results: dict) -> None:
+    lines = [
+        "# Playing strength",
+        "",
+        "Each row is a match on paired deals: every shuffled deck is played twice with the seats",
+        "swapped, so the luck of the deal cancels. The score is A's (a draw counts half), with its 95%",
+        "interval over the paired deals; Elo is the rating difference the score implies. Budgets",
+        "are per decision. Rules: cuttle-cards. Seed: 2026 (the search was tuned on other seeds).",
+        "Regenerate with `python benchmarks/strength.py`; each row's command reproduces it.",
+        "",
+        "| A | B | deals (games) | A's score ± 95% | Elo [95%] | target | met | time/move A, B | command |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for a, b, target, note in LADDER:
+        r = results.get(key(a, b))
+        if r is None:
+            lines.append(f"| `{a}` | `{b}` | not run yet | | | {'' if target is None else f'{target:.2f}'} | | | |")
+            continue
+        lo, hi = r["scoreInterval"]
+        half = max(r["score"] - lo, hi - r["score"])
+        elo_lo, elo_hi = r["eloInterval"]
+        met = "" if target is None else ("yes" if r["score"] >= target else f"no ({r['score'] - target:+.2f})")
+        tpm = f"{r['secondsPerMove']['A'] * 1000:.0f} ms, {r['secondsPerMove']['B'] * 1000:.0f} ms"
+        lines.append(
+            f"| `{r['agentA']}` | `{b}` | {r['pairedDeals']} ({r['games']}) | {r['score']:.3f} ± {half:.3f} | "
+            f"{r['elo']} [{elo_lo}, {elo_hi}] | {'' if target is None else f'{target:.2f}'} | {met} | {tpm} | "
+            f"`{r['command']}` |"
+        )
+    lines += ["", "Notes:", ""] + [f"- {a} vs {b}: {n}" for a, b, _, n in LADDER if n]
+    REPORT.write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=200, help="paired deals per pairing")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--only", default=None, help="run only pairings whose text contains this")
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args()
+    results = load_results()
+    if not args.report_only:
+        for a, b, _target, _note in LADDER:
+            if args.only and args.only not in key(a, b):
+                continue
+            spec_a = a
+            if "EQUAL" in a:
+                base = results.get(key("ismcts:iterations=1000", b))
+                if base is None:
+                    print(f"skip {key(a, b)}: run the equal-iteration pairing first", file=sys.stderr)
+                    continue
+                spec_a = a.replace("EQUAL", f"{base['secondsPerMove']['B']:.3f}")
+            start = time.perf_counter()
+            res = run_arena(spec_a, b, 2 * args.deals, "cuttle-cards", args.seed, args.workers, progress=True).to_json()
+            res["command"] = f"cuttle-search arena {spec_a} {b} --games {2 * args.deals} --seed {args.seed} --workers {args.workers}"
+            res["wallSeconds"] = round(time.perf_counter() - start, 1)
+            results[key(a, b)] = res
+            save_results(results)
+            write_report(results)
+            print(f"{key(spec_a, b)}: score {res['score']:.3f} {res['scoreInterval']} Elo {res['elo']} ({res['wallSeconds']} s)")
+    write_report(results)
+
+
+if __name__ == "__main__":
+    main()
