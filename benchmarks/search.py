@@ -5,17 +5,7 @@ Text, then the same figures as JSON.
     python benchmarks/search.py [--quick] [--json]
 """
 
-import argparse
-import json
-
-from cuttle_search.bench import run_search, search_text
+from cuttle_search.bench import run_search, script_main, search_text
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smaller runs for a rough figure")
-    ap.add_argument("--json", action="store_true", help="print only the JSON figures")
-    args = ap.parse_args()
-    fig = run_search(args.quick, progress=True)
-    if not args.json:
-        print("\n".join(search_text(fig)))
-    print(json.dumps(fig, indent=2))
+    script_main(__doc__, run_search, search_text)

@@ -219,3 +219,18 @@ def summary_text(figures: dict[str, Any]) -> str:
     head = f"cuttle_search {figures['version']} benchmarks on {figures['machine_cores']} cores"
     return "\n".join([head, ""] + rollout_text(figures["rollout"]) + [""] + search_text(figures["search"]))
 
+
+
+def script_main(doc: str, run, text) -> None:
+    """The command line of a benchmarks/ script: ``--quick``, ``--json``; text then JSON."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller runs for a rough figure")
+    ap.add_argument("--json", action="store_true", help="print only the JSON figures")
+    args = ap.parse_args()
+    fig = run(args.quick, progress=True)
+    if not args.json:
+        print("\n".join(text(fig)))
+    print(json.dumps(fig, indent=2))
