@@ -65,7 +65,7 @@ def write_report(results: dict) -> None:
         "| A | B | deals (games) | A's score ± 95% | Elo [95%] | target | met | time/move A, B | command |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for a, b, target, note in LADDER:
+    for a, b, target, _note in LADDER:
         r = results.get(key(a, b))
         if r is None:
             lines.append(f"| `{a}` | `{b}` | not run yet | | | {'' if target is None else f'{target:.2f}'} | | | |")

@@ -12,7 +12,6 @@ import time
 from typing import Any
 
 import click
-import numpy as np
 
 from . import __version__
 from .display import describe_decision, render

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -408,7 +408,7 @@ def _normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
             for src, dst in (("hand", "Hand"), ("points", "Points"), ("faceCards", "FaceCards")):
                 items = player.get(src) or []
                 out = []
-                for i, item in enumerate(items):
+                for item in items:
                     if isinstance(item, Mapping):
                         text = str(item.get("id"))
                         att = item.get("attachments") or []
@@ -707,7 +707,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
     seen.add(c, where)
     jacks: list[tuple[Card, int]] = []
     if m.group(2) is not None:
-        for k, part in enumerate(m.group(2).split(",")):
+        for part in m.group(2).split(","):
             jm = _JACK_RE.match(part)
             if not jm:
                 raise PositionError(f"{where}: jack {part.strip()!r} should look like 'JH-p0'")
@@ -727,7 +727,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
     else:
         if jacks[-1][1] != p:
             raise PositionError(f"{where}: the top jack {card_str(jacks[-1][0])} is p{jacks[-1][1]}'s, so the card belongs in p{jacks[-1][1]}Points")
-        for (j1, b1), (j2, b2) in zip(jacks, jacks[1:]):
+        for (_, b1), (_, b2) in zip(jacks, jacks[1:]):
             if b1 == b2:
                 raise PositionError(f"{where}: p{b1} played two jacks in a row on {card_str(c)} (a jack only goes on an opponent's card)")
         owner = 1 - jacks[0][1]

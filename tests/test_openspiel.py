@@ -43,7 +43,7 @@ def test_deal_is_chance_and_the_returns_are_zero_sum():
     game = pyspiel.load_game("python_cuttle")
     state = game.new_initial_state()
     assert state.is_chance_node() and len(state.chance_outcomes()) == 52
-    for k in range(11):
+    for _ in range(11):
         state.apply_action(state.chance_outcomes()[0][0])
     assert state.current_player() == 0
     s = state.engine_state()
@@ -63,7 +63,7 @@ def test_views_hide_what_the_player_cannot_see():
     assert twin.information_state_string(0) == state.information_state_string(0)
     assert twin.observation_string(0) == state.observation_string(0)
     assert twin.engine_state()[A.K.F_HAND + 0] == state.engine_state()[A.K.F_HAND + 0]
-    others = {state.resample_from_infostate(0, lambda: x / 10).information_state_string(1) for x in range(10)}
+    others = {state.resample_from_infostate(0, lambda x=x: x / 10).information_state_string(1) for x in range(10)}
     assert len(others) > 1  # p1's own view does change: p1's hand was re-dealt
 
 
