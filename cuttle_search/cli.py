@@ -325,7 +325,8 @@ def bench(quick: bool, as_json: bool) -> None:
 @main.command()
 @click.argument("agent_a")
 @click.argument("agent_b")
-@click.option("--games", "-n", type=click.IntRange(1, None), default=100, help="Games (played in pairs on the same deal).")
+@click.option("--games", "-n", type=click.IntRange(1, None), default=100,
+              help="Games, played in pairs on the same deal (with --match: matches, in pairs).")
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help="Ruleset NAME[:opt=value,...].")
 @click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes.")
