@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
 from .position import Position
@@ -115,7 +116,7 @@ class Greedy(Agent):
             results.append((int(code), child))
         phase = int(s0[K.F_PHASE])
         if phase in (K.PH_FOUR, K.PH_FIVE, K.PH_HAND_LIMIT):
-            return min(codes, key=lambda c: (_CARD_VALUE[list(_bits(int(c) >> 5))].sum(), int(c)))
+            return min(codes, key=lambda c: (_CARD_VALUE[list(cards_in(int(c) >> 5))].sum(), int(c)))
         if phase == K.PH_THREE:
             return max(codes, key=lambda c: (_CARD_VALUE[(int(c) >> 5) & 63], -int(c)))
         gap_now = float(K.goal(s0, r, o) - K.points_total(s0, o))
@@ -137,13 +138,6 @@ class Greedy(Agent):
             return draw
         top = [c for d, c in scored if d >= best_delta - 1e-9]
         return int(top[rng.integers(len(top))])
-
-
-def _bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 # ---------------------------------------------------------------- search-based

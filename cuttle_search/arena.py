@@ -26,8 +26,8 @@ from .engine import kernels as K
 from .moves import Move
 from .position import Position, PositionError
 from .rules import Ruleset, get_ruleset
+from .search.result import Z95
 
-Z95 = 1.959963984540054
 MATCH_WINS = {"quick": None, "short": 1, "bo3": 2, "bo5": 3}
 MAX_ROUNDS = 25  # a match of nothing but drawn rounds stops here, drawn
 

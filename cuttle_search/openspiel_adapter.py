@@ -32,11 +32,11 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     ) from e
 
 from .agents import Agent
-from .cards import card_str
+from .cards import card_str, cards_in
 from .engine import kernels as K
 from .engine import search as S
 from .moves import Move
-from .position import Position
+from .position import Position, sees_whole_hand
 from .rules import Ruleset, get_ruleset
 
 # ---------------------------------------------------------------- the action space
@@ -154,7 +154,7 @@ class CuttleGame(pyspiel.Game):
         return CuttleObserver(perfect_recall)
 
 
-_RULES: dict[str, tuple[Ruleset, np.ndarray]] = {}
+_RULES: dict[str, Ruleset] = {}
 
 
 class CuttleState(pyspiel.State):
@@ -166,7 +166,7 @@ class CuttleState(pyspiel.State):
         # pyspiel clones a Python state by deep-copying its attributes, so they stay small:
         # the ruleset is looked up by its spec
         self._spec = game.ruleset.spec
-        _RULES.setdefault(self._spec, (game.ruleset, game.ruleset.to_array()))
+        _RULES.setdefault(self._spec, game.ruleset)
         if position is None:
             self._s = K.BLANK_STATE.copy()
             for i in range(52):
@@ -183,11 +183,11 @@ class CuttleState(pyspiel.State):
 
     @property
     def _rules(self) -> Ruleset:
-        return _RULES[self._spec][0]
+        return _RULES[self._spec]
 
     @property
     def _r(self) -> np.ndarray:
-        return _RULES[self._spec][1]
+        return _RULES[self._spec].array
 
     # -------------------------------------------------------------- chance bookkeeping
     def _deal_target(self) -> int:
@@ -294,7 +294,7 @@ class CuttleState(pyspiel.State):
         clone = self.clone()
         s = clone._s
         o = 1 - player
-        hidden_hand = [] if _sees_hand(s, player, o) else [c for c in _bits(int(s[K.F_HAND + o]) & ~int(s[K.F_PUBLIC + o]))]
+        hidden_hand = [] if sees_whole_hand(s, player) else list(cards_in(int(s[K.F_HAND + o]) & ~int(s[K.F_PUBLIC + o])))
         top = clone._unassigned_top()
         deck_slots = list(range(top + 1))
         pool = hidden_hand + [int(s[K.F_DECK + i]) for i in deck_slots]
@@ -313,24 +313,13 @@ class CuttleState(pyspiel.State):
         return self._s
 
 
-def _bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-def _sees_hand(s: np.ndarray, player: int, other: int) -> bool:
-    return bool(int(s[K.F_FACE + player]) & K.EIGHTS) or int(s[K.F_DECK_N]) == 0
-
-
 def observation_text(state: CuttleState, player: int | None) -> str:
     """What ``player`` sees (everything for ``None``), as one line of hex masks."""
     s = state._s
     parts = []
     for q in (0, 1):
         hand = int(s[K.F_HAND + q])
-        if player is not None and q != player and not _sees_hand(s, player, q):
+        if player is not None and q != player and not sees_whole_hand(s, player):
             hand_txt = f"{bin(hand).count('1')}:{int(s[K.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"

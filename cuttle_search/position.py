@@ -66,6 +66,11 @@ _STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
 _JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
 
 
+def sees_whole_hand(state: np.ndarray, p: int) -> bool:
+    """Whether seat ``p`` sees the opponent's whole hand: with glasses, or once the deck is out."""
+    return bool(int(state[K.F_FACE + p]) & C.EIGHTS) or int(state[K.F_DECK_N]) == 0
+
+
 def seat_name(p: int) -> str:
     return f"p{p}"
 
@@ -86,10 +91,6 @@ class Hidden:
     hand_unknown: dict[int, int]  # seat -> number of unknown cards in that hand
     deck_unknown: int  # unknown cards at the bottom of the deck (below the known top)
 
-    @property
-    def unknown_total(self) -> int:
-        return sum(self.hand_unknown.values()) + self.deck_unknown
-
 
 @dataclass
 class Position:
@@ -107,7 +108,7 @@ class Position:
     # ------------------------------------------------------------ basic queries
     @property
     def rules_array(self) -> np.ndarray:
-        return self.rules.to_array()
+        return self.rules.array
 
     @property
     def phase(self) -> int:
@@ -130,10 +131,6 @@ class Position:
     def is_over(self) -> bool:
         return self.phase == K.PH_OVER
 
-    @property
-    def full_information(self) -> bool:
-        return self.view is None
-
     def copy(self) -> "Position":
         return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name, self.about)
 
@@ -145,10 +142,6 @@ class Position:
 
     def goal(self, p: int) -> int:
         return int(K.goal(self.state, self.rules_array, p))
-
-    def can_see_hand(self, p: int) -> bool:
-        """Whether this position's viewer may see seat ``p``'s whole hand."""
-        return self.hidden is None or self.hidden.hand_unknown.get(p, 0) == 0
 
     def legal_codes(self) -> np.ndarray:
         buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
@@ -318,7 +311,7 @@ class Position:
         rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
         s = np.zeros(K.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed & (2**64 - 1)], dtype=np.uint64)
-        K.deal(s, rs.to_array(), rng)
+        K.deal(s, rs.array, rng)
         return cls(rs, s)
 
     def view_of(self, p: int) -> "Position":
@@ -331,8 +324,7 @@ class Position:
         s = self.state
         o = 1 - p
         hand_o = int(s[K.F_HAND + o])
-        sees_all = bool(int(s[K.F_FACE + p]) & C.EIGHTS) or int(s[K.F_DECK_N]) == 0
-        visible = hand_o if sees_all else int(s[K.F_PUBLIC + o])
+        visible = hand_o if sees_whole_hand(s, p) else int(s[K.F_PUBLIC + o])
         d[f"p{o}Hand"] = [card_str(c) for c in cards_in(visible)] + [C.UNKNOWN] * bin(hand_o & ~visible).count("1")
         known = int(s[K.F_DECK_KNOWN])
         d["deck"] = d["deck"][:known] + [C.UNKNOWN] * (len(d["deck"]) - known)
@@ -343,9 +335,6 @@ class Position:
         pos = Position.from_dict(d, rules=self.rules)
         pos.name = self.name
         return pos
-
-    def state_key(self) -> tuple[int, ...]:
-        return tuple(int(x) for x in self.state)
 
 
 def dump_position_dict(d: Mapping[str, Any], compact: bool = False) -> str:
@@ -370,7 +359,6 @@ class _Cards:
 
     def __init__(self) -> None:
         self.where: dict[Card, str] = {}
-        self.unknown = 0
 
     def add(self, card: Card, where: str) -> None:
         if card in C.JOKERS:
@@ -481,7 +469,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
             rs = get_ruleset(rules_override or data.get("rules") or "cuttle-cards", options)
     except RulesError as e:
         raise PositionError(f"rules: {e}") from None
-    r = rs.to_array()
+    r = rs.array
 
     # ---- view
     raw_view = data.get("view", "full")
@@ -667,7 +655,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
         raise PositionError(f"passes: {s[K.F_PASSES]} passes already end the game in a stalemate")
 
     # ---- phase and decider
-    _set_phase(s, r, phase, turn, opp, data)
+    _set_phase(s, r, phase, turn, opp)
     hidden = None
     if view is not None:
         o = 1 - view
@@ -740,7 +728,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
         s[K.F_JACK_LEVEL + idx] = level
 
 
-def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int, data: Mapping[str, Any]) -> None:
+def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int) -> None:
     """Set the phase and the deciding seat, refusing fields that contradict the phase."""
     name = PHASE_NAMES[phase]
     has_oneoff = s[K.F_ONEOFF] >= 0

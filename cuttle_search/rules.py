@@ -8,6 +8,7 @@ flag name (``eight-one-off``), which means ``=on``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Mapping
 
 import numpy as np
@@ -47,8 +48,13 @@ class Ruleset:
     pass_limit: int = 3
     overrides: tuple[tuple[str, str], ...] = field(default=())
 
+    @cached_property
+    def array(self) -> np.ndarray:
+        """The rules array, built once (kernels only read it; use ``to_array`` to modify)."""
+        return self.to_array()
+
     def to_array(self) -> np.ndarray:
-        """The ``int64`` rules array the kernels read (layout in ``engine/kernels.py``)."""
+        """A fresh ``int64`` rules array for the kernels (layout in ``engine/kernels.py``)."""
         r = np.zeros(K.RULES_SIZE, dtype=np.int64)
         r[K.R_NPLAYERS] = self.players
         r[K.R_HAND_LIMIT_STYLE] = {"none": K.HL_NONE, "discard": K.HL_DISCARD, "block": K.HL_BLOCK}[self.hand_limit]

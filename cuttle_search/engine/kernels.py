@@ -127,7 +127,6 @@ PH_HAND_LIMIT = 6  # the turn player discards down to the hand limit
 PH_SEVEN = 7  # the 7's player plays (or scraps) a revealed card
 PH_SCUTTLE_COUNTER = 8  # ten-counters-scuttle: block with a 10, or resolve
 PH_OVER = 9
-N_PHASES = 10
 
 ACTOR_CHANCE = -1
 
@@ -217,11 +216,6 @@ def popcount(x):
 @njit(cache=True)
 def make_move(mt, card, target):
     return mt | (card << 5) | (target << 11)
-
-
-@njit(cache=True)
-def move_type(m):
-    return m & MT_MASK
 
 
 @njit(cache=True)

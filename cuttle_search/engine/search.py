@@ -308,19 +308,6 @@ def ismcts_iterate(
     return done
 
 
-@njit(nogil=True, cache=True)
-def rollout_games(root, r, viewer, unknown, games, rng, policy, s, buf, cards, out):
-    """Determinize ``root`` and roll out ``games`` times; out = [viewer wins, draws, plies]."""
-    for _ in range(games):
-        determinize(root, s, unknown, viewer, rng, cards)
-        out[2] += rollout(s, r, rng, buf, policy)
-        if s[F_STATUS] == ST_WIN:
-            if s[F_WINNER] == viewer:
-                out[0] += 1
-        else:
-            out[1] += 1
-
-
 # ================================================================ baseline players
 BOT_WIN = 1000.0
 

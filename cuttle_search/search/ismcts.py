@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -238,8 +239,6 @@ def compile_notice_needed() -> bool:
     try:
         cache = S.ismcts_iterate._cache
         index = cache._cache_file._index_path
-        import os
-
         return not os.path.exists(index)
     except AttributeError:  # a Numba without these internals: say nothing
         return False
