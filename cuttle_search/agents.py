@@ -6,11 +6,12 @@
 ``cuttlebot``       cuttle.cards' AI as publicly described: depth-2 minimax on the true state
 ``pimc``            determinized flat Monte Carlo (``iterations`` rollouts per decision)
 ``ismcts``          the analyser (``iterations`` or ``time`` per decision)
+``oracle``          the analyser on the true full state: a ceiling, not a fair player
 ``openspiel-ismcts``  OpenSpiel's IS-MCTS bot through the adapter (needs the openspiel extra)
 ==================  ==========================================================================
 
-Every agent but ``cuttlebot`` sees only its own view of the game; ``cuttlebot`` sees both
-hands and the deck order, as the cuttle.cards AI does. Agents draw random numbers only from
+Every agent but ``cuttlebot`` and ``oracle`` sees only its own view of the game; those two see
+both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). Agents draw random numbers only from
 the generator the arena hands them, so a seed reproduces a match.
 """
 
@@ -25,6 +26,7 @@ from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
 from .position import Position
+from .search.ismcts import ROLLOUTS
 
 
 class AgentError(ValueError):
@@ -164,6 +166,7 @@ class Pimc(Agent):
         self._moves = np.zeros(K.MAX_MOVES, np.int64)
         self._scores = np.zeros(K.MAX_MOVES, np.float64)
         self._cards = np.zeros(64, np.int64)
+        self._scratch = np.zeros(K.STATE_SIZE, np.int64)
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -172,10 +175,10 @@ class Pimc(Agent):
             return int(codes[0])
         worlds = max(1, self.iterations // len(codes))
         unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
-        policy = S.ROLLOUT_HEURISTIC if self.rollout == "heuristic" else S.ROLLOUT_RANDOM
+        policy = ROLLOUTS[self.rollout]
         return int(
             S.pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
-                        self._s, self._child, self._buf, self._moves, self._scores, self._cards)
+                        self._s, self._child, self._buf, self._moves, self._scores, self._cards, self._scratch)
         )
 
 
@@ -201,12 +204,21 @@ class Ismcts(Agent):
         return result.best.move.code()
 
 
+class Oracle(Ismcts):
+    """The same search on the true full state: it sees the opponent's hand and the deck
+    order, so every iteration plays the one real world. Not a fair player; an upper bound
+    on what the search could do with perfect information, to tell luck from skill."""
+
+    sees_everything = True
+
+
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
     "cuttlebot": (CuttleBot, {}),
     "pimc": (Pimc, {"iterations": int, "rollout": str}),
     "ismcts": (Ismcts, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str}),
+    "oracle": (Oracle, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str}),
     "openspiel-ismcts": (None, {"iterations": int, "time": float, "c": float}),
 }
 
@@ -232,8 +244,8 @@ def make_agent(spec: str) -> Agent:
             raise AgentError(f"agent {name!r}: {key} must be a {kind}, not {value!r}") from None
         if schema[key] in (int, float) and params[key] <= 0:
             raise AgentError(f"agent {name!r}: {key} must be > 0, not {value!r}")
-    if "rollout" in params and params["rollout"] not in ("heuristic", "random"):
-        raise AgentError(f"agent {name!r}: rollout must be heuristic or random, not {params['rollout']!r}")
+    if "rollout" in params and params["rollout"] not in ROLLOUTS:
+        raise AgentError(f"agent {name!r}: rollout must be one of {', '.join(ROLLOUTS)}, not {params['rollout']!r}")
     if cls is None:
         from .openspiel_adapter import OpenSpielIsmcts
 

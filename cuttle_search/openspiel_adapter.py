@@ -365,6 +365,7 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
         self._rng = np.array([seed & (2**63 - 1)], dtype=np.uint64)
         self._rng_py = np.random.default_rng(seed)
         self._buf = np.zeros(K.MAX_MOVES, np.int64)
+        self._scratch = np.zeros(K.STATE_SIZE, np.int64)
 
     def evaluate(self, state: CuttleState) -> np.ndarray:
         s = state._s.copy()
@@ -375,7 +376,7 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
         if state._pending >= 0:
             K.apply_move(s, state._r, np.int64(state._pending))
         if s[K.F_PHASE] != K.PH_OVER:
-            S.rollout(s, state._r, self._rng, self._buf, S.ROLLOUT_RANDOM)
+            S.rollout(s, state._r, self._rng, self._buf, S.ROLLOUT_RANDOM, self._scratch)
         if s[K.F_STATUS] != K.ST_WIN:
             return np.zeros(2)
         return np.array([1.0, -1.0]) if s[K.F_WINNER] == 0 else np.array([-1.0, 1.0])

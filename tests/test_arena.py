@@ -47,7 +47,10 @@ def test_a_seed_reproduces_a_match_with_any_number_of_workers():
     assert (c["meanPlies"], c["score"]) != (a["meanPlies"], a["score"])
 
 
-AGENT_SPECS = ["random", "greedy", "cuttlebot", "pimc:iterations=300", "ismcts:iterations=300"]
+AGENT_SPECS = [
+    "random", "greedy", "cuttlebot", "pimc:iterations=300", "ismcts:iterations=300",
+    "ismcts:iterations=300,rollout=greedy", "pimc:iterations=300,rollout=random", "oracle:iterations=300",
+]
 
 
 @pytest.mark.parametrize("rules", list(PRESETS) + ["cuttle-cards:four=random,ten-counters-scuttle,eight-one-off"])
@@ -66,7 +69,8 @@ def test_every_agent_plays_only_legal_moves(rules):
 @pytest.mark.parametrize("rules", list(PRESETS))
 def test_every_agent_plays_only_legal_moves_long(rules):
     rs = get_ruleset(rules)
-    agents = [make_agent(s) for s in ["random", "greedy", "cuttlebot", "pimc:iterations=200", "ismcts:iterations=200"]]
+    agents = [make_agent(s) for s in ["random", "greedy", "cuttlebot", "pimc:iterations=200", "ismcts:iterations=200",
+                                      "ismcts:iterations=200,rollout=greedy", "oracle:iterations=200"]]
     for i, a in enumerate(agents):
         for j, b in enumerate(agents):
             for d in range(10):
@@ -79,6 +83,27 @@ def test_cuttlebot_takes_the_immediate_win():
     for seed in range(5):
         code = bot.choose(pos, 0, np.random.default_rng(seed))
         assert code == next(m.code() for m in pos.legal_moves() if m.text() == "royal KD")
+
+
+def test_oracle_plays_on_the_true_state_and_the_others_on_their_view():
+    """Only the deck order differs: the oracle sees the Ten on top and plays the 7 that
+    reveals it (11 + 10 = 21 points); over junk it plays the 7 as points. The fair search
+    cannot tell the two decks apart and plays the same move on both."""
+    def position(top):
+        return build(p0Hand=["7H", "4C"], p0Points=["9C", "2D"], p1Points=["6H"], p1Hand=["5C", "6C"],
+                     deck_top=top)
+
+    ten_on_top, junk_on_top = position(["TH", "TS", "4D", "5D"]), position(["3S", "3C", "4D", "5D"])
+    oracle, fair = make_agent("oracle:iterations=5000"), make_agent("ismcts:iterations=5000")
+    assert oracle.view(ten_on_top, 0) is ten_on_top and fair.view(ten_on_top, 0).view == 0
+
+    def text(agent, pos):
+        code = agent.choose(pos, 0, np.random.default_rng(0))
+        return next(m.text() for m in pos.legal_moves() if m.code() == code)
+
+    assert text(oracle, ten_on_top) == "one-off 7H"
+    assert text(oracle, junk_on_top) == "points 7H"
+    assert text(fair, ten_on_top) == text(fair, junk_on_top)
 
 
 def test_greedy_takes_a_win_and_blocks_a_threat():

@@ -37,16 +37,61 @@ def test_finds_the_jack_that_steals_the_winning_points():
     assert best_text(r) == "jack JC 6D" and r.best.score == 1.0
 
 
-def test_finds_the_only_scuttle_that_stops_the_next_turn_win():
+def scuttle_or_lose():
     # p1 holds a King: with 19 points and one King (goal 14) p1 wins next turn, unless the Ten goes
-    pos = build(
+    return build(
         p0Hand=["TS", "6D", "7H"], p0Points=["5C"], p1Points=["TH", "5D", "4S"], p1Hand=["KC"],
         deck_top=["8C", "QD", "9H", "9D"],  # a 7 reveals nothing that helps
     )
-    r = analyse(pos, iterations=20000, seed=3)
+
+
+def test_finds_the_only_scuttle_that_stops_the_next_turn_win():
+    r = analyse(scuttle_or_lose(), iterations=20000, seed=3)
     assert best_text(r) == "scuttle TS TH"
     for m in r.moves[1:]:
         assert m.score < 0.1 and m.score < r.best.score - 0.2, m
+
+
+@pytest.mark.parametrize("rollout", ["random", "greedy"])
+def test_every_rollout_policy_finds_the_scuttle(rollout):
+    """The other policies value the position differently (greedy rollouts let p1 play its
+    King well, so even the scuttle rarely wins) but rank the same move first, far ahead."""
+    r = analyse(scuttle_or_lose(), iterations=20000, seed=3, rollout=rollout)
+    assert best_text(r) == "scuttle TS TH"
+    assert r.best.visits > 0.7 * r.iterations
+    for m in r.moves[1:]:
+        assert m.score < 0.01 < r.best.score, m
+
+
+def test_greedy_rollout_policy_takes_the_win_three_times_in_four():
+    """The greedy policy plays its best move except for a uniform move a quarter of the
+    time; a move that wins on the spot is its best."""
+    pos = build(p0Points=["TH", "4C"], p0Hand=["KD", "4S", "3D", "5H"], p1Points=["9S"], p1Hand=["2C", "QH"])
+    s, r = pos.state, pos.rules_array
+    buf = np.zeros(K.MAX_MOVES, np.int64)
+    n = K.generate_moves(s, r, buf)
+    win = next(m.code() for m in pos.legal_moves() if m.text() == "royal KD")
+    scratch = np.zeros(K.STATE_SIZE, np.int64)
+    rng = S.seed_rng(np.uint64(9), 0)
+    before = s.copy()
+    picks = [S._greedy_pick(s, r, buf, n, rng, scratch) for _ in range(2000)]
+    assert (s == before).all()  # the policy tries moves on the scratch copy only
+    share = picks.count(win) / len(picks)
+    expected = 0.75 + 0.25 / n
+    assert abs(share - expected) < 0.04, (share, expected)
+    assert len(set(picks)) == n  # the uniform quarter reaches every move
+
+
+def test_greedy_rollout_policy_prefers_material():
+    # no win in reach: points with the Ten beat drawing and the small cards
+    pos = build(p0Hand=["TS", "3D", "4C"], p1Points=["2S"], p1Hand=["5C", "6C"])
+    s, r = pos.state, pos.rules_array
+    buf = np.zeros(K.MAX_MOVES, np.int64)
+    n = K.generate_moves(s, r, buf)
+    ten = next(m.code() for m in pos.legal_moves() if m.text() == "points TS")
+    rng = S.seed_rng(np.uint64(3), 0)
+    picks = [S._greedy_pick(s, r, buf, n, rng, np.zeros(K.STATE_SIZE, np.int64)) for _ in range(400)]
+    assert picks.count(ten) / len(picks) > 0.75
 
 
 def test_counters_a_lethal_one_off():

@@ -50,9 +50,13 @@ from .kernels import (
     MT_MASK,
     MT_POINTS,
     MT_ROYAL,
+    MT_RESOLVE,
     MT_SCUTTLE,
+    NO_CARD,
+    PH_COUNTER,
     PH_MAIN,
     PH_OVER,
+    PH_SCUTTLE_COUNTER,
     PH_SEVEN,
     R_GOAL,
     ST_WIN,
@@ -61,6 +65,7 @@ from .kernels import (
     generate_moves,
     goal,
     lowest,
+    make_move,
     move_card,
     move_target,
     other,
@@ -73,6 +78,8 @@ from .kernels import (
 MAX_PATH = 2100  # longer than any game (the 1,000-action limit) plus the root
 ROLLOUT_RANDOM = 0
 ROLLOUT_HEURISTIC = 1
+ROLLOUT_GREEDY = 2
+GREEDY_EPSILON_QUARTERS = 1  # a greedy rollout plays a uniform move this many quarters of the time
 
 META_NODES = 0
 META_ITERATIONS = 1
@@ -171,13 +178,68 @@ def _heuristic_pick(s, r, buf, n, rng):
 
 
 @njit(cache=True)
-def rollout(s, r, rng, buf, policy):
-    """Play to the end with the chosen policy; return the number of plies."""
+def _material(s, r, q):
+    """One side's standing for the greedy rollout: points, the race to the goal, royals and
+    cards in hand (the weights of the ``greedy`` agent)."""
+    face = s[F_FACE + q]
+    pts = points_total(s, q)
+    return (
+        1.5 * pts
+        - 0.5 * goal(s, r, q)
+        + 3.0 * popcount(face & KINGS)
+        + 2.0 * popcount(face & QUEENS)
+        + 1.0 * popcount(face & EIGHTS)
+        + 0.4 * popcount(s[F_HAND + q])
+    )
+
+
+@njit(cache=True)
+def _greedy_pick(s, r, buf, n, rng, scratch):
+    """A one-ply greedy rollout policy: in a main or 7 decision, try every move on a copy
+    (a one-off as if the opponent lets it resolve) and keep the best material balance, a
+    win above all; a quarter of the time, or in any other decision, a uniform move."""
+    ph = s[F_PHASE]
+    if (ph != PH_MAIN and ph != PH_SEVEN) or n == 1 or rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
+        return buf[rng_below(rng, n)]
+    p = s[F_ACTOR]
+    o = other(s, p)
+    resolve = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
+    best = 0
+    best_val = -1e18
+    ties = 0
+    for i in range(n):
+        scratch[:] = s
+        apply_move(scratch, r, buf[i])
+        while (scratch[F_PHASE] == PH_COUNTER or scratch[F_PHASE] == PH_SCUTTLE_COUNTER) and scratch[F_ACTOR] == o:
+            apply_move(scratch, r, resolve)
+        if scratch[F_PHASE] == PH_OVER:
+            if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
+                return buf[i]
+            v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+        else:
+            v = _material(scratch, r, p) - _material(scratch, r, o)
+        if v > best_val + 1e-9:
+            best_val = v
+            best = i
+            ties = 1
+        elif v > best_val - 1e-9:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                best = i
+    return buf[best]
+
+
+@njit(cache=True)
+def rollout(s, r, rng, buf, policy, scratch):
+    """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
+    a state-sized array the greedy policy tries moves on."""
     plies = 0
     while s[F_PHASE] != PH_OVER:
         n = generate_moves(s, r, buf)
         if policy == ROLLOUT_HEURISTIC:
             m = _heuristic_pick(s, r, buf, n, rng)
+        elif policy == ROLLOUT_GREEDY:
+            m = _greedy_pick(s, r, buf, n, rng, scratch)
         else:
             m = buf[rng_below(rng, n)]
         apply_move(s, r, m)
@@ -206,7 +268,7 @@ def _new_node(move, parent, mover, t_move, t_parent, t_mover, t_visits, t_avail,
 def ismcts_iterate(
     root, r, viewer, unknown, iterations, rng, exploration, policy,
     t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta,
-    s, buf, seen, path, cards,
+    s, buf, seen, path, cards, scratch,
 ):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
     when the node arrays are nearly full). Node 0 is the root."""
@@ -291,7 +353,7 @@ def ismcts_iterate(
             depth += 1
             path[depth] = best
             node = best
-        rollout(s, r, rng, buf, policy)
+        rollout(s, r, rng, buf, policy, scratch)
         won = s[F_STATUS] == ST_WIN
         winner = s[F_WINNER]
         t_visits[0] += 1
@@ -386,7 +448,7 @@ def cuttlebot_move(s, r, rng, buf0, buf1, c1, c2):
 
 
 @njit(nogil=True, cache=True)
-def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, moves, scores, cards):
+def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, moves, scores, cards, scratch):
     """Determinized flat Monte Carlo: in each of ``worlds`` determinizations, one rollout
     after every legal move of the viewer; the move with the best total score wins."""
     n = generate_moves(root, r, moves)
@@ -397,7 +459,7 @@ def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, move
         for i in range(n):
             child[:] = s
             apply_move(child, r, moves[i])
-            rollout(child, r, rng, buf, policy)
+            rollout(child, r, rng, buf, policy, scratch)
             if child[F_STATUS] == ST_WIN:
                 if child[F_WINNER] == viewer:
                     scores[i] += 1.0

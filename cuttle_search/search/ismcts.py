@@ -20,7 +20,7 @@ from ..position import Position, seat_name
 from .result import AnalysisResult, MoveStat, score_interval
 from .tree import Tree
 
-ROLLOUTS = {"random": S.ROLLOUT_RANDOM, "heuristic": S.ROLLOUT_HEURISTIC}
+ROLLOUTS = {"random": S.ROLLOUT_RANDOM, "heuristic": S.ROLLOUT_HEURISTIC, "greedy": S.ROLLOUT_GREEDY}
 DEFAULT_ITERATIONS = 10_000
 DEFAULT_EXPLORATION = 0.7
 
@@ -60,11 +60,12 @@ class _Worker:
         self.seen = np.zeros(K.MAX_MOVES, dtype=np.bool_)
         self.path = np.zeros(S.MAX_PATH, dtype=np.int32)
         self.cards = np.zeros(64, dtype=np.int64)
+        self.scratch = np.zeros(K.STATE_SIZE, dtype=np.int64)
 
     def _iterate(self, root, r, viewer, unknown, n, exploration, policy) -> int:
         return S.ismcts_iterate(
             root, r, viewer, unknown, n, self.rng, exploration, policy,
-            *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards,
+            *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch,
         )
 
     def run(self, root, r, viewer, unknown, n, exploration, policy) -> int:
