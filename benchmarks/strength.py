@@ -2,6 +2,7 @@
 
     python benchmarks/strength.py                      # the full ladder: 200 paired deals a pairing
     python benchmarks/strength.py --deals 50 --only cuttlebot
+    python benchmarks/strength.py --missing             # only the pairings not saved yet
     python benchmarks/strength.py --report-only        # rebuild docs/strength.md from the saved results
 
 Every finished pairing is saved at once to benchmarks/strength-results.json, so a long run
@@ -35,6 +36,15 @@ LADDER = [
     ("greedy", "random", None, "baselines"),
     ("cuttlebot", "greedy", None, ""),
     ("pimc:iterations=10000", "cuttlebot", None, ""),
+    ("ismcts:iterations=40000", "greedy", None, "four times the budget: the score hardly moves, so budget is not the limit"),
+    ("ismcts:iterations=10000,rollout=greedy", "greedy", None,
+     "greedy rollouts: the rollouts play like the opponent (an opponent model, not the default)"),
+    ("oracle:iterations=10000", "random", None,
+     "oracle: the same search on the true full state (sees both hands and the deck); a ceiling, not a fair player"),
+    ("oracle:iterations=10000", "greedy", None, ""),
+    ("oracle:iterations=10000", "cuttlebot", None, ""),
+    ("oracle:iterations=10000", "openspiel-ismcts:iterations=1000", None,
+     "what perfect information scores against OpenSpiel's IS-MCTS: a bound on the equal-time target"),
 ]
 
 
@@ -90,12 +100,15 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--only", default=None, help="run only pairings whose text contains this")
+    ap.add_argument("--missing", action="store_true", help="run only pairings with no saved result")
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args()
     results = load_results()
     if not args.report_only:
         for a, b, _target, _note in LADDER:
             if args.only and args.only not in key(a, b):
+                continue
+            if args.missing and key(a, b) in results:
                 continue
             spec_a = a
             if "EQUAL" in a:
