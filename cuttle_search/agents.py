@@ -26,7 +26,7 @@ from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
 from .position import Position
-from .search.ismcts import ROLLOUTS
+from .search.ismcts import DEFAULT_ROLLOUT, ROLLOUTS
 
 
 class AgentError(ValueError):
@@ -72,23 +72,9 @@ _CARD_VALUE = np.array([[1, 8, 3, 4, 5, 6, 7, 8, 9, 10, 9, 12, 13][c >> 2] for c
 
 
 def _material(s: np.ndarray, r: np.ndarray, me: int) -> float:
-    """Points, the race to the goal, royals and cards in hand, for ``me`` minus the opponent."""
-    o = 1 - me
-
-    def side(q: int) -> float:
-        face = int(s[K.F_FACE + q])
-        pts = float(K.points_total(s, q))
-        gap = float(K.goal(s, r, q)) - pts
-        return (
-            pts
-            - 0.5 * gap
-            + 3.0 * bin(face & K.KINGS).count("1")
-            + 2.0 * bin(face & K.QUEENS).count("1")
-            + 1.0 * bin(face & K.EIGHTS).count("1")
-            + 0.4 * bin(int(s[K.F_HAND + q])).count("1")
-        )
-
-    return side(me) - side(o)
+    """Points, the race to the goal, royals and cards in hand, for ``me`` minus the opponent
+    (:func:`cuttle_search.engine.search.material`, shared with the greedy rollouts)."""
+    return S.material(s, r, me) - S.material(s, r, 1 - me)
 
 
 class Greedy(Agent):
@@ -159,7 +145,7 @@ class CuttleBot(Agent):
 class Pimc(Agent):
     def __post_init__(self) -> None:
         self.iterations = int(self.params.get("iterations", 10_000))
-        self.rollout = str(self.params.get("rollout", "heuristic"))
+        self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
         self._s = np.zeros(K.STATE_SIZE, np.int64)
         self._child = np.zeros(K.STATE_SIZE, np.int64)
         self._buf = np.zeros(K.MAX_MOVES, np.int64)
@@ -189,7 +175,7 @@ class Ismcts(Agent):
         if self.iterations is None and self.time is None:
             self.iterations = 10_000
         self.exploration = float(self.params.get("c", self.params.get("exploration", 0.7)))
-        self.rollout = str(self.params.get("rollout", "heuristic"))
+        self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
 
     def choose(self, game, seat, rng):
         from .search.ismcts import Limit, run_search

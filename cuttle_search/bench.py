@@ -146,6 +146,7 @@ def run_rollout(quick: bool = False, progress: bool = False) -> dict[str, Any]:
 
 
 def run_search(quick: bool = False, progress: bool = False) -> dict[str, Any]:
+    from .search import DEFAULT_ROLLOUT
     from .search.tree import BYTES_PER_NODE
 
     iterations, repeats = (20_000, 3) if quick else (100_000, 5)
@@ -166,6 +167,7 @@ def run_search(quick: bool = False, progress: bool = False) -> dict[str, Any]:
     return {
         "iterations_per_run": iterations,
         "repeats": repeats,
+        "rollout": DEFAULT_ROLLOUT,
         "threads_all": cores,
         "positions": per_position,
         "median_iterations_per_second_one_thread": one,
@@ -200,7 +202,10 @@ def rollout_text(fig: dict[str, Any]) -> list[str]:
 
 
 def search_text(fig: dict[str, Any]) -> list[str]:
-    lines = [f"search (ISMCTS, median of {fig['repeats']} runs of {fig['iterations_per_run']:,} iterations)"]
+    lines = [
+        f"search (ISMCTS, {fig['rollout']} rollouts, median of {fig['repeats']} runs of "
+        f"{fig['iterations_per_run']:,} iterations)"
+    ]
     for name, p in fig["positions"].items():
         lines.append(
             f"  {name:<20} {p['one_thread']:10,.0f} it/s on 1 thread  {p['all_threads']:10,.0f} it/s on "

@@ -180,7 +180,7 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
 # ---------------------------------------------------------------- analysis
 def _search_options(f):
     f = click.option("--exploration", "-c", type=click.FloatRange(0), default=0.7, help="UCB exploration constant.")(f)
-    f = click.option("--rollout", type=click.Choice(["heuristic", "random", "greedy"]), default="heuristic", help="Rollout policy.")(f)
+    f = click.option("--rollout", type=click.Choice(["greedy", "heuristic", "random"]), default="greedy", help="Rollout policy.")(f)
     f = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
     f = click.option(
         "--threads", "-j", type=click.IntRange(1, 256), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
@@ -340,7 +340,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, as_json
     Agents: random, greedy, cuttlebot, pimc[:iterations=N,rollout=R],
     ismcts[:iterations=N,time=S,c=X,rollout=R], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), openspiel-ismcts[:iterations=N] (needs the openspiel extra).
-    Rollouts R: heuristic, random or greedy."""
+    Rollouts R: greedy (the default), heuristic or random."""
     from .agents import AgentError
     from .arena import run_arena
 

@@ -8,7 +8,7 @@ from typing import IO, Any, Mapping
 
 from .position import PositionError, load_position
 from .rules import RulesError
-from .search import Limit, SearchError, best_move
+from .search import DEFAULT_EXPLORATION, DEFAULT_ROLLOUT, Limit, SearchError, best_move
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp")
 _FIELD = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
@@ -62,8 +62,8 @@ def answer(line: str, defaults: Mapping[str, Any]) -> dict[str, Any]:
             threads=threads,
             seed=seed,
             runners_up=runners_up,
-            rollout=defaults.get("rollout", "heuristic"),
-            exploration=defaults.get("exploration", 0.7),
+            rollout=defaults.get("rollout", DEFAULT_ROLLOUT),
+            exploration=defaults.get("exploration", DEFAULT_EXPLORATION),
         )
     except (PositionError, RulesError, SearchError) as e:
         return _error(req_id, str(e))

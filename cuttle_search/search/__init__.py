@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..position import Position, load_position
-from .ismcts import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Limit, SearchError, run_search, search_viewer
+from .ismcts import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit, SearchError, run_search, search_viewer
 from .result import AnalysisResult, MoveStat
 
 PositionSource = Position | str | Path | Mapping[str, Any]
@@ -23,7 +23,7 @@ def analyse(
     time: float | None = None,
     threads: int = 1,
     seed: int = 0,
-    rollout: str = "heuristic",
+    rollout: str = DEFAULT_ROLLOUT,
     exploration: float = DEFAULT_EXPLORATION,
     progress=None,
 ) -> AnalysisResult:
@@ -67,4 +67,4 @@ def best_move(position: PositionSource, iterations: int | None = None, time: flo
 
 
 __all__ = ["analyse", "best_move", "AnalysisResult", "MoveStat", "Hint", "Limit", "SearchError", "search_viewer",
-           "DEFAULT_ITERATIONS"]
+           "DEFAULT_ITERATIONS", "DEFAULT_EXPLORATION", "DEFAULT_ROLLOUT"]

@@ -20,7 +20,8 @@ from ..position import Position, seat_name
 from .result import AnalysisResult, MoveStat, score_interval
 from .tree import Tree
 
-ROLLOUTS = {"random": S.ROLLOUT_RANDOM, "heuristic": S.ROLLOUT_HEURISTIC, "greedy": S.ROLLOUT_GREEDY}
+ROLLOUTS = {"greedy": S.ROLLOUT_GREEDY, "heuristic": S.ROLLOUT_HEURISTIC, "random": S.ROLLOUT_RANDOM}
+DEFAULT_ROLLOUT = "greedy"
 DEFAULT_ITERATIONS = 10_000
 DEFAULT_EXPLORATION = 0.7
 
@@ -97,7 +98,7 @@ def run_search(
     limit: Limit,
     threads: int = 1,
     seed: int = 0,
-    rollout: str = "heuristic",
+    rollout: str = DEFAULT_ROLLOUT,
     exploration: float = DEFAULT_EXPLORATION,
     progress: Callable[[int, "Snapshot"], None] | None = None,
     node_capacity: int = 1 << 16,
