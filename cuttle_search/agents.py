@@ -10,9 +10,9 @@
 ``openspiel-ismcts``  OpenSpiel's IS-MCTS bot through the adapter (needs the openspiel extra)
 ==================  ==========================================================================
 
-Every agent but ``cuttlebot`` and ``oracle`` sees only its own view of the game; those two see
-both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). Agents draw random numbers only from
-the generator the arena hands them, so a seed reproduces a match.
+Every agent but ``cuttlebot`` and ``oracle`` sees only its own view of the game; those two
+see both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). Agents draw
+random numbers only from the generator the arena hands them, so a seed reproduces a match.
 """
 
 from __future__ import annotations
