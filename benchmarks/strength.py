@@ -31,8 +31,9 @@ LADDER = [
     ("ismcts:iterations=10000", "greedy", 0.85, ""),
     ("ismcts:iterations=10000", "cuttlebot", 0.70, "cuttlebot sees both hands and the deck order"),
     ("ismcts:iterations=10000", "pimc:iterations=10000", None, "determinized flat Monte Carlo, equal rollouts, the same policy"),
+    ("ismcts:time=EQUAL", "openspiel-ismcts:iterations=1000", 0.90,
+     "equal time: ours gets OpenSpiel's mean time a move in an equal-iteration pairing"),
     ("ismcts:iterations=1000", "openspiel-ismcts:iterations=1000", 0.55, "equal iterations"),
-    ("ismcts:time=EQUAL", "openspiel-ismcts:iterations=1000", 0.90, "equal time: ours gets OpenSpiel's mean time a move"),
     ("greedy", "random", None, "baselines"),
     ("cuttlebot", "greedy", None, ""),
     ("pimc:iterations=10000", "cuttlebot", None, ""),
@@ -125,7 +126,9 @@ def main() -> None:
                 continue
             spec_a = a
             if "EQUAL" in a:
-                base = results.get(key("ismcts:iterations=1000", b))
+                # OpenSpiel's mean time a move, from a pairing at equal iterations (ours, any rollout)
+                base = next((r for r in results.values() if r["agentA"].startswith("ismcts:iterations=1000")
+                             and r["agentB"] == b), None)
                 if base is None:
                     print(f"skip {key(a, b)}: run the equal-iteration pairing first", file=sys.stderr)
                     continue
