@@ -26,7 +26,13 @@ from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
 from .position import Position
-from .search.ismcts import DEFAULT_ROLLOUT, ROLLOUTS
+from .search.ismcts import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ROLLOUT,
+    ROLLOUTS,
+    Limit,
+    run_search,
+)
 
 
 class AgentError(ValueError):
@@ -95,10 +101,7 @@ class Greedy(Agent):
         results = []
         for code in codes:
             child = s0.copy()
-            K.apply_move(child, r, np.int64(code))
-            # look through a counter decision of the opponent: assume they let it resolve
-            while child[K.F_PHASE] in (K.PH_COUNTER, K.PH_SCUTTLE_COUNTER) and child[K.F_ACTOR] == o:
-                K.apply_move(child, r, np.int64(K.make_move(K.MT_RESOLVE, K.NO_CARD, K.NO_CARD)))
+            S.apply_unopposed(child, r, np.int64(code))  # the opponent lets a one-off resolve
             if child[K.F_PHASE] == K.PH_OVER and child[K.F_STATUS] == K.ST_WIN and child[K.F_WINNER] == seat:
                 return int(code)
             results.append((int(code), child))
@@ -174,12 +177,10 @@ class Ismcts(Agent):
         self.time = self.params.get("time")
         if self.iterations is None and self.time is None:
             self.iterations = 10_000
-        self.exploration = float(self.params.get("c", self.params.get("exploration", 0.7)))
+        self.exploration = float(self.params.get("c", self.params.get("exploration", DEFAULT_EXPLORATION)))
         self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
 
     def choose(self, game, seat, rng):
-        from .search.ismcts import Limit, run_search
-
         view = self.view(game, seat)
         codes = view.legal_codes()
         if len(codes) == 1:
@@ -198,13 +199,14 @@ class Oracle(Ismcts):
     sees_everything = True
 
 
+_SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str}
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
     "cuttlebot": (CuttleBot, {}),
     "pimc": (Pimc, {"iterations": int, "rollout": str}),
-    "ismcts": (Ismcts, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str}),
-    "oracle": (Oracle, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str}),
+    "ismcts": (Ismcts, _SEARCH_PARAMS),
+    "oracle": (Oracle, _SEARCH_PARAMS),
     "openspiel-ismcts": (None, {"iterations": int, "time": float, "c": float}),
 }
 

@@ -34,7 +34,6 @@ from numba import njit
 from .kernels import (
     ACTOR_CHANCE,
     EIGHTS,
-    QUEENS,
     F_ACTOR,
     F_DECK,
     F_DECK_KNOWN,
@@ -49,8 +48,8 @@ from .kernels import (
     MT_JACK,
     MT_MASK,
     MT_POINTS,
-    MT_ROYAL,
     MT_RESOLVE,
+    MT_ROYAL,
     MT_SCUTTLE,
     NO_CARD,
     PH_COUNTER,
@@ -58,6 +57,7 @@ from .kernels import (
     PH_OVER,
     PH_SCUTTLE_COUNTER,
     PH_SEVEN,
+    QUEENS,
     R_GOAL,
     ST_WIN,
     apply_move,
@@ -135,6 +135,15 @@ def _wins_now(s, r, p, m):
 
 
 @njit(cache=True)
+def _first_win(s, r, p, buf, n):
+    """The index of the first of the ``n`` moves in ``buf`` that meets p's goal at once, or -1."""
+    for i in range(n):
+        if _wins_now(s, r, p, buf[i]):
+            return i
+    return -1
+
+
+@njit(cache=True)
 def _heuristic_pick(s, r, buf, n, rng):
     """A cheap rollout policy: take an immediate win; when the opponent is within reach
     of their goal, scuttle or steal their biggest card; otherwise prefer developing
@@ -144,9 +153,9 @@ def _heuristic_pick(s, r, buf, n, rng):
         return buf[rng_below(rng, n)]
     p = s[F_ACTOR]
     o = other(s, p)
-    for i in range(n):
-        if _wins_now(s, r, p, buf[i]):
-            return buf[i]
+    win = _first_win(s, r, p, buf, n)
+    if win >= 0:
+        return buf[win]
     opp_gap = goal(s, r, o) - points_total(s, o)
     if opp_gap <= 10:
         best = -1
@@ -196,6 +205,30 @@ def material(s, r, q):
 
 
 @njit(cache=True)
+def apply_unopposed(s, r, m):
+    """Apply move ``m`` of the seat to act, then let the opponent decline every counter or
+    block it opens: a one-off or a scuttle judged as if it goes through."""
+    o = other(s, s[F_ACTOR])
+    apply_move(s, r, m)
+    resolve = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
+    while (s[F_PHASE] == PH_COUNTER or s[F_PHASE] == PH_SCUTTLE_COUNTER) and s[F_ACTOR] == o:
+        apply_move(s, r, resolve)
+
+
+@njit(cache=True)
+def _keep_best(v, i, best_val, best, ties, rng):
+    """One step of an argmax with ties broken uniformly at random (reservoir sampling):
+    the new (best value, best index, number of tied bests)."""
+    if v > best_val + 1e-9:
+        return v, i, 1
+    if v > best_val - 1e-9:
+        ties += 1
+        if rng_below(rng, ties) == 0:
+            best = i
+    return best_val, best, ties
+
+
+@njit(cache=True)
 def _greedy_pick(s, r, buf, n, rng, scratch):
     """A one-ply greedy rollout policy for a main or 7 decision: take a win on the spot;
     otherwise, three times in four, try every move on a copy (a one-off as if the opponent
@@ -206,34 +239,24 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
         return buf[rng_below(rng, n)]
     p = s[F_ACTOR]
     o = other(s, p)
-    for i in range(n):
-        if _wins_now(s, r, p, buf[i]):
-            return buf[i]
+    win = _first_win(s, r, p, buf, n)
+    if win >= 0:
+        return buf[win]
     if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
         return buf[rng_below(rng, n)]
-    resolve = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
     best = 0
     best_val = -1e18
     ties = 0
     for i in range(n):
         scratch[:] = s
-        apply_move(scratch, r, buf[i])
-        while (scratch[F_PHASE] == PH_COUNTER or scratch[F_PHASE] == PH_SCUTTLE_COUNTER) and scratch[F_ACTOR] == o:
-            apply_move(scratch, r, resolve)
+        apply_unopposed(scratch, r, buf[i])
         if scratch[F_PHASE] == PH_OVER:
             if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
                 return buf[i]
             v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
         else:
             v = material(scratch, r, p) - material(scratch, r, o)
-        if v > best_val + 1e-9:
-            best_val = v
-            best = i
-            ties = 1
-        elif v > best_val - 1e-9:
-            ties += 1
-            if rng_below(rng, ties) == 0:
-                best = i
+        best_val, best, ties = _keep_best(v, i, best_val, best, ties, rng)
     return buf[best]
 
 
@@ -309,12 +332,7 @@ def ismcts_iterate(
                 continue
             # decisive moves: below the root, a move that wins on the spot is always taken
             # (the root keeps estimating every move of the viewer)
-            decisive = -1
-            if depth > 0:
-                for i in range(n):
-                    if _wins_now(s, r, actor, buf[i]):
-                        decisive = i
-                        break
+            decisive = _first_win(s, r, actor, buf, n) if depth > 0 else -1
             for i in range(n):
                 seen[i] = False
             best = -1
@@ -444,14 +462,7 @@ def cuttlebot_move(s, r, rng, buf0, buf1, c1, c2):
                         v = w
                 elif w < v:
                     v = w
-        if v > best + 1e-9:
-            best = v
-            pick = i
-            ties = 1
-        elif v > best - 1e-9:
-            ties += 1
-            if rng_below(rng, ties) == 0:
-                pick = i
+        best, pick, ties = _keep_best(v, i, best, pick, ties, rng)
     return buf0[pick]
 
 
