@@ -5,7 +5,8 @@
 ``greedy``          rule-based (see :class:`Greedy`)
 ``cuttlebot``       cuttle.cards' AI as publicly described: depth-2 minimax on the true state
 ``pimc``            determinized flat Monte Carlo (``iterations`` rollouts per decision)
-``ismcts``          the analyser (``iterations`` or ``time`` per decision)
+``ismcts``          the analyser (``iterations`` or ``time`` per decision; ``infer=1``
+                    infers the cards an opponent lacks from the wins it passed up)
 ``oracle``          the analyser on the true full state: a ceiling, not a fair player
 ``openspiel-ismcts``  OpenSpiel's IS-MCTS bot through the adapter (needs the openspiel extra)
 ==================  ==========================================================================
@@ -30,6 +31,7 @@ from .search.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_ROLLOUT,
     ROLLOUTS,
+    HandInference,
     Limit,
     run_search,
 )
@@ -65,6 +67,13 @@ class Agent:
 
     def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int:
         raise NotImplementedError
+
+    def start_game(self, seat: int) -> None:
+        """A new game begins, with this agent in ``seat``."""
+
+    def observe(self, game: Position, mover: int, code: int) -> None:
+        """Move ``code`` of ``mover`` is about to be played in ``game`` (every move of the
+        game, either seat's or chance's, is shown here before it is applied)."""
 
 
 class RandomAgent(Agent):
@@ -166,7 +175,7 @@ class Pimc(Agent):
         unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
         policy = ROLLOUTS[self.rollout]
         return int(
-            S.pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
+            S.pimc_move(view.state, view.rules_array, seat, unknown, 0, 0, worlds, _rng_state(rng), policy,
                         self._s, self._child, self._buf, self._moves, self._scores, self._cards, self._scratch)
         )
 
@@ -179,6 +188,39 @@ class Ismcts(Agent):
             self.iterations = 10_000
         self.exploration = float(self.params.get("c", self.params.get("exploration", DEFAULT_EXPLORATION)))
         self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
+        self.infer = bool(self.params.get("infer", False))
+        self._seat = -1
+        self._excluded: int | None = None  # cards the opponent showed it lacks, or None
+        self._fresh = 0  # cards the opponent has gained since
+        self._opp_hand = 0  # the opponent's hand size when last looked at (public)
+
+    def start_game(self, seat):
+        self._seat = seat
+        self._excluded = None
+
+    def _count_gains(self, game: Position) -> None:
+        size = int(game.state[K.F_HAND + 1 - self._seat]).bit_count()
+        if self._excluded is not None and size > self._opp_hand:
+            self._fresh += size - self._opp_hand
+        self._opp_hand = size
+
+    def observe(self, game, mover, code):
+        """Inference: an opponent that plays on in the main phase without winning on the
+        spot holds no card that would have won then; every card it gains afterwards
+        (hand sizes are public) is fresh."""
+        if not self.infer or self.sees_everything:
+            return
+        self._count_gains(game)
+        if mover != 1 - self._seat or game.phase != K.PH_MAIN:
+            return
+        view = game.view_of(self._seat)
+        self._excluded = None
+        if view.hidden is not None and view.unknown_cards:
+            self._excluded = int(S.winning_cards(
+                view.state, view.rules_array, mover, np.int64(view.unknown_cards),
+                np.zeros(K.STATE_SIZE, np.int64), np.zeros(K.MAX_MOVES, np.int64),
+            ))
+            self._fresh = 0
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -187,7 +229,11 @@ class Ismcts(Agent):
             return int(codes[0])
         seed = int(rng.integers(0, 2**62))
         limit = Limit(None if self.iterations is None else int(self.iterations), self.time)
-        result = run_search(view, limit, 1, seed, self.rollout, self.exploration)
+        inference = None
+        if self._excluded is not None and self._seat == seat:
+            self._count_gains(game)
+            inference = HandInference(self._excluded & view.unknown_cards, self._fresh)
+        result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference)
         return result.best.move.code()
 
 
@@ -199,7 +245,14 @@ class Oracle(Ismcts):
     sees_everything = True
 
 
-_SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str}
+def _flag(value: str) -> bool:
+    """A 0/1 agent parameter."""
+    if value not in ("0", "1"):
+        raise ValueError(value)
+    return value == "1"
+
+
+_SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag}
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
@@ -228,7 +281,7 @@ def make_agent(spec: str) -> Agent:
         try:
             params[key] = schema[key](value.strip())
         except ValueError:
-            kind = {int: "whole number", float: "number"}.get(schema[key], "word")
+            kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
             raise AgentError(f"agent {name!r}: {key} must be a {kind}, not {value!r}") from None
         if schema[key] in (int, float) and params[key] <= 0:
             raise AgentError(f"agent {name!r}: {key} must be > 0, not {value!r}")

@@ -72,6 +72,8 @@ def play_game(rules: Ruleset, deal: int, agents: tuple[Agent, Agent], rng_seed: 
     moves: list[str] = []
     seconds = [0.0, 0.0]
     decisions = [0, 0]
+    for seat, agent in enumerate(agents):
+        agent.start_game(seat)
     while not pos.is_over:
         actor = pos.actor
         if actor == K.ACTOR_CHANCE:
@@ -84,6 +86,8 @@ def play_game(rules: Ruleset, deal: int, agents: tuple[Agent, Agent], rng_seed: 
             decisions[actor] += 1
             if code not in set(int(c) for c in pos.legal_codes()):
                 raise RuntimeError(f"agent {agents[actor].name} chose an illegal move {Move.from_code(code).text()}")
+        for agent in agents:
+            agent.observe(pos, actor, code)
         moves.append(Move.from_code(code).text())
         K.apply_move(pos.state, pos.rules_array, np.int64(code))
     res = pos.result()

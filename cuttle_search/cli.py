@@ -338,7 +338,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, as_json
     """Play AGENT_A against AGENT_B on paired deals and report A's score.
 
     Agents: random, greedy, cuttlebot, pimc[:iterations=N,rollout=R],
-    ismcts[:iterations=N,time=S,c=X,rollout=R], oracle[:...] (ismcts that sees every card: a
+    ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), openspiel-ismcts[:iterations=N] (needs the openspiel extra).
     Rollouts R: greedy (the default), heuristic or random."""
     from .agents import AgentError

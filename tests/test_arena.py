@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from cuttle_search.agents import AgentError, make_agent
+from cuttle_search.cards import parse_card
 from cuttle_search.arena import _play_unit, elo, play_game, replay, run_arena, score_interval
 from cuttle_search.cli import main
 from cuttle_search.position import Position
@@ -49,7 +50,8 @@ def test_a_seed_reproduces_a_match_with_any_number_of_workers():
 
 AGENT_SPECS = [
     "random", "greedy", "cuttlebot", "pimc:iterations=300", "ismcts:iterations=300",
-    "ismcts:iterations=300,rollout=greedy", "pimc:iterations=300,rollout=random", "oracle:iterations=300",
+    "ismcts:iterations=300,rollout=heuristic", "ismcts:iterations=300,infer=1", "pimc:iterations=300,rollout=random",
+    "oracle:iterations=300",
 ]
 
 
@@ -70,7 +72,8 @@ def test_every_agent_plays_only_legal_moves(rules):
 def test_every_agent_plays_only_legal_moves_long(rules):
     rs = get_ruleset(rules)
     agents = [make_agent(s) for s in ["random", "greedy", "cuttlebot", "pimc:iterations=200", "ismcts:iterations=200",
-                                      "ismcts:iterations=200,rollout=greedy", "oracle:iterations=200"]]
+                                      "ismcts:iterations=200,rollout=heuristic", "ismcts:iterations=200,infer=1",
+                                      "oracle:iterations=200"]]
     for i, a in enumerate(agents):
         for j, b in enumerate(agents):
             for d in range(10):
@@ -104,6 +107,41 @@ def test_oracle_plays_on_the_true_state_and_the_others_on_their_view():
     assert text(oracle, ten_on_top) == "one-off 7H"
     assert text(oracle, junk_on_top) == "points 7H"
     assert text(fair, ten_on_top) == text(fair, junk_on_top)
+
+
+def test_ismcts_infers_the_opponent_lacks_the_winners_it_passed_up(monkeypatch):
+    """p1, on 15 points of 21, draws instead of winning: an ``infer=1`` search then deals
+    p1 no card that would have won (a 6-10, a Jack on p0's 7, a King), except its fresh draw."""
+    from cuttle_search import agents
+    from cuttle_search.engine import kernels as K
+    from cuttle_search.engine import search as S
+
+    seen = []
+    real = agents.run_search
+
+    def spy(*args, inference=None, **kw):
+        seen.append(inference)
+        return real(*args, inference=inference, **kw)
+
+    monkeypatch.setattr(agents, "run_search", spy)
+    game = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C", "3H"], p1Hand=["AS", "4H"], turn=1)
+    view = game.view_of(0)
+    winners = int(S.winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards),
+                                  np.zeros(K.STATE_SIZE, np.int64), np.zeros(K.MAX_MOVES, np.int64)))
+    for spec, expect in (("ismcts:iterations=300,infer=1", True), ("ismcts:iterations=300", False)):
+        g = game.copy()
+        agent = make_agent(spec)
+        agent.start_game(0)
+        draw = next(m for m in g.legal_moves() if m.text() == "draw")
+        agent.observe(g, 1, draw.code())
+        g.push(draw)
+        agent.choose(g, 0, np.random.default_rng(0))
+        if expect:
+            assert seen[-1].excluded == winners & g.view_of(0).unknown_cards and seen[-1].fresh == 1
+            assert all(winners >> parse_card(c) & 1 for c in ("TC", "TD", "TS", "KC", "KD", "KH", "KS", "JC", "6S"))
+            assert not any(winners >> parse_card(c) & 1 for c in ("5C", "AH", "QD"))
+        else:
+            assert seen[-1] is None
 
 
 def test_greedy_takes_a_win_and_blocks_a_threat():
@@ -144,6 +182,9 @@ def test_bad_agent_specs():
         make_agent("ismcts:depth=3")
     with pytest.raises(AgentError, match="iterations must be a whole number"):
         make_agent("ismcts:iterations=lots")
+    with pytest.raises(AgentError, match="infer must be a 0 or 1"):
+        make_agent("ismcts:infer=yes")
+    assert make_agent("ismcts:infer=0").infer is False and make_agent("ismcts:infer=1").infer is True
     r = CliRunner().invoke(main, ["arena", "random", "nobody", "-n", "2"])
     assert r.exit_code == 2 and "unknown agent 'nobody'" in r.output
 

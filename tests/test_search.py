@@ -13,7 +13,8 @@ from cuttle_search.cli import main
 from cuttle_search.engine import kernels as K
 from cuttle_search.engine import search as S
 from cuttle_search.position import Position
-from cuttle_search.search import SearchError, analyse, best_move
+from cuttle_search.cards import parse_card
+from cuttle_search.search import HandInference, SearchError, analyse, best_move
 from cuttle_search.search.ismcts import Limit, run_search
 
 from .helpers import build
@@ -151,7 +152,7 @@ def test_determinization_keeps_known_cards_and_deals_the_rest_uniformly():
     bottom = np.zeros(52)
     fixed = [K.F_HAND + 0, K.F_POINTS + 0, K.F_POINTS + 1, K.F_FACE + 0, K.F_FACE + 1, K.F_SCRAP, K.F_PUBLIC + 1]
     for _ in range(trials):
-        S.determinize(root, s, unknown, 0, rng, cards)
+        S.determinize(root, s, unknown, 0, rng, cards, 0, 0)
         for f in fixed:
             assert s[f] == root[f]
         assert s[K.F_HAND + 1] & ~unknown == root[K.F_HAND + 1] & ~unknown  # QS stays in p1's hand
@@ -337,3 +338,85 @@ def test_bench_quick_json():
     fig = json.loads(r.output[r.output.index("{"):])
     assert fig["search"]["bytes_per_node"] <= 200
     assert fig["rollout"]["rulesets"]["cuttle-cards"]["plies_per_second"] > 0
+
+
+# ---------------------------------------------------------------- inference
+def _hidden_hand_view():
+    full = build(p0Hand=["9C", "AH"], p1Hand=["KH", "4D", "5D", "6D", "7S"], p0Points=["7C"], deck_top=["8H"])
+    return full.view_of(0)
+
+
+def _hand_cards(s, view):
+    return int(s[K.F_HAND + 1]) & view.unknown_cards
+
+
+def test_determinization_deals_no_excluded_card_into_the_hand_but_fresh_ones():
+    view = _hidden_hand_view()
+    unknown = view.unknown_cards
+    excluded = sum(1 << c for c in range(52) if (unknown >> c) & 1 and c % 2 == 0)  # half the unseen cards
+    s = np.zeros_like(view.state)
+    cards = np.zeros(64, dtype=np.int64)
+    rng = S.seed_rng(np.uint64(4), 0)
+    allowed_seen = np.zeros(52)
+    excluded_in_hand = []
+    for fresh in (0, 1):
+        for _ in range(3000):
+            S.determinize(view.state, s, unknown, 0, rng, cards, excluded, fresh)
+            assert K.check_invariants(s) == 0
+            hand = _hand_cards(s, view)
+            assert hand.bit_count() == 5
+            excluded_in_hand.append((fresh, (hand & excluded).bit_count()))
+            if fresh == 0:
+                for c in range(52):
+                    allowed_seen[c] += (hand >> c) & 1
+    assert all(n == 0 for f, n in excluded_in_hand if f == 0)
+    with_fresh = [n for f, n in excluded_in_hand if f == 1]
+    assert max(with_fresh) == 1 and 0.3 < np.mean(with_fresh) < 0.7  # the fresh card is any unseen card
+    allowed = [c for c in range(52) if (unknown >> c) & 1 and not (excluded >> c) & 1]
+    expected = 3000 * 5 / len(allowed)
+    for c in allowed:
+        assert abs(allowed_seen[c] - expected) < 5 * np.sqrt(expected), (c, allowed_seen[c], expected)
+
+
+def test_an_inference_that_cannot_hold_is_ignored():
+    view = _hidden_hand_view()
+    unknown = view.unknown_cards
+    a, b = np.zeros_like(view.state), np.zeros_like(view.state)
+    cards = np.zeros(64, dtype=np.int64)
+    rng_a, rng_b = S.seed_rng(np.uint64(5), 0), S.seed_rng(np.uint64(5), 0)
+    for _ in range(50):
+        S.determinize(view.state, a, unknown, 0, rng_a, cards, unknown, 0)  # every unseen card excluded
+        S.determinize(view.state, b, unknown, 0, rng_b, cards, 0, 0)
+        assert np.array_equal(a, b)
+
+
+def test_winning_cards_are_those_that_would_meet_the_goal_now():
+    # p1 to act with 15 points (goal 21): a 6-10 in points, a King (goal 14) or a Jack on
+    # p0's 7 would win; an Ace-5 or a Queen would not
+    pos = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C"], p1Hand=["AS"], turn=1)
+    view = pos.view_of(0)
+    t = np.zeros(K.STATE_SIZE, np.int64)
+    buf = np.zeros(K.MAX_MOVES, np.int64)
+    won = int(S.winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards), t, buf))
+    expected = {c for c in range(52) if (view.unknown_cards >> c) & 1 and (5 <= c >> 2 <= 9 or c >> 2 in (10, 12))}
+    assert {c for c in range(52) if (won >> c) & 1} == expected
+    guarded = build(p0Points=["7C"], p0FaceCards=["QS"], p1Points=["TH", "5D"], p0Hand=["2C"], p1Hand=["AS"], turn=1)
+    view = guarded.view_of(0)
+    won = int(S.winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards), t, buf))
+    assert not any((won >> c) & 1 for c in range(40, 44))  # p0's Queen protects the 7 from Jacks
+
+
+def test_an_inference_changes_what_the_search_fears():
+    """p1 sits on 19 of 21 points with two hidden cards; p0 can scuttle the Ten. Without
+    inference p1 almost surely holds a winner, so the scuttle is the best of bad moves;
+    told that p1 holds no winner (it passed one up and drew nothing since), p0 plays points."""
+    pos = build(p0Hand=["TS", "6D", "7H"], p0Points=["5C"], p1Points=["TH", "5D", "4S"], p1Hand=["AC", "QD"])
+    view = pos.view_of(0)
+    lacks = view.unknown_cards & ~sum(1 << parse_card(c) for c in ("AD", "AH", "AS", "QC", "QH", "QS", "AC", "QD"))
+    plain = analyse(view, iterations=6000, seed=4)
+    told = analyse(view, iterations=6000, seed=4, inference=HandInference(lacks))
+    assert best_text(plain) == "scuttle TS TH"
+    assert {m.move.text(): m for m in plain.moves}["points 7H"].score < 0.25
+    assert best_text(told).startswith("points") and told.best.score > 0.75
+    with pytest.raises(SearchError, match="inference"):
+        analyse(view, iterations=10, inference=lacks)

@@ -4,9 +4,10 @@ Whitehouse 2012).
 One tree of the viewer's information sets, stored as flat arrays (a ``Tree``, see
 ``cuttle_search.search.tree``), one entry per node; a node is reached by one move from its
 parent. Every iteration draws a fresh determinization of the root (the cards the viewer
-cannot see dealt at random into the slots they could be in), then selects with UCB over
-the moves legal in that determinization, using availability counts, expands one node,
-rolls out to the end of the game and backs up the result. Below the root, a move that
+cannot see dealt at random into the slots they could be in, narrowed by an inference
+when the caller has one), then selects with UCB over the moves legal in that
+determinization, using availability counts, expands one node, rolls out to the end of
+the game and backs up the result. Below the root, a move that
 wins on the spot (points, a King or a Jack that meets the goal) is always taken when it is
 legal: a "decisive move", true in every determinization, which lets a losing line read as
 lost from its first visits.
@@ -86,15 +87,9 @@ META_ITERATIONS = 1
 
 
 @njit(cache=True)
-def determinize(root, s, unknown, viewer, rng, cards):
-    """Copy ``root`` into ``s`` and deal the cards of ``unknown`` (the viewer's unseen
-    cards) uniformly into the slots they may occupy: the opponent's unknown hand cards
-    and the deck below its known top. Everything the viewer knows stays where it is."""
-    s[:] = root
-    if unknown == 0:
-        return
+def _shuffle_into(cards, x, rng):
+    """List the cards of mask ``x`` into ``cards`` in uniformly random order; return how many."""
     k = 0
-    x = unknown
     while x:
         cards[k] = lowest(x)
         x &= x - 1
@@ -104,13 +99,43 @@ def determinize(root, s, unknown, viewer, rng, cards):
         t = cards[i]
         cards[i] = cards[j]
         cards[j] = t
+    return k
+
+
+@njit(cache=True)
+def determinize(root, s, unknown, viewer, rng, cards, excluded, fresh):
+    """Copy ``root`` into ``s`` and deal the cards of ``unknown`` (the viewer's unseen
+    cards) uniformly into the slots they may occupy: the opponent's unknown hand cards
+    and the deck below its known top. Everything the viewer knows stays where it is.
+
+    ``excluded`` is an inference: cards the opponent does not hold, except among its
+    ``fresh`` cards drawn since the inference was made. The deal is then uniform given
+    that: all but ``fresh`` unknown hand cards come from outside ``excluded``. An
+    inference that cannot hold (too few cards outside it) is ignored."""
+    s[:] = root
+    if unknown == 0:
+        return
     o = other(root, viewer)
     in_hand = popcount(root[F_HAND + o] & unknown)
     hand = root[F_HAND + o] & ~unknown
+    hidden_deck = root[F_DECK_N] - root[F_DECK_KNOWN]
+    held = in_hand - fresh  # hand slots the inference speaks for
+    ex = excluded & unknown
+    if ex != 0 and held > 0 and popcount(unknown & ~ex) >= held:
+        _shuffle_into(cards, unknown & ~ex, rng)
+        for i in range(held):
+            hand |= bit(cards[i])
+        _shuffle_into(cards, unknown & ~hand, rng)
+        for i in range(fresh):
+            hand |= bit(cards[i])
+        s[F_HAND + o] = hand
+        for i in range(hidden_deck):
+            s[F_DECK + i] = cards[fresh + i]
+        return
+    _shuffle_into(cards, unknown, rng)
     for i in range(in_hand):
         hand |= bit(cards[i])
     s[F_HAND + o] = hand
-    hidden_deck = root[F_DECK_N] - root[F_DECK_KNOWN]
     for i in range(hidden_deck):
         s[F_DECK + i] = cards[in_hand + i]
 
@@ -141,6 +166,28 @@ def _first_win(s, r, p, buf, n):
         if _wins_now(s, r, p, buf[i]):
             return i
     return -1
+
+
+@njit(cache=True)
+def winning_cards(s, r, p, candidates, t, buf):
+    """The cards of ``candidates`` with which seat ``p``, deciding in the main phase of
+    ``s``, could win on the spot (points, a King or a Jack that meets the goal), had it
+    held them. ``t`` is a state-sized scratch array; only public fields are read, so the
+    candidates may be cards p's opponent cannot see."""
+    out = 0
+    base = s[F_HAND + p] & ~candidates
+    x = candidates
+    while x:
+        c = lowest(x)
+        x &= x - 1
+        t[:] = s
+        t[F_HAND + p] = base | bit(c)
+        n = generate_moves(t, r, buf)
+        for i in range(n):
+            if move_card(buf[i]) == c and _wins_now(t, r, p, buf[i]):
+                out |= bit(c)
+                break
+    return out
 
 
 @njit(cache=True)
@@ -267,15 +314,19 @@ def rollout(s, r, rng, buf, policy, scratch):
     plies = 0
     while s[F_PHASE] != PH_OVER:
         n = generate_moves(s, r, buf)
-        if policy == ROLLOUT_HEURISTIC:
-            m = _heuristic_pick(s, r, buf, n, rng)
-        elif policy == ROLLOUT_GREEDY:
-            m = _greedy_pick(s, r, buf, n, rng, scratch)
-        else:
-            m = buf[rng_below(rng, n)]
-        apply_move(s, r, m)
+        apply_move(s, r, policy_pick(s, r, buf, n, rng, policy, scratch))
         plies += 1
     return plies
+
+
+@njit(cache=True)
+def policy_pick(s, r, buf, n, rng, policy, scratch):
+    """The move the rollout policy ``policy`` plays among the ``n`` moves in ``buf``."""
+    if policy == ROLLOUT_HEURISTIC:
+        return _heuristic_pick(s, r, buf, n, rng)
+    if policy == ROLLOUT_GREEDY:
+        return _greedy_pick(s, r, buf, n, rng, scratch)
+    return buf[rng_below(rng, n)]
 
 
 @njit(cache=True)
@@ -297,7 +348,7 @@ def _new_node(move, parent, mover, t_move, t_parent, t_mover, t_visits, t_avail,
 
 @njit(nogil=True, cache=True)
 def ismcts_iterate(
-    root, r, viewer, unknown, iterations, rng, exploration, policy,
+    root, r, viewer, unknown, excluded, fresh, iterations, rng, exploration, policy,
     t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta,
     s, buf, seen, path, cards, scratch,
 ):
@@ -308,7 +359,7 @@ def ismcts_iterate(
     while done < iterations:
         if meta[META_NODES] + 2 > cap:
             break
-        determinize(root, s, unknown, viewer, rng, cards)
+        determinize(root, s, unknown, viewer, rng, cards, excluded, fresh)
         node = 0
         depth = 0
         path[0] = 0
@@ -467,14 +518,14 @@ def cuttlebot_move(s, r, rng, buf0, buf1, c1, c2):
 
 
 @njit(nogil=True, cache=True)
-def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, moves, scores, cards, scratch):
+def pimc_move(root, r, viewer, unknown, excluded, fresh, worlds, rng, policy, s, child, buf, moves, scores, cards, scratch):
     """Determinized flat Monte Carlo: in each of ``worlds`` determinizations, one rollout
     after every legal move of the viewer; the move with the best total score wins."""
     n = generate_moves(root, r, moves)
     for i in range(n):
         scores[i] = 0.0
     for _ in range(worlds):
-        determinize(root, s, unknown, viewer, rng, cards)
+        determinize(root, s, unknown, viewer, rng, cards, excluded, fresh)
         for i in range(n):
             child[:] = s
             apply_move(child, r, moves[i])

@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..position import Position, load_position
-from .ismcts import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit, SearchError, run_search, search_viewer
+from .ismcts import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ITERATIONS,
+    DEFAULT_ROLLOUT,
+    HandInference,
+    Limit,
+    SearchError,
+    run_search,
+    search_viewer,
+)
 from .result import AnalysisResult, MoveStat
 
 PositionSource = Position | str | Path | Mapping[str, Any]
@@ -26,14 +35,17 @@ def analyse(
     rollout: str = DEFAULT_ROLLOUT,
     exploration: float = DEFAULT_EXPLORATION,
     progress=None,
+    inference: HandInference | None = None,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
     player whose view it is and rank that player's legal moves.
 
     With neither ``iterations`` nor ``time`` the budget is 10,000 iterations. A seed and a
-    thread count reproduce an iteration-budget result exactly."""
+    thread count reproduce an iteration-budget result exactly. ``inference`` (what the
+    caller knows the opponent does not hold, from the game so far) narrows the deals."""
     pos = _position(position)
-    return run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress)
+    return run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
+                      inference=inference)
 
 
 @dataclass(frozen=True)
@@ -66,5 +78,6 @@ def best_move(position: PositionSource, iterations: int | None = None, time: flo
     return Hint(result.moves[0], result.moves[1 : 1 + runners_up], result)
 
 
-__all__ = ["analyse", "best_move", "AnalysisResult", "MoveStat", "Hint", "Limit", "SearchError", "search_viewer",
+__all__ = ["analyse", "best_move", "AnalysisResult", "MoveStat", "Hint", "HandInference", "Limit", "SearchError",
+           "search_viewer",
            "DEFAULT_ITERATIONS", "DEFAULT_EXPLORATION", "DEFAULT_ROLLOUT"]

@@ -20,7 +20,8 @@ from ..position import Position, seat_name
 from .result import AnalysisResult, MoveStat, score_interval
 from .tree import Tree
 
-ROLLOUTS = {"greedy": S.ROLLOUT_GREEDY, "heuristic": S.ROLLOUT_HEURISTIC, "random": S.ROLLOUT_RANDOM}
+ROLLOUTS = {"greedy": S.ROLLOUT_GREEDY, "heuristic": S.ROLLOUT_HEURISTIC, "random": S.ROLLOUT_RANDOM,
+            "greedy-opp": S.ROLLOUT_GREEDY + 4, "greedy-counter": 3, "greedy-counter-opp": 7, "heuristic-opp": S.ROLLOUT_HEURISTIC + 4}
 DEFAULT_ROLLOUT = "greedy"
 DEFAULT_ITERATIONS = 10_000
 DEFAULT_EXPLORATION = 0.7
@@ -50,11 +51,29 @@ class Limit:
         return self.iterations
 
 
+@dataclass(frozen=True)
+class HandInference:
+    """What the viewer has inferred about the opponent's hidden hand: it holds none of the
+    cards of the mask ``excluded``, except perhaps among its ``fresh`` cards drawn since.
+    (The ``ismcts`` agent infers this from an opponent that passed up a win on the spot.)"""
+
+    excluded: int
+    fresh: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.excluded, int) or not 0 <= self.excluded < 1 << 52:
+            raise SearchError(f"inference: excluded must be a 52-bit card mask, got {self.excluded!r}")
+        if not isinstance(self.fresh, int) or self.fresh < 0:
+            raise SearchError(f"inference: fresh must be a whole number >= 0, got {self.fresh!r}")
+
+
 class _Worker:
     """One thread's tree, generator and scratch buffers."""
 
-    def __init__(self, seed: int, index: int, capacity: int) -> None:
+    def __init__(self, seed: int, index: int, capacity: int, inference: HandInference | None) -> None:
         self.tree = Tree(capacity)
+        self.excluded = np.int64(0 if inference is None else inference.excluded)
+        self.fresh = np.int64(0 if inference is None else inference.fresh)
         self.rng = S.seed_rng(np.uint64(seed & (2**64 - 1)), index)
         self.s = np.zeros(K.STATE_SIZE, dtype=np.int64)
         self.buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
@@ -65,7 +84,7 @@ class _Worker:
 
     def _iterate(self, root, r, viewer, unknown, n, exploration, policy) -> int:
         return S.ismcts_iterate(
-            root, r, viewer, unknown, n, self.rng, exploration, policy,
+            root, r, viewer, unknown, self.excluded, self.fresh, n, self.rng, exploration, policy,
             *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch,
         )
 
@@ -102,8 +121,10 @@ def run_search(
     exploration: float = DEFAULT_EXPLORATION,
     progress: Callable[[int, "Snapshot"], None] | None = None,
     node_capacity: int = 1 << 16,
+    inference: HandInference | None = None,
 ) -> AnalysisResult:
-    """Search ``pos`` for its viewer and rank the viewer's legal moves."""
+    """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
+    narrows the deals of the opponent's hidden cards (see :class:`HandInference`)."""
     viewer = search_viewer(pos)
     if not isinstance(threads, int) or threads < 1:
         raise SearchError(f"threads: expected a whole number >= 1, got {threads!r}")
@@ -113,11 +134,13 @@ def run_search(
         raise SearchError(f"exploration: expected a number >= 0, got {exploration!r}")
     if not isinstance(seed, int) or seed < 0:
         raise SearchError(f"seed: expected a whole number >= 0, got {seed!r}")
+    if inference is not None and not isinstance(inference, HandInference):
+        raise SearchError(f"inference: expected a HandInference, got {inference!r}")
     policy = ROLLOUTS[rollout]
     r = pos.rules_array
     root = pos.state.copy()
     unknown = np.int64(pos.unknown_cards if pos.hidden is not None else 0)
-    workers = [_Worker(seed, i, node_capacity) for i in range(threads)]
+    workers = [_Worker(seed, i, node_capacity, inference) for i in range(threads)]
     total = limit.effective_iterations
     quotas = [None] * threads if total is None else [total // threads + (i < total % threads) for i in range(threads)]
     deadline = None if limit.time is None else time.perf_counter() + limit.time
