@@ -20,8 +20,7 @@ from ..position import Position, seat_name
 from .result import AnalysisResult, MoveStat, score_interval
 from .tree import Tree
 
-ROLLOUTS = {"greedy": S.ROLLOUT_GREEDY, "heuristic": S.ROLLOUT_HEURISTIC, "random": S.ROLLOUT_RANDOM,
-            "greedy-opp": S.ROLLOUT_GREEDY + 4, "greedy-counter": 3, "greedy-counter-opp": 7, "heuristic-opp": S.ROLLOUT_HEURISTIC + 4}
+ROLLOUTS = {"greedy": S.ROLLOUT_GREEDY, "heuristic": S.ROLLOUT_HEURISTIC, "random": S.ROLLOUT_RANDOM}
 DEFAULT_ROLLOUT = "greedy"
 DEFAULT_ITERATIONS = 10_000
 DEFAULT_EXPLORATION = 0.7
