@@ -175,7 +175,7 @@ class Pimc(Agent):
         unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
         policy = ROLLOUTS[self.rollout]
         return int(
-            S.pimc_move(view.state, view.rules_array, seat, unknown, 0, 0, worlds, _rng_state(rng), policy,
+            S.pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
                         self._s, self._child, self._buf, self._moves, self._scores, self._cards, self._scratch)
         )
 

@@ -72,7 +72,7 @@ def greedy_picks(pos, times, seed):
     scratch = np.zeros(K.STATE_SIZE, np.int64)
     rng = S.seed_rng(np.uint64(seed), 0)
     before = s.copy()
-    picks = [S._greedy_pick(s, r, buf, n, rng, scratch) for _ in range(times)]
+    picks = [S.policy_pick(s, r, buf, n, rng, S.ROLLOUT_GREEDY, scratch) for _ in range(times)]
     assert (s == before).all()  # the policy tries moves on the scratch copy only
     return n, [next(m.text() for m in pos.legal_moves() if m.code() == c) for c in picks]
 

@@ -88,7 +88,7 @@ META_ITERATIONS = 1
 
 @njit(cache=True)
 def _shuffle_into(cards, x, rng):
-    """List the cards of mask ``x`` into ``cards`` in uniformly random order; return how many."""
+    """List the cards of mask ``x`` into ``cards`` in uniformly random order."""
     k = 0
     while x:
         cards[k] = lowest(x)
@@ -99,7 +99,6 @@ def _shuffle_into(cards, x, rng):
         t = cards[i]
         cards[i] = cards[j]
         cards[j] = t
-    return k
 
 
 @njit(cache=True)
@@ -192,17 +191,12 @@ def winning_cards(s, r, p, candidates, t, buf):
 
 @njit(cache=True)
 def _heuristic_pick(s, r, buf, n, rng):
-    """A cheap rollout policy: take an immediate win; when the opponent is within reach
-    of their goal, scuttle or steal their biggest card; otherwise prefer developing
-    plays (points, royals, scuttles, jacks) to drawing half of the time."""
-    ph = s[F_PHASE]
-    if ph != PH_MAIN and ph != PH_SEVEN:
-        return buf[rng_below(rng, n)]
+    """The heuristic rollout policy in a main or 7 decision with no win on the spot: when
+    the opponent is within reach of their goal, scuttle or steal their biggest card;
+    otherwise prefer developing plays (points, royals, scuttles, jacks) to drawing half
+    of the time."""
     p = s[F_ACTOR]
     o = other(s, p)
-    win = _first_win(s, r, p, buf, n)
-    if win >= 0:
-        return buf[win]
     opp_gap = goal(s, r, o) - points_total(s, o)
     if opp_gap <= 10:
         best = -1
@@ -277,18 +271,11 @@ def _keep_best(v, i, best_val, best, ties, rng):
 
 @njit(cache=True)
 def _greedy_pick(s, r, buf, n, rng, scratch):
-    """A one-ply greedy rollout policy for a main or 7 decision: take a win on the spot;
-    otherwise, three times in four, try every move on a copy (a one-off as if the opponent
-    lets it resolve) and keep the best material balance, and else play a uniform move. Any
-    other decision is a uniform move."""
-    ph = s[F_PHASE]
-    if (ph != PH_MAIN and ph != PH_SEVEN) or n == 1:
-        return buf[rng_below(rng, n)]
+    """The one-ply greedy rollout policy in a main or 7 decision with no win on the spot:
+    three times in four, try every move on a copy (a one-off as if the opponent lets it
+    resolve) and keep the best material balance, and else play a uniform move."""
     p = s[F_ACTOR]
     o = other(s, p)
-    win = _first_win(s, r, p, buf, n)
-    if win >= 0:
-        return buf[win]
     if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
         return buf[rng_below(rng, n)]
     best = 0
@@ -321,12 +308,19 @@ def rollout(s, r, rng, buf, policy, scratch):
 
 @njit(cache=True)
 def policy_pick(s, r, buf, n, rng, policy, scratch):
-    """The move the rollout policy ``policy`` plays among the ``n`` moves in ``buf``."""
+    """The move the rollout policy ``policy`` plays among the ``n`` moves in ``buf``. Every
+    policy plays a uniform move outside a main or 7 decision; inside one, the heuristic
+    and greedy policies take a win on the spot before they weigh anything else."""
+    ph = s[F_PHASE]
+    forced = policy == ROLLOUT_GREEDY and n == 1  # greedy does not weigh a lone move
+    if policy == ROLLOUT_RANDOM or (ph != PH_MAIN and ph != PH_SEVEN) or forced:
+        return buf[rng_below(rng, n)]
+    win = _first_win(s, r, s[F_ACTOR], buf, n)
+    if win >= 0:
+        return buf[win]
     if policy == ROLLOUT_HEURISTIC:
         return _heuristic_pick(s, r, buf, n, rng)
-    if policy == ROLLOUT_GREEDY:
-        return _greedy_pick(s, r, buf, n, rng, scratch)
-    return buf[rng_below(rng, n)]
+    return _greedy_pick(s, r, buf, n, rng, scratch)
 
 
 @njit(cache=True)
@@ -518,14 +512,14 @@ def cuttlebot_move(s, r, rng, buf0, buf1, c1, c2):
 
 
 @njit(nogil=True, cache=True)
-def pimc_move(root, r, viewer, unknown, excluded, fresh, worlds, rng, policy, s, child, buf, moves, scores, cards, scratch):
+def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, moves, scores, cards, scratch):
     """Determinized flat Monte Carlo: in each of ``worlds`` determinizations, one rollout
     after every legal move of the viewer; the move with the best total score wins."""
     n = generate_moves(root, r, moves)
     for i in range(n):
         scores[i] = 0.0
     for _ in range(worlds):
-        determinize(root, s, unknown, viewer, rng, cards, excluded, fresh)
+        determinize(root, s, unknown, viewer, rng, cards, 0, 0)
         for i in range(n):
             child[:] = s
             apply_move(child, r, moves[i])

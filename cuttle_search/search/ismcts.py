@@ -69,10 +69,8 @@ class HandInference:
 class _Worker:
     """One thread's tree, generator and scratch buffers."""
 
-    def __init__(self, seed: int, index: int, capacity: int, inference: HandInference | None) -> None:
+    def __init__(self, seed: int, index: int, capacity: int) -> None:
         self.tree = Tree(capacity)
-        self.excluded = np.int64(0 if inference is None else inference.excluded)
-        self.fresh = np.int64(0 if inference is None else inference.fresh)
         self.rng = S.seed_rng(np.uint64(seed & (2**64 - 1)), index)
         self.s = np.zeros(K.STATE_SIZE, dtype=np.int64)
         self.buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
@@ -81,19 +79,19 @@ class _Worker:
         self.cards = np.zeros(64, dtype=np.int64)
         self.scratch = np.zeros(K.STATE_SIZE, dtype=np.int64)
 
-    def _iterate(self, root, r, viewer, unknown, n, exploration, policy) -> int:
+    def _iterate(self, root, r, viewer, deal, n, exploration, policy) -> int:
         return S.ismcts_iterate(
-            root, r, viewer, unknown, self.excluded, self.fresh, n, self.rng, exploration, policy,
+            root, r, viewer, *deal, n, self.rng, exploration, policy,
             *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch,
         )
 
-    def run(self, root, r, viewer, unknown, n, exploration, policy) -> int:
+    def run(self, root, r, viewer, deal, n, exploration, policy) -> int:
         """Run ``n`` iterations, growing the tree whenever it fills (n = 0 only loads the
         compiled kernel)."""
-        done = self._iterate(root, r, viewer, unknown, n, exploration, policy)
+        done = self._iterate(root, r, viewer, deal, n, exploration, policy)
         while done < n:
             self.tree.grow()
-            done += self._iterate(root, r, viewer, unknown, n - done, exploration, policy)
+            done += self._iterate(root, r, viewer, deal, n - done, exploration, policy)
         return done
 
 
@@ -138,15 +136,20 @@ def run_search(
     policy = ROLLOUTS[rollout]
     r = pos.rules_array
     root = pos.state.copy()
-    unknown = np.int64(pos.unknown_cards if pos.hidden is not None else 0)
-    workers = [_Worker(seed, i, node_capacity, inference) for i in range(threads)]
+    # what every determinization re-deals: the unseen cards, and the inference (excluded, fresh)
+    deal = (
+        np.int64(pos.unknown_cards if pos.hidden is not None else 0),
+        np.int64(0 if inference is None else inference.excluded),
+        np.int64(0 if inference is None else inference.fresh),
+    )
+    workers = [_Worker(seed, i, node_capacity) for i in range(threads)]
     total = limit.effective_iterations
     quotas = [None] * threads if total is None else [total // threads + (i < total % threads) for i in range(threads)]
     deadline = None if limit.time is None else time.perf_counter() + limit.time
     chunk = 256 if deadline is not None else 2048
     stop = threading.Event()
     compile_start = time.perf_counter()
-    workers[0].run(root, r, viewer, unknown, 0, float(exploration), policy)  # compile or load, not timed
+    workers[0].run(root, r, viewer, deal, 0, float(exploration), policy)  # compile or load, not timed
     compile_seconds = time.perf_counter() - compile_start
     start = time.perf_counter()
 
@@ -157,7 +160,7 @@ def run_search(
             n = chunk if quota is None else min(chunk, quota - w.tree.iterations)
             if n <= 0:
                 return
-            w.run(root, r, viewer, unknown, n, float(exploration), policy)
+            w.run(root, r, viewer, deal, n, float(exploration), policy)
             if deadline is not None and time.perf_counter() >= deadline:
                 return
 
