@@ -3,8 +3,11 @@
 ``kernels.py`` holds the game (its docstring documents the state layout) and ``search.py``
 the ISMCTS. Numba's on-disk cache checks only the file that defines a function, so a change
 in ``kernels.py`` would not recompile the cached search kernels that call into it. On import
-this module therefore stamps the engine's sources and, when they changed, clears the
-engine's cached machine code before anything loads it.
+this module therefore stamps every source file of the engine and, when any changed, clears
+the engine's cached machine code before anything loads it.
+
+Where no cache directory is writable (a read-only install with no writable home or
+temporary directory), the kernels compile in memory instead: ``jit.CACHE`` is then off.
 """
 
 from __future__ import annotations
@@ -14,7 +17,11 @@ import os
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = ("kernels.py", "search.py")
+
+
+def _sources() -> list[Path]:
+    """Every Python file of the engine, so a new kernel file is stamped without a list."""
+    return sorted(_HERE.glob("*.py"))
 
 
 def _cache_dirs() -> list[Path]:
@@ -27,9 +34,10 @@ def _cache_dirs() -> list[Path]:
 
 def _refresh_cache_stamp() -> None:
     digest = hashlib.sha256()
-    for name in _SOURCES:
-        digest.update((_HERE / name).read_bytes())
+    for path in _sources():
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
     stamp = digest.hexdigest()
+    modules = {path.stem for path in _sources()}
     for d in _cache_dirs():
         marker = d / "cuttle_engine.stamp"
         try:
@@ -37,14 +45,55 @@ def _refresh_cache_stamp() -> None:
                 continue
             if d.exists():
                 for f in d.iterdir():
-                    if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in ("kernels", "search"):
+                    if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in modules:
                         f.unlink()
             d.mkdir(parents=True, exist_ok=True)
             marker.write_text(stamp)
         except OSError:
-            pass  # a read-only install: Numba then falls back to compiling in memory
+            pass  # not writable here: jit.choose_cache picks another place or compiles in memory
 
 
+def _writable(d: Path) -> bool:
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        probe = d / f".cuttle-write-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        return True
+    except OSError:
+        return False
+
+
+def _choose_cache() -> bool:
+    """Find a writable place for Numba's cache; False means compile in memory only.
+
+    Numba writes next to the sources (``__pycache__``) unless ``NUMBA_CACHE_DIR`` is set.
+    When neither is writable, point ``NUMBA_CACHE_DIR`` at the user's cache directory or,
+    failing that, the temporary directory, before Numba reads its configuration."""
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if root:
+        return _writable(Path(root))
+    if _writable(_HERE / "__pycache__"):
+        return True
+    import tempfile
+
+    home_cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for candidate in (Path(home_cache) / "cuttle_search" / "numba", Path(tempfile.gettempdir()) / "cuttle_search-numba"):
+        if _writable(candidate):
+            os.environ["NUMBA_CACHE_DIR"] = str(candidate)
+            try:
+                from numba.core import config
+
+                config.CACHE_DIR = str(candidate)
+            except ImportError:  # pragma: no cover
+                pass
+            return True
+    return False
+
+
+from . import jit  # noqa: E402
+
+jit.CACHE = _choose_cache()
 _refresh_cache_stamp()
 
 from . import kernels, search  # noqa: E402

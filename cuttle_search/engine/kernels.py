@@ -61,7 +61,7 @@ with 63 meaning none, or, for discards, a card mask from bit 5.
 """
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 # ---------------------------------------------------------------- cards
 N_CARDS = 52

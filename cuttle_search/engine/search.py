@@ -30,7 +30,7 @@ exactly as if nothing had happened.
 """
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from .kernels import (
     ACTOR_CHANCE,
