@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import CuttleError, brief
 from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
@@ -37,7 +38,7 @@ from .search.ismcts import (
 )
 
 
-class AgentError(ValueError):
+class AgentError(CuttleError):
     """An unknown agent or agent parameter."""
 
 

@@ -23,15 +23,16 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from .errors import CuttleError, brief
 from .cards import Card, CardError, card_str, cards_in, mask_of, parse_card
 from .engine import kernels as K
 
 
-class MoveError(ValueError):
+class MoveError(CuttleError):
     """Text or JSON that is not a move."""
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(MoveError):
     """A well-formed move that is not legal in the position."""
 
 

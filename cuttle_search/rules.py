@@ -13,10 +13,11 @@ from typing import Mapping
 
 import numpy as np
 
+from .errors import CuttleError, brief
 from .engine import kernels as K
 
 
-class RulesError(ValueError):
+class RulesError(CuttleError):
     """An unknown ruleset, option or option value."""
 
 

@@ -235,10 +235,18 @@ def test_api_accepts_path_dict_and_json_string():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"iterations": 0}, "iterations: expected a whole number >= 1"),
-        ({"time": -1}, "time: expected a number of seconds > 0"),
-        ({"threads": 0}, "threads: expected a whole number >= 1"),
+        ({"iterations": 0}, "iterations: expected a whole number from 1 to 1,000,000,000, got 0"),
+        ({"iterations": 10**30}, "iterations: expected a whole number from 1 to"),
+        ({"time": -1}, "time: expected a number of seconds above 0"),
+        ({"time": float("inf")}, "time: expected a number of seconds above 0 and at most"),
+        ({"time": float("nan")}, "time: expected a number of seconds"),
+        ({"threads": 0}, "threads: expected a whole number from 1 to 256"),
+        ({"threads": 8, "iterations": 4}, "threads: 8 threads for 4 iterations"),
         ({"rollout": "smart"}, "rollout: expected one of"),
+        ({"exploration": float("nan")}, "exploration: expected a finite number"),
+        ({"exploration": float("inf")}, "exploration: expected a finite number"),
+        ({"seed": 2**64}, "seed: expected a whole number from 0 to 2\\^63 - 1"),
+        ({"seed": -1}, "seed: expected a whole number"),
     ],
 )
 def test_bad_budgets(kwargs, message):
