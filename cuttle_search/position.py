@@ -148,6 +148,8 @@ class Position:
     def legal_codes(self) -> np.ndarray:
         buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
         n = K.generate_moves(self.state, self.rules_array, buf)
+        if K.moves_overflowed(buf, n):  # unreachable from a loaded position (K.hand_cap)
+            raise PositionError(f"phase: more than {K.MAX_MOVES - 1:,} legal moves; this position cannot be played")
         return buf[:n].copy()
 
     def legal_moves(self) -> list[Move]:

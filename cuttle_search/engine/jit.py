@@ -48,7 +48,7 @@ def uncached_kernels() -> list[str]:
 _warned = False
 
 
-def warn_if_compiling(stream: TextIO = sys.stderr) -> bool:
+def warn_if_compiling(stream: TextIO | None = None) -> bool:
     """Say once per process, on ``stream``, that the engine is about to compile; returns
     whether it said so."""
     global _warned
@@ -56,5 +56,5 @@ def warn_if_compiling(stream: TextIO = sys.stderr) -> bool:
         return False
     _warned = True
     where = "first run only" if CACHE else "no writable cache directory, so on every run"
-    print(f"compiling the engine ({where}; up to a minute)…", file=stream, flush=True)
+    print(f"compiling the engine ({where}; up to a minute)…", file=stream or sys.stderr, flush=True)
     return True
