@@ -270,7 +270,7 @@ def make_agent(spec: str) -> Agent:
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     if name not in AGENTS:
-        raise AgentError(f"unknown agent {name!r} (known: {', '.join(AGENTS)})")
+        raise AgentError(f"unknown agent {brief(name)} (known: {', '.join(AGENTS)})")
     cls, schema = AGENTS[name]
     params: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
@@ -278,16 +278,16 @@ def make_agent(spec: str) -> Agent:
         key = key.strip()
         if not eq or key not in schema:
             known = ", ".join(schema) or "none"
-            raise AgentError(f"agent {name!r}: unknown parameter {part!r} (parameters: {known})")
+            raise AgentError(f"agent {brief(name)}: unknown parameter {brief(part)} (parameters: {known})")
         try:
             params[key] = schema[key](value.strip())
         except ValueError:
             kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
-            raise AgentError(f"agent {name!r}: {key} must be a {kind}, not {value!r}") from None
+            raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
         if schema[key] in (int, float) and params[key] <= 0:
-            raise AgentError(f"agent {name!r}: {key} must be > 0, not {value!r}")
+            raise AgentError(f"agent {brief(name)}: {key} must be > 0, not {brief(value)}")
     if "rollout" in params and params["rollout"] not in ROLLOUTS:
-        raise AgentError(f"agent {name!r}: rollout must be one of {', '.join(ROLLOUTS)}, not {params['rollout']!r}")
+        raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
     if cls is None:
         from .openspiel_adapter import OpenSpielIsmcts
 

@@ -8,7 +8,6 @@ unexpected is answered as an ``internal`` error, logged to stderr, and the serve
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import sys
@@ -18,6 +17,7 @@ from typing import IO, Any, Iterator, Mapping
 
 from .errors import CuttleError, brief
 from .inputs import parse_json
+from .limits import is_finite_number
 from .position import load_position
 from .search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit, SearchError, best_move
 
@@ -48,7 +48,9 @@ def _error(req_id: Any, message: str, field: str | None = None) -> dict[str, Any
 
 
 def _whole(req: Mapping[str, Any], key: str, default: Any, low: int, high: int) -> Any:
-    value = req.get(key, default)
+    value = req.get(key)
+    if value is None:  # absent or null: the default
+        value = default
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
@@ -60,8 +62,7 @@ def _seconds(req: Mapping[str, Any], key: str, default: Any, high: float) -> Any
     value = req.get(key, default)
     if value is None:
         return None
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or not 0 < value <= high:
+    if not is_finite_number(value) or not 0 < value <= high:
         raise SearchError(f"{key}: expected a number of seconds above 0 and at most {high:g}, got {brief(value)}")
     return float(value)
 
@@ -71,7 +72,7 @@ def _request_id(req: Mapping[str, Any]) -> Any:
     rid = req.get("id")
     if rid is None or isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
         return rid
-    if isinstance(rid, float) and math.isfinite(rid):
+    if isinstance(rid, float) and is_finite_number(rid):
         return rid
     raise RequestError(f"id: expected a string, a number or null, got {brief(rid)}")
 
@@ -107,9 +108,11 @@ def answer(line: str | bytes, defaults: Mapping[str, Any], limits: ServerLimits 
         else:
             data = {k: v for k, v in req.items() if k not in REQUEST_KEYS}
         limit = _budget(req, defaults, limits)
-        seed = _whole(req, "seed", defaults.get("seed", 0), 0, 2**63 - 1)
-        threads = _whole(req, "threads", defaults.get("threads", 1), 1, limits.max_threads)
+        seed = _whole(req, "seed", defaults.get("seed") or 0, 0, 2**63 - 1)
+        threads = _whole(req, "threads", defaults.get("threads") or 1, 1, limits.max_threads)
         runners_up = _whole(req, "runnersUp", defaults.get("runners_up", 2), 0, MAX_RUNNERS_UP)
+        if runners_up is None:
+            runners_up = 2
         rules = req.get("rules")
         if rules is not None and not isinstance(rules, str):
             raise RequestError(f"rules: expected a ruleset name like 'cuttle-cards', got {brief(rules)}")

@@ -454,7 +454,7 @@ def _parse_phase(value: Any) -> int:
     if isinstance(value, int):
         if value in PHASE_OF_CUTTLE_CARDS:
             return PHASE_OF_CUTTLE_CARDS[value]
-        raise PositionError(f"phase: unknown cuttle.cards phase number {value} (known: 1-7)")
+        raise PositionError(f"phase: unknown cuttle.cards phase number {brief(value)} (known: 1-7)")
     if isinstance(value, str) and value.strip().lower() in PHASE_OF_NAME:
         return PHASE_OF_NAME[value.strip().lower()]
     raise PositionError(f"phase: unknown phase {brief(value)} (known: {', '.join(PHASE_NAMES.values())})")

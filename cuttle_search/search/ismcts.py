@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -14,7 +13,7 @@ import numpy as np
 from .. import __version__
 from ..engine import kernels as K
 from ..errors import CuttleError, brief
-from ..limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS
+from ..limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, is_finite_number
 from ..engine import search as S
 from ..moves import Move
 from ..position import Position, seat_name
@@ -35,8 +34,7 @@ def _whole(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+_number = is_finite_number
 
 
 @dataclass(frozen=True)
@@ -72,9 +70,9 @@ class HandInference:
 
     def __post_init__(self) -> None:
         if not isinstance(self.excluded, int) or not 0 <= self.excluded < 1 << 52:
-            raise SearchError(f"inference: excluded must be a 52-bit card mask, got {self.excluded!r}")
+            raise SearchError(f"inference: excluded must be a 52-bit card mask, got {brief(self.excluded)}")
         if not isinstance(self.fresh, int) or self.fresh < 0:
-            raise SearchError(f"inference: fresh must be a whole number >= 0, got {self.fresh!r}")
+            raise SearchError(f"inference: fresh must be a whole number >= 0, got {brief(self.fresh)}")
 
 
 class _Worker:
