@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .errors import CuttleError, brief
+from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
 from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
@@ -253,6 +254,7 @@ def _flag(value: str) -> bool:
     return value == "1"
 
 
+_PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION}
 _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag}
 AGENTS = {
     "random": (RandomAgent, {}),
@@ -286,6 +288,9 @@ def make_agent(spec: str) -> Agent:
             raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
         if schema[key] in (int, float) and params[key] <= 0:
             raise AgentError(f"agent {brief(name)}: {key} must be > 0, not {brief(value)}")
+        high = _PARAM_CAPS.get(key)
+        if high is not None and not (is_finite_number(params[key]) and params[key] <= high):
+            raise AgentError(f"agent {brief(name)}: {key} must be a finite number at most {high:,.0f}, not {brief(value)}")
     if "rollout" in params and params["rollout"] not in ROLLOUTS:
         raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
     if cls is None:

@@ -417,3 +417,16 @@ def test_the_hint_server_loads_the_search_before_the_first_request():
     r = run("hint", input=req + "\n")
     ans = json.loads(r.stdout)
     assert r.exit_code == 0 and ans["iterations"] == 200 and ans["seconds"] < 1.0
+
+
+@pytest.mark.parametrize(
+    "spec,fragment",
+    [
+        ("pimc:iterations=99999999999999999999", "iterations must be a finite number at most 1,000,000,000"),
+        ("ismcts:c=inf", "c must be a finite number at most 1,000"),
+        ("ismcts:time=nan", "time must be a finite number"),
+        ("ismcts:iterations=" + "9" * 5000, "iterations must be a whole number"),
+    ],
+)
+def test_agent_specs_are_checked_before_any_game(spec, fragment):
+    refused(run("arena", spec, "random", "--games", "2"), fragment)
