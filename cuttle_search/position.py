@@ -199,7 +199,8 @@ class Position:
             d[f"p{p}FaceCards"] = [card_str(c) for c in cards_in(int(s[K.F_FACE + p]))]
         d["deck"] = self._deck_strings()
         d["scrap"] = [card_str(c) for c in cards_in(int(s[K.F_SCRAP]))]
-        d["oneOff"] = card_str(int(s[K.F_ONEOFF])) if s[K.F_ONEOFF] >= 0 else None
+        pending = int(s[K.F_ONEOFF]) if s[K.F_ONEOFF] >= 0 else int(s[K.F_SEVEN])  # a 7 waits as cuttle.cards' oneOff
+        d["oneOff"] = card_str(pending) if pending >= 0 else None
         d["oneOffTarget"] = card_str(int(s[K.F_ONEOFF_TARGET])) if s[K.F_ONEOFF_TARGET] >= 0 else None
         d["twos"] = [card_str(c) for c in cards_in(int(s[K.F_TWOS]))]
         if s[K.F_REVEALED]:
@@ -580,8 +581,11 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     if one_off is not None:
         c = _card(one_off, "oneOff")
         seen.add(c, "oneOff")
-        s[K.F_ONEOFF] = c
-        s[K.F_ONEOFF_PLAYER] = turn
+        if phase == K.PH_SEVEN:  # the 7 whose reveal waits: out of the scrap until the pick
+            s[K.F_SEVEN] = c
+        else:
+            s[K.F_ONEOFF] = c
+            s[K.F_ONEOFF_PLAYER] = turn
     target = data.get("oneOffTarget")
     if target is not None:
         if one_off is None:
@@ -782,7 +786,10 @@ def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int) ->
     if phase not in (K.PH_COUNTER,) and ntwos:
         raise PositionError(f"twos: counter 2s are only pending while countering, not in phase {name!r}")
     if phase not in (K.PH_COUNTER, K.PH_THREE) and has_oneoff:
-        raise PositionError(f"oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3), not {name!r}")
+        raise PositionError(
+            f"oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3, "
+            f"'resolvingSeven' for a 7), not {name!r}"
+        )
     if phase != K.PH_SEVEN and s[K.F_REVEALED]:
         raise PositionError(f"revealed: a 7's revealed cards need phase 'resolvingSeven', not {name!r}")
     if phase != K.PH_SCUTTLE_COUNTER and s[K.F_SCUTTLE_CARD] >= 0:
@@ -825,6 +832,9 @@ def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int) ->
             raise PositionError(f"p{turn}Hand: phase 'discardingToHandLimit' but p{turn} holds no more than {int(r[K.R_HAND_LIMIT])} cards")
         s[K.F_DISCARDS] = over
     elif phase == K.PH_SEVEN:
+        if s[K.F_SEVEN] < 0:
+            raise PositionError("oneOff: phase 'resolvingSeven' needs the 7 being resolved (it reaches the scrap "
+                                "only once a revealed card is played or scrapped)")
         n = bin(int(s[K.F_REVEALED])).count("1")
         if n == 0:
             raise PositionError("revealed: phase 'resolvingSeven' needs the revealed cards")

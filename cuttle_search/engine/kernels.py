@@ -34,6 +34,8 @@ Game fields (one slot each)::
     F_SCRAP         scrap mask
     F_DECK_N        cards in the deck
     F_DECK_KNOWN    how many cards on top of the deck both players know (7, 9-to-deck)
+    F_SEVEN         the 7 whose revealed cards wait for the pick, or -1 (it reaches the
+                    scrap only once a revealed card is played or scrapped)
 
 Jack fields, four slots each, indexed by jack suit (jack id = 40 + j)::
 
@@ -121,6 +123,7 @@ F_SCUTTLE_TARGET = 18
 F_SCRAP = 19
 F_DECK_N = 20
 F_DECK_KNOWN = 21
+F_SEVEN = 22
 F_JACK_ON = 24
 F_JACK_BY = 28
 F_JACK_LEVEL = 32
@@ -287,8 +290,14 @@ def points_total(s, p):
 
 
 @njit(cache=True)
+def goal_with_kings(r, kings):
+    """The points a seat needs while controlling ``kings`` Kings (0-4): the one win rule."""
+    return r[R_GOAL + kings]
+
+
+@njit(cache=True)
 def goal(s, r, p):
-    return r[R_GOAL + popcount(s[F_FACE + p] & KINGS)]
+    return goal_with_kings(r, popcount(s[F_FACE + p] & KINGS))
 
 
 @njit(cache=True)
@@ -678,13 +687,16 @@ def _nine(s, r, t):
 
 @njit(cache=True)
 def _return_revealed(s):
-    """After a 7's pick, the other revealed card goes back on top, known to both."""
+    """After a 7's pick, the other revealed card goes back on top, known to both, and the
+    7 itself goes to the scrap."""
     rev = s[F_REVEALED]
     while rev:
         c = lowest(rev)
         rev &= rev - 1
         _deck_push_top(s, c, True)
     s[F_REVEALED] = 0
+    s[F_SCRAP] |= bit(s[F_SEVEN])
+    s[F_SEVEN] = -1
 
 
 # ================================================================ turn flow
@@ -755,8 +767,17 @@ def _resolve_oneoff(s, r):
         _clear_oneoff(s)
         _finish_action(s, r)
         return
-    s[F_SCRAP] |= bit(c)
     _clear_oneoff(s)
+    if rk == RANK_SEVEN and s[F_DECK_N] > 0:
+        # the 7 stays out of the scrap until a revealed card is played or scrapped
+        for _ in range(min(r[R_SEVEN_REVEAL], s[F_DECK_N])):
+            rc, _known = _deck_pop_top(s)
+            s[F_REVEALED] |= bit(rc)
+        s[F_SEVEN] = c
+        s[F_PHASE] = PH_SEVEN
+        s[F_ACTOR] = p
+        return
+    s[F_SCRAP] |= bit(c)
     if rk == RANK_ACE:
         for q in range(s[F_NPLAYERS]):
             x = s[F_POINTS + q]
@@ -798,15 +819,6 @@ def _resolve_oneoff(s, r):
             on_table |= s[F_POINTS + q]
         for q in range(s[F_NPLAYERS]):
             s[F_POINTS + q] = s[F_OWNED + q] & on_table
-    elif rk == RANK_SEVEN:
-        k = min(r[R_SEVEN_REVEAL], s[F_DECK_N])
-        if k > 0:
-            for _ in range(k):
-                rc, _known = _deck_pop_top(s)
-                s[F_REVEALED] |= bit(rc)
-            s[F_PHASE] = PH_SEVEN
-            s[F_ACTOR] = p
-            return
     elif rk == RANK_NINE:
         _nine(s, r, t)
     _finish_action(s, r)
@@ -933,6 +945,7 @@ def apply_move(s, r, m):
         s[F_PUBLIC + a] &= ~mask
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
+        s[F_PASSES] = 0  # a discard is an action: it breaks a run of passes
         _pass_turn(s)
     elif ph == PH_SCUTTLE_COUNTER:
         c = s[F_SCUTTLE_CARD]
@@ -957,7 +970,7 @@ def _blank_state() -> np.ndarray:
     """An empty table: no cards anywhere, every "none" field at -1 (for two seats)."""
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     s[F_NPLAYERS] = 2
-    for f in (F_WINNER, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_CHAIN_TOP, F_SCUTTLE_CARD, F_SCUTTLE_TARGET):
+    for f in (F_WINNER, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_CHAIN_TOP, F_SCUTTLE_CARD, F_SCUTTLE_TARGET, F_SEVEN):
         s[f] = -1
     s[F_JACK_ON : F_JACK_ON + 4] = -1
     s[F_JACK_BY : F_JACK_BY + 4] = -1
@@ -1076,7 +1089,7 @@ def zone_union_count(s):
         if s[F_JACK_ON + j] >= 0:
             u |= bit(40 + j)
             cnt += 1
-    for sl in (F_ONEOFF, F_SCUTTLE_CARD):
+    for sl in (F_ONEOFF, F_SCUTTLE_CARD, F_SEVEN):
         if s[sl] >= 0:
             u |= bit(s[sl])
             cnt += 1
@@ -1189,7 +1202,7 @@ def _was_offered(s, r, p, card, move):
     t[F_HAND + p] |= bit(card)
     t[F_HAND + other(t, p)] |= t[F_TWOS]
     out = np.empty(MAX_MOVES, np.int64)
-    n = _gen_plays(t, r, out, 0, p, bit(card), 0, t[F_DECK_N])
+    n = _gen_plays(t, r, out, 0, p, bit(card), 0, t[F_DECK_N] + popcount(t[F_REVEALED]))
     for i in range(min(n, MAX_MOVES - 1)):
         if out[i] == move:
             return True
@@ -1235,6 +1248,8 @@ def position_error(s, r):
     rev = popcount(s[F_REVEALED])
     if rev > 0 and rev != min(r[R_SEVEN_REVEAL], rev + s[F_DECK_N]):
         return 18, rev
+    if (s[F_SEVEN] >= 0) != (s[F_PHASE] == PH_SEVEN) or (s[F_SEVEN] >= 0 and s[F_SEVEN] >> 2 != RANK_SEVEN):
+        return 19, s[F_SEVEN]
     return 0, 0
 
 
@@ -1257,5 +1272,6 @@ POSITION_ERRORS = {
     16: "the pending one-off could not have been played on this table (card or target)",
     17: "the pending scuttle could not have been played (a point card scuttles a lower opponent point card)",
     18: "the 7 revealed fewer cards than it must while the deck still holds more",
+    19: "a 7 resolves exactly while its revealed cards wait (phase 'resolvingSeven'), and it must be a 7",
 }
 INVARIANT_ERRORS = POSITION_ERRORS  # the name the property tests use
