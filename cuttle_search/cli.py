@@ -444,6 +444,55 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, as_json
 
 
 @main.command()
+@click.argument("game")
+@click.option("--player", type=click.Choice(["p0", "p1", "both"]), default="both", help="Whose decisions to review.")
+@click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
+              help="Iterations a decision [default: 10,000 without --time].")
+@click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
+@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--html", "html_file", default=None, help="Also write a self-contained HTML report (win-rate chart) here.")
+@json_option
+def review(game, player, iterations, seconds, workers, seed, html_file, as_json):
+    """Review GAME (an arena game log or a cuttle.cards history): every unforced decision
+    analysed from the deciding player's view, the move played against the best move, and
+    inaccuracies, mistakes and blunders labelled where the intervals prove them."""
+    from tqdm import tqdm
+
+    from .gamelog import read_game, read_json_file
+    from .review import review_game, review_html, review_text
+
+    warn_if_compiling()
+    try:
+        start, moves, about = read_game(read_json_file(game))
+    except CuttleError as e:
+        raise InputError(f"{game}: {e}") from None
+    seats = (0, 1) if player == "both" else (int(player[1]),)
+    bar = tqdm(desc="review", unit="decision", file=sys.stderr, disable=not sys.stderr.isatty() or None, leave=False)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        result = review_game(start, moves, seats, iterations, seconds, seed, workers, players=about.get("players"),
+                             progress=progress)
+    finally:
+        bar.close()
+    result.source = about["source"]
+    if html_file:
+        try:
+            with open(html_file, "w", encoding="utf-8") as f:
+                f.write(review_html(result, game))
+        except OSError as e:
+            raise InputError(f"--html: cannot write {html_file!r}: {e.strerror or e}") from None
+    if as_json:
+        _emit_json(result.to_json())
+    else:
+        click.echo(review_text(result, game))
+
+
+@main.command()
 @click.argument("log")
 @click.option("--ply", type=click.IntRange(0, None), default=None, help="Stop after this many moves [default: the end].")
 @click.option("--export", "export", type=click.Path(dir_okay=False), default=None, help="Write that moment as a position file.")
