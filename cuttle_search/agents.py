@@ -29,11 +29,11 @@ from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
 from .position import Position
+from .search.inference import InferenceTracker
 from .search.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_ROLLOUT,
     ROLLOUTS,
-    HandInference,
     Limit,
     run_search,
 )
@@ -191,38 +191,15 @@ class Ismcts(Agent):
         self.exploration = float(self.params.get("c", self.params.get("exploration", DEFAULT_EXPLORATION)))
         self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
         self.infer = bool(self.params.get("infer", False))
-        self._seat = -1
-        self._excluded: int | None = None  # cards the opponent showed it lacks, or None
-        self._fresh = 0  # cards the opponent has gained since
-        self._opp_hand = 0  # the opponent's hand size when last looked at (public)
+        self._tracker: InferenceTracker | None = None
 
     def start_game(self, seat):
-        self._seat = seat
-        self._excluded = None
-
-    def _count_gains(self, game: Position) -> None:
-        size = int(game.state[K.F_HAND + 1 - self._seat]).bit_count()
-        if self._excluded is not None and size > self._opp_hand:
-            self._fresh += size - self._opp_hand
-        self._opp_hand = size
+        self._tracker = InferenceTracker(seat) if self.infer and not self.sees_everything else None
 
     def observe(self, game, mover, code):
-        """Inference: an opponent that plays on in the main phase without winning on the
-        spot holds no card that would have won then; every card it gains afterwards
-        (hand sizes are public) is fresh."""
-        if not self.infer or self.sees_everything:
-            return
-        self._count_gains(game)
-        if mover != 1 - self._seat or game.phase != K.PH_MAIN:
-            return
-        view = game.view_of(self._seat)
-        self._excluded = None
-        if view.hidden is not None and view.unknown_cards:
-            self._excluded = int(S.winning_cards(
-                view.state, view.rules_array, mover, np.int64(view.unknown_cards),
-                np.zeros(K.STATE_SIZE, np.int64), np.zeros(K.MAX_MOVES, np.int64),
-            ))
-            self._fresh = 0
+        """Inference (``infer=1``): see :class:`cuttle_search.search.inference.InferenceTracker`."""
+        if self._tracker is not None:
+            self._tracker.observe(game, mover)
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -232,9 +209,8 @@ class Ismcts(Agent):
         seed = int(rng.integers(0, 2**62))
         limit = Limit(None if self.iterations is None else int(self.iterations), self.time)
         inference = None
-        if self._excluded is not None and self._seat == seat:
-            self._count_gains(game)
-            inference = HandInference(self._excluded & view.unknown_cards, self._fresh)
+        if self._tracker is not None and self._tracker.seat == seat:
+            inference = self._tracker.inference(game, view)
         result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference)
         return result.best.move.code()
 

@@ -339,15 +339,18 @@ def _analysis_table(result) -> str:
               help="The most threads one request may ask for [default: the machine's cores].")
 @click.option("--max-request-bytes", type=click.IntRange(1024, 1 << 30), default=1 << 20,
               help="The longest request line; a longer one is refused.")
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1,
+              help="Requests analysed at once; with more than one, answers may come out of order (match them by id).")
 def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, max_iterations, max_time,
-         max_threads, max_request_bytes):
+         max_threads, max_request_bytes, workers):
     """Serve hints: one JSON request per line on stdin, one JSON answer per line on stdout.
 
     A request is a position (our format or a cuttle.cards GameState, hidden cards as ??),
     either as the whole line or under "position", with optional "id", "iterations",
-    "time", "seed", "threads", "rules" and "runnersUp". The options set the defaults and,
-    with --max-*, the caps. A bad request gets {"id", "error", "field"} and the server keeps
-    going. See docs/hint-protocol.md."""
+    "time", "seed", "threads", "rules", "runnersUp", "reportDuringSearchEvery" and "stop";
+    {"action": "query_version"} and {"action": "terminate", "terminateId": ID} are answered
+    at once. The options set the defaults and, with --max-*, the caps. A bad request gets
+    {"id", "error", "field"} and the server keeps going. See docs/hint-protocol.md."""
     import os
 
     from .hint import ServerLimits, serve
@@ -371,7 +374,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     analyse(Position.deal("cuttle-cards", seed=1).view_of(0), iterations=64, seed=1, rollout=rollout)
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
                     exploration=exploration, runners_up=runners_up)
-    serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits)
+    serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)
 
 
 @main.command()

@@ -11,17 +11,22 @@ import json
 import os
 import re
 import sys
+import threading
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Callable, Iterator, Mapping
 
 from .errors import CuttleError, brief
 from .inputs import parse_json
 from .limits import is_finite_number
 from .position import load_position
-from .search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit, SearchError, best_move
+from .search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
 
-REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp")
+REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
+                "reportDuringSearchEvery", "stop", "action", "terminateId")
+PROTOCOL_VERSION = 2
+MIN_REPORT_EVERY = 0.05
 MAX_RUNNERS_UP = 64
 _FIELD = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
 
@@ -88,19 +93,36 @@ def _budget(req: Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerL
     return Limit(iterations, seconds)
 
 
-def answer(line: str | bytes, defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits()) -> dict[str, Any]:
-    """The JSON answer to one request line (never raises)."""
+def parse_request(line: str | bytes) -> dict[str, Any]:
+    """A request line as a JSON object (raises RequestError)."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise RequestError(f"request: not UTF-8 text (byte {e.start})") from None
+    req = parse_json(line, RequestError, "request")
+    if not isinstance(req, dict):
+        raise RequestError("request: expected a JSON object")
+    return req
+
+
+def _hint_json(req_id: Any, hint: Hint) -> dict[str, Any]:
+    out = {"id": req_id, **hint.to_json(), "stopReason": hint.result.stop_reason}
+    if hint.result.during_search:
+        out["isDuringSearch"] = True
+    return out
+
+
+def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits(),
+           emit: Callable[[dict[str, Any]], None] | None = None, cancel: threading.Event | None = None) -> dict[str, Any]:
+    """The final JSON answer to one hint request (never raises). Partial answers, when the
+    request asks for them, go to ``emit`` first; ``cancel`` ends the search early."""
     req_id = None
     try:
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise RequestError(f"request: not UTF-8 text (byte {e.start})") from None
-        req = parse_json(line, RequestError, "request")
-        if not isinstance(req, dict):
-            raise RequestError("request: expected a JSON object")
+        req = line if isinstance(line, Mapping) else parse_request(line)
         req_id = _request_id(req)
+        if "action" in req:
+            raise RequestError("action: actions are answered by the server loop, not as hint requests")
         if "position" in req:
             data = req["position"]
             if not isinstance(data, dict):
@@ -116,7 +138,16 @@ def answer(line: str | bytes, defaults: Mapping[str, Any], limits: ServerLimits 
         rules = req.get("rules")
         if rules is not None and not isinstance(rules, str):
             raise RequestError(f"rules: expected a ruleset name like 'cuttle-cards', got {brief(rules)}")
+        every = _seconds(req, "reportDuringSearchEvery", None, limits.max_time)
+        if every is not None and every < MIN_REPORT_EVERY:
+            raise SearchError(f"reportDuringSearchEvery: expected at least {MIN_REPORT_EVERY} seconds, got {brief(every)}")
         pos = load_position(data, rules=rules)
+        progress = None
+        if every is not None and emit is not None:
+            def progress(_done: int, snap: Any) -> None:
+                partial = snap.result()
+                partial.during_search = True
+                emit(_hint_json(req_id, Hint(partial.moves[0], partial.moves[1 : 1 + runners_up], partial)))
         hint = best_move(
             pos,
             iterations=limit.iterations,
@@ -126,6 +157,10 @@ def answer(line: str | bytes, defaults: Mapping[str, Any], limits: ServerLimits 
             runners_up=runners_up,
             rollout=defaults.get("rollout", DEFAULT_ROLLOUT),
             exploration=defaults.get("exploration", DEFAULT_EXPLORATION),
+            stop=req.get("stop"),
+            cancel=cancel,
+            progress=progress,
+            every=every or 0.1,
         )
     except CuttleError as e:
         field = "request" if str(e).startswith("request:") else None
@@ -134,7 +169,7 @@ def answer(line: str | bytes, defaults: Mapping[str, Any], limits: ServerLimits 
         print(f"hint: internal error on request id {brief(req_id)}:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
         return _error(req_id, f"internal: {type(e).__name__} (the server logged it and goes on)", "internal")
-    return {"id": req_id, **hint.to_json()}
+    return _hint_json(req_id, hint)
 
 
 def request_lines(stream: IO[Any], max_bytes: int) -> Iterator[str | bytes | None]:
@@ -153,23 +188,105 @@ def request_lines(stream: IO[Any], max_bytes: int) -> Iterator[str | bytes | Non
         yield chunk
 
 
-def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits()) -> int:
-    """Answer every non-empty line of ``stdin`` in order; return the number of requests.
-    ``stdin`` may be binary (bytes that are not UTF-8 are then refused per line)."""
-    count = 0
-    for line in request_lines(stdin, limits.max_request_bytes):
-        if line is None:
-            reply = _error(None, f"request: longer than the server's limit of {limits.max_request_bytes:,} bytes", "request")
-        elif not line.strip():
-            continue
-        else:
-            reply = answer(line, defaults, limits)
-        count += 1
+def _dumps(reply: dict[str, Any]) -> str:
+    try:
+        return json.dumps(reply, allow_nan=False)
+    except ValueError:  # a non-finite figure would not be JSON: a defect, reported as one
+        print(f"hint: answer to request id {brief(reply.get('id'))} held a non-finite number", file=sys.stderr)
+        return json.dumps(_error(reply.get("id"), "internal: the answer held a non-finite number", "internal"))
+
+
+class Server:
+    """The request loop: answers in order with one worker, or up to ``workers`` requests at
+    once (answers then carry their ``id`` and may come out of order). Actions are answered
+    at once: ``query_version``, and ``terminate`` (cancels the requests with ``terminateId``)."""
+
+    def __init__(self, stdout: IO[str], defaults: Mapping[str, Any], limits: ServerLimits, workers: int = 1) -> None:
+        self.stdout = stdout
+        self.defaults = defaults
+        self.limits = limits
+        self.workers = workers
+        self.lock = threading.Lock()
+        self.active: dict[int, tuple[Any, threading.Event]] = {}  # ticket -> (id, cancel)
+        self.ticket = 0
+        self.pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        self.pending: list[Any] = []
+
+    def write(self, reply: dict[str, Any]) -> None:
+        text = _dumps(reply)
+        with self.lock:
+            self.stdout.write(text + "\n")
+            self.stdout.flush()
+
+    def _action(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        req_id = _request_id(req)
+        action = req.get("action")
+        if action == "query_version":
+            from . import __version__
+            from .rules import OPTION_NAMES, PRESETS
+
+            return {"id": req_id, "action": action, "version": __version__, "protocol": PROTOCOL_VERSION,
+                    "rules": list(PRESETS), "options": list(OPTION_NAMES)}
+        if action == "terminate":
+            if "terminateId" not in req:
+                raise RequestError("terminateId: the id of the request to cancel is required")
+            target = req["terminateId"]
+            with self.lock:
+                hits = [ev for rid, ev in self.active.values() if rid == target and rid is not None]
+            for ev in hits:
+                ev.set()
+            return {"id": req_id, "action": action, "terminateId": target, "cancelled": len(hits)}
+        raise RequestError(f"action: expected 'query_version' or 'terminate', got {brief(action)}")
+
+    def _run(self, ticket: int, req: Mapping[str, Any], cancel: threading.Event) -> None:
         try:
-            text = json.dumps(reply, allow_nan=False)
-        except ValueError:  # a non-finite figure would not be JSON: a defect, reported as one
-            print(f"hint: answer to request id {brief(reply.get('id'))} held a non-finite number", file=sys.stderr)
-            text = json.dumps(_error(reply.get("id"), "internal: the answer held a non-finite number", "internal"))
-        stdout.write(text + "\n")
-        stdout.flush()
+            self.write(answer(req, self.defaults, self.limits, emit=self.write, cancel=cancel))
+        finally:
+            with self.lock:
+                self.active.pop(ticket, None)
+
+    def handle(self, line: str | bytes | None) -> None:
+        if line is None:
+            self.write(_error(None, f"request: longer than the server's limit of {self.limits.max_request_bytes:,} bytes",
+                              "request"))
+            return
+        try:
+            req = parse_request(line)
+            if "action" in req:
+                self.write(self._action(req))
+                return
+            req_id = _request_id(req)
+        except CuttleError as e:
+            self.write(_error(None, str(e), "request" if str(e).startswith("request:") else None))
+            return
+        cancel = threading.Event()
+        with self.lock:
+            self.ticket += 1
+            ticket = self.ticket
+            self.active[ticket] = (req_id, cancel)
+        if self.pool is None:
+            self._run(ticket, req, cancel)
+        else:
+            self.pending.append(self.pool.submit(self._run, ticket, req, cancel))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+
+def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits(),
+          workers: int = 1) -> int:
+    """Answer every non-empty line of ``stdin``; return the number of requests. With one
+    worker the answers come in order; ``stdin`` may be binary (bytes that are not UTF-8
+    are then refused per line)."""
+    server = Server(stdout, defaults, limits, workers)
+    count = 0
+    try:
+        for line in request_lines(stdin, limits.max_request_bytes):
+            if line is not None and not line.strip():
+                continue
+            count += 1
+            server.handle(line)
+    finally:
+        server.close()
     return count

@@ -81,3 +81,112 @@ def test_hint_server_survives_abuse():
     assert proc.returncode == 0 and sent >= 2000
     assert rss[1] - rss[0] < 20 * 1024, f"memory grew from {rss[0]} to {rss[1]} KiB"
     assert b"Traceback" not in proc.stderr.read()
+
+
+def _server(*flags):
+    return subprocess.Popen(_cli() + ["hint", *flags], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, bufsize=1)
+
+
+def _send(proc, obj):
+    proc.stdin.write(json.dumps(obj) + "\n")
+    proc.stdin.flush()
+
+
+def _read(proc):
+    return json.loads(proc.stdout.readline())
+
+
+def test_partial_answers_then_the_same_final_answer():
+    position = json.loads((POS / "midgame-main-p0.json").read_text())
+    proc = _server()
+    try:
+        _send(proc, {"id": "plain", "position": position, "iterations": 300000, "seed": 4})
+        plain = _read(proc)
+        t0 = time.perf_counter()
+        _send(proc, {"id": "live", "position": position, "iterations": 300000, "seed": 4, "reportDuringSearchEvery": 0.1})
+        partials, stamps = [], []
+        while True:
+            a = _read(proc)
+            stamps.append(time.perf_counter() - t0)
+            if not a.get("isDuringSearch"):
+                final = a
+                break
+            partials.append(a)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert len(partials) >= 3 and all(p["id"] == "live" for p in partials)
+    its = [p["iterations"] for p in partials]
+    assert its == sorted(its) and its[-1] <= 300000
+    gaps = [b - a for a, b in zip(stamps, stamps[1:len(partials)])]
+    assert sorted(gaps)[len(gaps) // 2] < 0.5  # roughly the requested cadence
+    strip = lambda a: {k: v for k, v in a.items() if k not in ("id", "seconds")}  # noqa: E731
+    assert strip(final) == strip(plain) and final["stopReason"] == "budget"
+
+
+def test_confidence_stop_ends_early_and_says_why():
+    position = json.loads((POS / "win-in-one-p0.json").read_text())
+    proc = _server()
+    try:
+        _send(proc, {"id": 1, "position": position, "iterations": 500000, "stop": {"minIterations": 1000}})
+        a = _read(proc)
+        _send(proc, {"id": 2, "position": position, "stop": {"minIterations": 0}})
+        bad = _read(proc)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert a["stopReason"] == "confident" and 1000 <= a["iterations"] < 500000 and a["move"] == "royal KD"
+    assert bad["field"] == "stop.minIterations"
+
+
+def test_workers_answer_out_of_order_and_terminate_cancels():
+    position = json.loads((POS / "opening-p0.json").read_text())
+    proc = _server("--workers", "2", "--max-time", "30")
+    try:
+        _send(proc, {"id": "long", "position": position, "time": 20})
+        _send(proc, {"id": "short", "position": position, "iterations": 200})
+        first = _read(proc)
+        _send(proc, {"id": "v", "action": "query_version"})
+        version = _read(proc)
+        t0 = time.perf_counter()
+        _send(proc, {"id": "t", "action": "terminate", "terminateId": "long"})
+        replies = [_read(proc), _read(proc)]
+        waited = time.perf_counter() - t0
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert first["id"] == "short" and "move" in first  # the short one overtook the long one
+    assert version["protocol"] == 2 and "cuttle-cards" in version["rules"]
+    ack = next(r for r in replies if r["id"] == "t")
+    cancelled = next(r for r in replies if r["id"] == "long")
+    assert ack == {"id": "t", "action": "terminate", "terminateId": "long", "cancelled": 1}
+    assert cancelled["stopReason"] == "cancelled" and "move" in cancelled and waited < 5
+
+
+def test_hint_server_survives_abuse_with_two_workers():
+    position = json.loads((POS / "midgame-main-p0.json").read_text())
+    rounds = _requests(position)
+    proc = subprocess.Popen(_cli() + ["hint", "--workers", "2", "--max-request-bytes", "65536"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    expected = {}
+    try:
+        n = 0
+        for _ in range(20):
+            for line, expect in rounds:
+                if line.startswith(b"{") and expect != "request":
+                    line = b'{"id": %d, ' % n + line[1:]
+                    expected[n] = expect
+                proc.stdin.write(line + b"\n")
+                n += 1
+        proc.stdin.close()
+        out = proc.stdout.read().decode().splitlines()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    answers = [json.loads(x) for x in out]
+    assert len(answers) == n and proc.returncode == 0
+    by_id = {a["id"]: a for a in answers if a.get("id") is not None}
+    for rid, expect in expected.items():
+        a = by_id[rid]
+        assert ("move" in a) if expect == "move" else a.get("field") == expect, (expect, a)

@@ -467,3 +467,25 @@ def test_classic_fourth_king_is_no_win_on_the_spot_below_five_points():
     pos = build("classic", p0FaceCards=["KC", "KD", "KH"], p0Hand=["KS"], p0Points=["5C"], p1Hand=["AD"])
     codes = pos.legal_codes()
     assert S._first_win(pos.state, pos.rules_array, 0, codes, len(codes)) == king
+
+
+def test_analyse_uses_the_inference_a_history_supports():
+    """The game so far (p1 on 15 points drew instead of winning) gives the same inference
+    the infer=1 agent keeps; a history that does not lead to the position is refused."""
+    from cuttle_search.search import inference_from_history
+
+    start = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C", "3H"], p1Hand=["AS", "4H"], turn=1)
+    view0 = start.view_of(0)
+    winners = int(S.winning_cards(view0.state, view0.rules_array, 1, np.int64(view0.unknown_cards),
+                                  np.zeros(K.STATE_SIZE, np.int64), np.zeros(K.MAX_MOVES, np.int64)))
+    game = start.copy()
+    game.play("draw")
+    view = game.view_of(0)
+    inf = inference_from_history(view, (start, ["draw"]))
+    assert inf == HandInference(winners & view.unknown_cards, 1)
+    told = analyse(view, iterations=3000, seed=2, history=(start, ["draw"]))
+    assert told.deterministic_json() == analyse(view, iterations=3000, seed=2, inference=inf).deterministic_json()
+    with pytest.raises(SearchError, match="history: the moves do not lead"):
+        analyse(view, iterations=10, history=(start, []))
+    with pytest.raises(SearchError, match=r"history\[0\]"):
+        analyse(view, iterations=10, history=(start, ["royal KZ"]))

@@ -146,9 +146,18 @@ def run_search(
     progress: Callable[[int, "Snapshot"], None] | None = None,
     node_capacity: int = 1 << 16,
     inference: HandInference | None = None,
+    cancel: threading.Event | None = None,
+    stop_rule: Callable[["Snapshot"], bool] | None = None,
+    every: float = 0.1,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
-    narrows the deals of the opponent's hidden cards (see :class:`HandInference`)."""
+    narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
+
+    ``progress`` is called about every ``every`` seconds with the iterations so far and a
+    :class:`Snapshot`; setting ``cancel`` stops the search early (``stop_reason``
+    "cancelled"); ``stop_rule`` is asked after each chunk of iterations whether to stop
+    (``stop_reason`` "confident"). With one thread it is asked at fixed iteration counts,
+    so a seed still reproduces the result."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration)
     if inference is not None and not isinstance(inference, HandInference):
@@ -168,20 +177,33 @@ def run_search(
     deadline = None if limit.time is None else time.perf_counter() + limit.time
     chunk = 256 if deadline is not None else 2048
     stop = threading.Event()
+    reason = ["budget"]
     compile_start = time.perf_counter()
     workers[0].run(root, r, viewer, deal, 0, float(exploration), policy)  # compile or load, not timed
     compile_seconds = time.perf_counter() - compile_start
     start = time.perf_counter()
 
+    def snapshot() -> Snapshot:
+        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration)
+
     def work(i: int) -> None:
         w = workers[i]
         quota = quotas[i]
         while not stop.is_set():
+            if cancel is not None and cancel.is_set():
+                reason[0] = "cancelled"
+                stop.set()
+                return
             n = chunk if quota is None else min(chunk, quota - w.tree.iterations)
             if n <= 0:
                 return
             w.run(root, r, viewer, deal, n, float(exploration), policy)
             if deadline is not None and time.perf_counter() >= deadline:
+                reason[0] = "time"
+                return
+            if stop_rule is not None and threads == 1 and stop_rule(snapshot()):
+                reason[0] = "confident"
+                stop.set()
                 return
 
     if threads == 1 and progress is None:
@@ -192,9 +214,12 @@ def run_search(
             try:
                 pending = set(futures)
                 while pending:
-                    _, pending = wait(pending, timeout=0.1)  # returns as soon as all are done
-                    if progress is not None:
-                        progress(sum(w.tree.iterations for w in workers), Snapshot(workers, pos))
+                    _, pending = wait(pending, timeout=every)  # returns as soon as all are done
+                    if progress is not None and pending:
+                        progress(sum(w.tree.iterations for w in workers), snapshot())
+                    if stop_rule is not None and threads > 1 and pending and stop_rule(snapshot()):
+                        reason[0] = "confident"
+                        stop.set()
             except KeyboardInterrupt:
                 stop.set()
                 raise
@@ -204,15 +229,28 @@ def run_search(
     elapsed = time.perf_counter() - start
     result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration)
     result.compile_seconds = compile_seconds
+    result.stop_reason = reason[0]
     return result
 
 
 class Snapshot:
-    """A live look at the search for a progress display (racy reads are fine there)."""
+    """A live look at the search for a progress display or a partial answer (racy reads
+    are fine there)."""
 
-    def __init__(self, workers: list[_Worker], pos: Position) -> None:
+    def __init__(self, workers: list[_Worker], pos: Position, viewer: int = 0, start: float = 0.0, threads: int = 1,
+                 seed: int = 0, rollout: str = DEFAULT_ROLLOUT, exploration: float = DEFAULT_EXPLORATION) -> None:
         self.workers = workers
         self.pos = pos
+        self._args = (viewer, start, threads, seed, rollout, exploration)
+
+    @property
+    def iterations(self) -> int:
+        return sum(w.tree.iterations for w in self.workers)
+
+    def result(self) -> AnalysisResult:
+        """The analysis as it stands now."""
+        viewer, start, threads, seed, rollout, exploration = self._args
+        return _merge(self.pos, viewer, self.workers, time.perf_counter() - start, threads, seed, rollout, exploration)
 
     def best(self) -> tuple[str, float] | None:
         stats: dict[int, list[int]] = {}

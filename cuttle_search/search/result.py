@@ -83,6 +83,12 @@ class AnalysisResult:
     engine_version: str
     position: str = ""
     compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
+    stop_reason: str = "budget"  # budget | time | confident | cancelled
+    during_search: bool = False  # a partial result, taken while the search goes on
+
+    def separated(self) -> bool:
+        """Whether the best move's lower bound clears every other move's upper bound."""
+        return len(self.moves) == 1 or all(self.moves[0].interval[0] > m.interval[1] for m in self.moves[1:])
 
     @property
     def best(self) -> MoveStat:
@@ -112,6 +118,7 @@ class AnalysisResult:
                 "rollout": self.rollout,
                 "exploration": self.exploration,
                 "engineVersion": self.engine_version,
+                "stopReason": self.stop_reason,
             },
         }
 
