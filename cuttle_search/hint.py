@@ -24,7 +24,7 @@ from .position import load_position
 from .search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
-                "reportDuringSearchEvery", "stop", "action", "terminateId")
+                "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves")
 PROTOCOL_VERSION = 2
 MIN_REPORT_EVERY = 0.05
 MAX_RUNNERS_UP = 64
@@ -159,6 +159,8 @@ def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], l
             exploration=defaults.get("exploration", DEFAULT_EXPLORATION),
             stop=req.get("stop"),
             cancel=cancel,
+            allow_moves=req.get("allowMoves"),
+            avoid_moves=req.get("avoidMoves"),
             progress=progress,
             every=every or 0.1,
         )

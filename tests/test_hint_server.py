@@ -190,3 +190,32 @@ def test_hint_server_survives_abuse_with_two_workers():
     for rid, expect in expected.items():
         a = by_id[rid]
         assert ("move" in a) if expect == "move" else a.get("field") == expect, (expect, a)
+
+
+def test_allow_and_avoid_moves_restrict_the_root():
+    from cuttle_search.hint import answer
+
+    position = json.loads((POS / "midgame-main-p0.json").read_text())
+    base = {"id": 1, "position": position, "iterations": 3000, "seed": 2}
+    allowed = answer(json.dumps({**base, "allowMoves": ["draw", {"moveType": "scuttle", "cardId": "9S", "targetId": "8H"}]}), {})
+    assert {allowed["move"]} | {m["move"] for m in allowed["runnersUp"]} == {"draw", "scuttle 9S 8H"}
+    free = answer(json.dumps(base), {})
+    avoided = answer(json.dumps({**base, "avoidMoves": [free["move"]]}), {})
+    assert avoided["move"] != free["move"] and free["move"] not in [m["move"] for m in avoided["runnersUp"]]
+    for extra, field, fragment in [
+        ({"allowMoves": ["royal KZ"]}, "allowMoves[0]", "unknown card"),
+        ({"allowMoves": ["royal KH"]}, "allowMoves[0]", "not legal here"),
+        ({"allowMoves": []}, "allowMoves", "non-empty list"),
+        ({"allowMoves": ["draw"], "avoidMoves": ["draw"]}, "allowMoves", "not both"),
+        ({"avoidMoves": [m["text"] for m in _legal(position)]}, "avoidMoves", "no legal move would be left"),
+    ]:
+        a = answer(json.dumps({**base, **extra}), {})
+        assert a["field"] == field and fragment in a["error"], a
+
+
+def _legal(position):
+    from click.testing import CliRunner
+
+    from cuttle_search.cli import main
+
+    return json.loads(CliRunner().invoke(main, ["moves", str(POS / "midgame-main-p0.json"), "--json"]).stdout)["moves"]

@@ -339,14 +339,38 @@ def _new_node(move, parent, mover, t_move, t_parent, t_mover, t_visits, t_avail,
     return k
 
 
+ROOT_ALL = 0
+ROOT_ONLY = 1
+ROOT_AVOID = 2
+
+
+@njit(nogil=True, cache=True)
+def _filter_moves(buf, n, listed, keep_listed):
+    """Keep, in order, the first ``n`` moves of ``buf`` that are (or, with ``keep_listed``
+    false, are not) in ``listed``; return how many remain."""
+    k = 0
+    for i in range(n):
+        found = False
+        for j in range(listed.shape[0]):
+            if buf[i] == listed[j]:
+                found = True
+                break
+        if found == keep_listed:
+            buf[k] = buf[i]
+            k += 1
+    return k
+
+
 @njit(nogil=True, cache=True)
 def ismcts_iterate(
     root, r, viewer, unknown, excluded, fresh, iterations, rng, exploration, policy,
     t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta,
-    s, buf, seen, path, cards, scratch,
+    s, buf, seen, path, cards, scratch, root_moves, root_mode,
 ):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
-    when the node arrays are nearly full). Node 0 is the root."""
+    when the node arrays are nearly full). Node 0 is the root. ``root_mode`` restricts the
+    viewer's moves at the root: ROOT_ALL (every legal move), ROOT_ONLY (only those in
+    ``root_moves``) or ROOT_AVOID (all but those); the caller ensures one remains."""
     cap = t_move.shape[0]
     done = 0
     while done < iterations:
@@ -358,6 +382,8 @@ def ismcts_iterate(
         path[0] = 0
         while s[F_PHASE] != PH_OVER:
             n = generate_moves(s, r, buf)
+            if depth == 0 and root_mode != ROOT_ALL:
+                n = _filter_moves(buf, n, root_moves, root_mode == ROOT_ONLY)
             actor = s[F_ACTOR]
             if actor == ACTOR_CHANCE:
                 m = buf[rng_below(rng, n)]

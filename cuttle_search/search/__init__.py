@@ -46,6 +46,8 @@ def analyse(
     cancel: threading.Event | None = None,
     every: float = 0.1,
     history: tuple[PositionSource, Sequence[Move | str]] | None = None,
+    allow_moves: Sequence[Any] | None = None,
+    avoid_moves: Sequence[Any] | None = None,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
     player whose view it is and rank that player's legal moves.
@@ -57,14 +59,16 @@ def analyse(
     clears every other move's upper bound (after at least N iterations); ``cancel`` ends it
     when set. The result's ``stop_reason`` says which ended it. ``history`` is ``(start,
     moves)``: the full-information start of the game and the moves that led to ``position``;
-    the search then uses what the viewer can infer from them (see ``search.inference``)."""
+    the search then uses what the viewer can infer from them (see ``search.inference``).
+    ``allow_moves`` / ``avoid_moves`` (moves in text or JSON notation) restrict the root."""
     pos = _position(position)
     if history is not None:
         if inference is not None:
             raise SearchError("history: give a history or an inference, not both")
         inference = inference_from_history(pos, history)
     return run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
-                      inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every)
+                      inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every,
+                      allow_moves=allow_moves, avoid_moves=avoid_moves)
 
 
 def inference_from_history(position: Position, history: Any) -> HandInference | None:

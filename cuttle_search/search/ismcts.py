@@ -75,6 +75,36 @@ class HandInference:
             raise SearchError(f"inference: fresh must be a whole number >= 0, got {brief(self.fresh)}")
 
 
+_ALL_ROOT_MOVES = (np.zeros(0, np.int64), np.int64(S.ROOT_ALL))
+
+
+def root_restriction(pos: Position, allow: object = None, avoid: object = None) -> tuple[np.ndarray, np.int64]:
+    """The kernel's root restriction for ``allow`` (search only these moves) or ``avoid``
+    (never these), each a list of moves in text or JSON notation, checked against the
+    legal moves; at least one move must remain."""
+    if allow is None and avoid is None:
+        return _ALL_ROOT_MOVES
+    if allow is not None and avoid is not None:
+        raise SearchError("allowMoves: give allowMoves or avoidMoves, not both")
+    key, listed = ("allowMoves", allow) if allow is not None else ("avoidMoves", avoid)
+    if not isinstance(listed, (list, tuple)) or not listed or len(listed) > K.MAX_MOVES:
+        raise SearchError(f"{key}: expected a non-empty list of moves, got {brief(listed)}")
+    legal = pos.legal_moves()
+    codes = set()
+    for i, item in enumerate(listed):
+        try:
+            move = Move.from_json(item) if isinstance(item, dict) else Move.parse(item, None) if isinstance(item, str) else None
+            if move is None:
+                raise SearchError(f"expected a move like 'points 7H', got {brief(item)}")
+            codes.add(move.resolve_against(legal).code())
+        except CuttleError as e:
+            raise SearchError(f"{key}[{i}]: {e}") from None
+    remaining = len(codes) if allow is not None else len({m.code() for m in legal} - codes)
+    if remaining == 0:
+        raise SearchError(f"{key}: no legal move would be left to search")
+    return np.array(sorted(codes), np.int64), np.int64(S.ROOT_ONLY if allow is not None else S.ROOT_AVOID)
+
+
 class _Worker:
     """One thread's tree, generator and scratch buffers."""
 
@@ -88,19 +118,20 @@ class _Worker:
         self.cards = np.zeros(64, dtype=np.int64)
         self.scratch = np.zeros(K.STATE_SIZE, dtype=np.int64)
 
-    def _iterate(self, root, r, viewer, deal, n, exploration, policy) -> int:
+    def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots) -> int:
         return S.ismcts_iterate(
             root, r, viewer, *deal, n, self.rng, exploration, policy,
-            *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch,
+            *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch, *roots,
         )
 
-    def run(self, root, r, viewer, deal, n, exploration, policy) -> int:
+    def run(self, root, r, viewer, deal, n, exploration, policy, roots=None) -> int:
         """Run ``n`` iterations, growing the tree whenever it fills (n = 0 only loads the
-        compiled kernel)."""
-        done = self._iterate(root, r, viewer, deal, n, exploration, policy)
+        compiled kernel). ``roots`` is ``(moves, mode)``, the root restriction."""
+        roots = roots or _ALL_ROOT_MOVES
+        done = self._iterate(root, r, viewer, deal, n, exploration, policy, roots)
         while done < n:
             self.tree.grow()
-            done += self._iterate(root, r, viewer, deal, n - done, exploration, policy)
+            done += self._iterate(root, r, viewer, deal, n - done, exploration, policy, roots)
         return done
 
 
@@ -149,6 +180,8 @@ def run_search(
     cancel: threading.Event | None = None,
     stop_rule: Callable[["Snapshot"], bool] | None = None,
     every: float = 0.1,
+    allow_moves: object = None,
+    avoid_moves: object = None,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
     narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
@@ -157,12 +190,14 @@ def run_search(
     :class:`Snapshot`; setting ``cancel`` stops the search early (``stop_reason``
     "cancelled"); ``stop_rule`` is asked after each chunk of iterations whether to stop
     (``stop_reason`` "confident"). With one thread it is asked at fixed iteration counts,
-    so a seed still reproduces the result."""
+    so a seed still reproduces the result. ``allow_moves`` / ``avoid_moves`` restrict the
+    root moves searched and reported (see :func:`root_restriction`)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration)
     if inference is not None and not isinstance(inference, HandInference):
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
     policy = ROLLOUTS[rollout]
+    roots = root_restriction(pos, allow_moves, avoid_moves)
     r = pos.rules_array
     root = pos.state.copy()
     # what every determinization re-deals: the unseen cards, and the inference (excluded, fresh)
@@ -179,12 +214,12 @@ def run_search(
     stop = threading.Event()
     reason = ["budget"]
     compile_start = time.perf_counter()
-    workers[0].run(root, r, viewer, deal, 0, float(exploration), policy)  # compile or load, not timed
+    workers[0].run(root, r, viewer, deal, 0, float(exploration), policy, roots)  # compile or load, not timed
     compile_seconds = time.perf_counter() - compile_start
     start = time.perf_counter()
 
     def snapshot() -> Snapshot:
-        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration)
+        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration, roots)
 
     def work(i: int) -> None:
         w = workers[i]
@@ -197,7 +232,7 @@ def run_search(
             n = chunk if quota is None else min(chunk, quota - w.tree.iterations)
             if n <= 0:
                 return
-            w.run(root, r, viewer, deal, n, float(exploration), policy)
+            w.run(root, r, viewer, deal, n, float(exploration), policy, roots)
             if deadline is not None and time.perf_counter() >= deadline:
                 reason[0] = "time"
                 return
@@ -227,7 +262,7 @@ def run_search(
                 for f in futures:
                     f.result()
     elapsed = time.perf_counter() - start
-    result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration)
+    result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots)
     result.compile_seconds = compile_seconds
     result.stop_reason = reason[0]
     return result
@@ -238,10 +273,11 @@ class Snapshot:
     are fine there)."""
 
     def __init__(self, workers: list[_Worker], pos: Position, viewer: int = 0, start: float = 0.0, threads: int = 1,
-                 seed: int = 0, rollout: str = DEFAULT_ROLLOUT, exploration: float = DEFAULT_EXPLORATION) -> None:
+                 seed: int = 0, rollout: str = DEFAULT_ROLLOUT, exploration: float = DEFAULT_EXPLORATION,
+                 roots: tuple = _ALL_ROOT_MOVES) -> None:
         self.workers = workers
         self.pos = pos
-        self._args = (viewer, start, threads, seed, rollout, exploration)
+        self._args = (viewer, start, threads, seed, rollout, exploration, roots)
 
     @property
     def iterations(self) -> int:
@@ -249,8 +285,9 @@ class Snapshot:
 
     def result(self) -> AnalysisResult:
         """The analysis as it stands now."""
-        viewer, start, threads, seed, rollout, exploration = self._args
-        return _merge(self.pos, viewer, self.workers, time.perf_counter() - start, threads, seed, rollout, exploration)
+        viewer, start, threads, seed, rollout, exploration, roots = self._args
+        return _merge(self.pos, viewer, self.workers, time.perf_counter() - start, threads, seed, rollout, exploration,
+                      roots)
 
     def best(self) -> tuple[str, float] | None:
         stats: dict[int, list[int]] = {}
@@ -266,15 +303,17 @@ class Snapshot:
         return Move.from_code(code).text(), (wins + 0.5 * draws) / max(v, 1)
 
 
-def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration) -> AnalysisResult:
+def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES) -> AnalysisResult:
     merged: dict[int, list[int]] = {}
     for w in workers:
         for code, (v, wins, draws, avail) in w.tree.root_stats().items():
             acc = merged.setdefault(code, [0, 0, 0, 0])
             for i, x in enumerate((v, wins, draws, avail)):
                 acc[i] += x
-    for code in pos.legal_codes():  # a move the budget never reached still gets a row
-        merged.setdefault(int(code), [0, 0, 0, 0])
+    listed, mode = {int(c) for c in roots[0]}, int(roots[1])
+    for code in pos.legal_codes():  # a move the budget never reached still gets a row (if searchable)
+        if mode == S.ROOT_ALL or (int(code) in listed) == (mode == S.ROOT_ONLY):
+            merged.setdefault(int(code), [0, 0, 0, 0])
     order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + 0.5 * kv[1][2]), kv[0]))
     best_score = None
     stats = []
