@@ -367,6 +367,7 @@ class ArenaResult:
     backend: str = "local"
     workers: int = 1
     resumed: int = 0  # pairs taken from the results file rather than played
+    pool_restarts: int | None = None  # local backend: pools rebuilt after a worker died (their pairs replayed)
     units: list[dict[str, Any]] = field(default_factory=list, repr=False)  # per pair, by index
 
     @property
@@ -412,6 +413,7 @@ class ArenaResult:
             "backend": self.backend,
             "workers": self.workers,
             "pairsResumed": self.resumed,
+            "poolRestarts": self.pool_restarts,
         }
 
     def report_lines(self) -> list[str]:
@@ -528,7 +530,9 @@ def run_arena(
         be.close()
     used = decided_at + 1 if decided_at is not None else pairs
     units = [done[i] for i in range(used)]
-    return _summarise(units, spec_a, spec_b, rs.spec, seed, match, sprt, elapsed, be.name, workers, resumed)
+    result = _summarise(units, spec_a, spec_b, rs.spec, seed, match, sprt, elapsed, be.name, workers, resumed)
+    result.pool_restarts = getattr(be, "restarts", None)
+    return result
 
 
 def _summarise(units, spec_a, spec_b, rules, seed, match, sprt, elapsed, backend, workers, resumed) -> ArenaResult:
