@@ -350,3 +350,12 @@ def test_a_worker_process_killed_mid_match_loses_no_pair(tmp_path):
     assert killed and r.pool_restarts >= 1
     assert r.pair_results() == reference.pair_results()
     assert r.to_json()["pentanomial"] == reference.to_json()["pentanomial"]
+
+
+def test_ray_backend_without_the_extra_is_one_line(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails, as without the extra
+    r = _arena_cli("greedy", "random", "-n", "2", "--backend", "ray")
+    assert r.exit_code == 2 and r.output.strip() == (
+        "Error: backend: ray is not installed; install the extra: pip install 'cuttle-search[ray]'")
