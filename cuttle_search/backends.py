@@ -17,6 +17,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
+from . import __version__
+
 BACKENDS = ("local", "ray")
 MAX_POOL_RESTARTS = 8  # a pool that keeps breaking is a job that kills its worker: stop
 RAY_TASK_RETRIES = 4
@@ -136,7 +138,7 @@ class RayBackend(Backend):
 
     def imap_unordered(self, fn, jobs):
         ray = self._ray
-        remote = ray.remote(num_cpus=1, max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(fn)
+        remote = ray.remote(num_cpus=1, max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(_versioned)
         jobs = iter(jobs)
         inflight: dict[Any, Any] = {}
         try:
@@ -145,7 +147,7 @@ class RayBackend(Backend):
                     job = next(jobs, _END)
                     if job is _END:
                         break
-                    inflight[remote.remote(job)] = job
+                    inflight[remote.remote(fn, job)] = job
                 if not inflight:
                     return
                 ready, _ = ray.wait(list(inflight), num_returns=1)
@@ -158,6 +160,10 @@ class RayBackend(Backend):
                     except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
                             ray.exceptions.ObjectLostError) as e:
                         raise WorkerLost(f"a Ray task failed {RAY_TASK_RETRIES + 1} times: {type(e).__name__}") from None
+                    version, result = result
+                    if version != __version__:
+                        raise BackendError(f"backend: a Ray worker runs cuttle-search {version}, this driver {__version__}; "
+                                           f"install the same version on every machine")
                     yield result
         finally:
             for ref in inflight:
@@ -173,6 +179,14 @@ class RayBackend(Backend):
 
 
 _END = object()
+
+
+def _versioned(fn: Callable[[Any], Any], job: Any) -> tuple[str, Any]:
+    """Runs on a Ray worker: the job's result, with the worker's engine version (every
+    machine of a cluster must run the same engine for a seed to mean the same games)."""
+    from . import __version__ as version
+
+    return version, fn(job)
 
 
 def _check_reachable(address: str) -> None:
