@@ -259,15 +259,15 @@ class ResultsFile:
         where = f"resume: {self.path}"
         data = self.path.read_bytes()
         lines = data.split(b"\n")
-        valid_end = len(data)
-        if lines and lines[-1] != b"":  # the last line lacks its newline: a write the stop cut short
-            valid_end -= len(lines[-1])
+        valid_end = len(data)  # where appending starts; a cut last line is truncated away
+        self._needs_newline = False
+        if lines[-1] != b"":  # the last line lacks its newline: a write the stop cut short?
             try:
                 json.loads(lines[-1])
-                valid_end = len(data)  # complete after all, only the newline is missing
+                self._needs_newline = True  # whole after all; only the newline is missing
             except (ValueError, RecursionError):
-                pass
-            lines = lines[:-1] if valid_end < len(data) else lines
+                valid_end -= len(lines[-1])
+                lines = lines[:-1]
         rows = []
         for n, raw in enumerate(lines, 1):
             if not raw.strip():
@@ -304,6 +304,9 @@ class ResultsFile:
         if valid_end < len(data):
             with self.path.open("r+b") as f:
                 f.truncate(valid_end)
+        if self._needs_newline:
+            with self.path.open("ab") as f:
+                f.write(b"\n")
 
     def _write(self, obj: dict[str, Any]) -> None:
         self.file.write(json.dumps(obj, separators=(",", ":")) + "\n")

@@ -216,9 +216,13 @@ def test_save_writes_every_pair_and_resume_finishes_a_stopped_match(tmp_path):
     assert r.resumed == 3 and r.pair_results() == full.pair_results()
     assert r.to_json()["pentanomial"] == full.to_json()["pentanomial"]
     assert sorted(x["index"] for x in _lines(out)[1:]) == list(range(6))  # the cut line is gone, the pairs complete
+    # a last line whole but for its newline is kept, and the next pair goes on a line of its own
+    out.write_text(out.read_text().rstrip("\n"))
+    assert run_arena("greedy", "cuttlebot", 14, seed=8, resume=out).resumed == 6
+    assert sorted(x["index"] for x in _lines(out)[1:]) == list(range(7))
     # a longer match goes on from the same file
     more = run_arena("greedy", "cuttlebot", 16, seed=8, resume=out)
-    assert more.resumed == 6 and more.pair_results() == run_arena("greedy", "cuttlebot", 16, seed=8).pair_results()
+    assert more.resumed == 7 and more.pair_results() == run_arena("greedy", "cuttlebot", 16, seed=8).pair_results()
 
 
 def _arena_cli(*args):
