@@ -125,7 +125,7 @@ class RayBackend(Backend):
                 _check_reachable(address)
             try:
                 if address is None:  # a private instance on the loopback interface
-                    ray.init(num_cpus=workers, _node_ip_address="127.0.0.1", **kwargs)
+                    ray.init(address="local", num_cpus=workers, _node_ip_address="127.0.0.1", **kwargs)
                 else:
                     ray.init(address=address, **kwargs)
             except Exception as e:  # ConnectionError, ValueError, RuntimeError: all one line
