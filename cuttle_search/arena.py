@@ -210,7 +210,8 @@ def _check_unit(u: Any, match: str) -> dict[str, Any]:
     games = u.get("games")
     size = (2, 2) if match == "quick" else (2, 2 * MAX_ROUNDS)
     if not isinstance(games, list) or not size[0] <= len(games) <= size[1]:
-        raise ValueError(f"games: must be a list of {size[0]}-{size[1]} games")
+        many = "2" if size[0] == size[1] else f"{size[0]}-{size[1]}"
+        raise ValueError(f"games: must be a list of {many} games")
     clean = []
     for k, g in enumerate(games):
         if not isinstance(g, dict):

@@ -242,18 +242,18 @@ def test_resume_refuses_a_file_of_another_match_or_a_damaged_one(tmp_path):
         assert r.exit_code == 2 and msg in r.output and len(r.output.strip().splitlines()) == 1, r.output
     head, first, second = f.read_text().splitlines()
     unit = json.loads(first)
-    bad_units = {
-        "not valid JSON": "{oops",
-        "index: must be a whole number": json.dumps({**unit, "index": -1}),
-        "games: must be a list of 2-2 games": json.dumps({**unit, "games": unit["games"][:1]}),
-        "games[0].score: must be 0, 0.5 or 1": json.dumps({**unit, "games": [{**unit["games"][0], "score": 0.7}, unit["games"][1]]}),
-        "games[1].aSeat": json.dumps({**unit, "games": [unit["games"][0], {**unit["games"][1], "aSeat": True}]}),
-        "games[0].aSeconds": json.dumps({**unit, "games": [{**unit["games"][0], "aSeconds": "1"}, unit["games"][1]]}),
-        "pair 0 appears twice": first,
-        "a pair must be a JSON object": "[1, 2]",
-        "not valid JSON": "[" * 100000 + "]" * 100000,
-    }
-    for msg, line in bad_units.items():
+    bad_units = [
+        ("not valid JSON", "{oops"),
+        ("index: must be a whole number", json.dumps({**unit, "index": -1})),
+        ("games: must be a list of 2 games", json.dumps({**unit, "games": unit["games"][:1]})),
+        ("games[0].score: must be 0, 0.5 or 1", json.dumps({**unit, "games": [{**unit["games"][0], "score": 0.7}, unit["games"][1]]})),
+        ("games[1].aSeat", json.dumps({**unit, "games": [unit["games"][0], {**unit["games"][1], "aSeat": True}]})),
+        ("games[0].aSeconds", json.dumps({**unit, "games": [{**unit["games"][0], "aSeconds": "1"}, unit["games"][1]]})),
+        ("pair 0 appears twice", first),
+        ("a pair must be a JSON object", "[1, 2]"),
+        ("not valid JSON", "[" * 100000 + "]" * 100000),
+    ]
+    for msg, line in bad_units:
         f.write_text("\n".join([head, first, line]) + "\n")
         r = _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(f))
         assert r.exit_code == 2 and msg in r.output and len(r.output.strip().splitlines()) == 1, (msg, r.output)
