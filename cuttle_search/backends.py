@@ -63,7 +63,7 @@ class LocalBackend(Backend):
             for job in jobs:
                 yield fn(job)
             return
-        pool = ProcessPoolExecutor(max_workers=self.workers)
+        pool = _pool(self.workers)
         inflight: dict[Any, Any] = {}
         retry: list[Any] = []
         try:
@@ -97,7 +97,7 @@ class LocalBackend(Backend):
                     retry.extend(inflight.values())
                     inflight.clear()
                     pool.shutdown(wait=False, cancel_futures=True)
-                    pool = ProcessPoolExecutor(max_workers=self.workers)
+                    pool = _pool(self.workers)
         finally:
             for fut in inflight:
                 fut.cancel()
@@ -179,6 +179,22 @@ class RayBackend(Backend):
 
 
 _END = object()
+
+
+def _die_with_parent() -> None:
+    """In a pool worker (Linux): end when the arena's process dies, even by SIGKILL, rather
+    than live on as an orphan."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown must do
+        pass
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, initializer=_die_with_parent)
 
 
 def _versioned(fn: Callable[[Any], Any], job: Any) -> tuple[str, Any]:
