@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import CuttleError, brief
+from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
 from .cards import cards_in
 from .engine import kernels as K
 from .engine import search as S
@@ -37,7 +39,7 @@ from .search.ismcts import (
 )
 
 
-class AgentError(ValueError):
+class AgentError(CuttleError):
     """An unknown agent or agent parameter."""
 
 
@@ -252,6 +254,7 @@ def _flag(value: str) -> bool:
     return value == "1"
 
 
+_PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION}
 _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag}
 AGENTS = {
     "random": (RandomAgent, {}),
@@ -269,7 +272,7 @@ def make_agent(spec: str) -> Agent:
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     if name not in AGENTS:
-        raise AgentError(f"unknown agent {name!r} (known: {', '.join(AGENTS)})")
+        raise AgentError(f"unknown agent {brief(name)} (known: {', '.join(AGENTS)})")
     cls, schema = AGENTS[name]
     params: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
@@ -277,21 +280,24 @@ def make_agent(spec: str) -> Agent:
         key = key.strip()
         if not eq or key not in schema:
             known = ", ".join(schema) or "none"
-            raise AgentError(f"agent {name!r}: unknown parameter {part!r} (parameters: {known})")
+            raise AgentError(f"agent {brief(name)}: unknown parameter {brief(part)} (parameters: {known})")
         try:
             params[key] = schema[key](value.strip())
         except ValueError:
             kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
-            raise AgentError(f"agent {name!r}: {key} must be a {kind}, not {value!r}") from None
+            raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
         if schema[key] in (int, float) and params[key] <= 0:
-            raise AgentError(f"agent {name!r}: {key} must be > 0, not {value!r}")
+            raise AgentError(f"agent {brief(name)}: {key} must be > 0, not {brief(value)}")
+        high = _PARAM_CAPS.get(key)
+        if high is not None and not (is_finite_number(params[key]) and params[key] <= high):
+            raise AgentError(f"agent {brief(name)}: {key} must be a finite number at most {high:,.0f}, not {brief(value)}")
     if "rollout" in params and params["rollout"] not in ROLLOUTS:
-        raise AgentError(f"agent {name!r}: rollout must be one of {', '.join(ROLLOUTS)}, not {params['rollout']!r}")
+        raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
     if cls is None:
         try:
             from .openspiel_adapter import OpenSpielIsmcts
         except ImportError:
-            raise AgentError(f"agent {name!r} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
+            raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
 
         return OpenSpielIsmcts(spec.strip(), params)
     return cls(spec.strip(), params)

@@ -24,6 +24,7 @@ from . import __version__
 from .agents import Agent, make_agent
 from .backends import make_backend
 from .engine import kernels as K
+from .errors import CuttleError
 from .moves import Move
 from .position import Position, PositionError
 from .rules import Ruleset, get_ruleset
@@ -184,7 +185,7 @@ RESULTS_FORMAT = "cuttle-search/arena-results"
 MAX_LINE = 1 << 20
 
 
-class ArenaError(ValueError):
+class ArenaError(CuttleError):
     """Bad arena input (a log directory, a results file, an option): one line for the user."""
 
 

@@ -18,13 +18,14 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
 from . import __version__
+from .errors import CuttleError
 
 BACKENDS = ("local", "ray")
 MAX_POOL_RESTARTS = 8  # a pool that keeps breaking is a job that kills its worker: stop
 RAY_TASK_RETRIES = 4
 
 
-class BackendError(ValueError):
+class BackendError(CuttleError):
     """A backend that cannot run: the ray extra missing, or no cluster at the address."""
 
 

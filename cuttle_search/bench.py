@@ -41,19 +41,27 @@ print(time.perf_counter() - t0)
 
 
 def warm_up() -> None:
-    """Compile or load every kernel the commands use."""
+    """Compile or load every kernel the commands use: the game, perft, the checks, the
+    search with each rollout policy, and every built-in agent (greedy, cuttlebot, pimc)."""
+    from .agents import make_agent
+    from .arena import play_game
     from .perft import perft
     from .search import analyse
+    from .search.ismcts import ROLLOUTS
 
-    pos = Position.deal("cuttle-cards", seed=1)
+    rules = get_ruleset("cuttle-cards")
+    pos = Position.deal(rules, seed=1)
     perft(pos, 2)
-    r = get_ruleset("cuttle-cards").to_array()
+    r = rules.to_array()
     s = np.zeros(K.STATE_SIZE, np.int64)
     buf = np.zeros(K.MAX_MOVES, np.int64)
     K.random_games(r, 1, 0, 1, s, buf, np.zeros((1, 3), np.int64))
     K.checked_random_games(r, 1, 0, 1, s, buf, np.zeros((1, 6), np.int64))
-    analyse(pos.view_of(0), iterations=200, seed=1)
-    analyse(pos.view_of(0), iterations=200, seed=1, rollout="random")
+    for rollout in ROLLOUTS:
+        analyse(pos.view_of(0), iterations=200, seed=1, rollout=rollout)
+    agents = [make_agent(spec) for spec in ("greedy", "cuttlebot", "pimc:iterations=40", "ismcts:iterations=40,infer=1")]
+    play_game(rules, 1, (agents[0], agents[1]), 1)
+    play_game(rules, 2, (agents[2], agents[3]), 2)
 
 
 def _median_runs(fn, repeats: int) -> float:
@@ -177,6 +185,106 @@ def run_search(quick: bool = False, progress: bool = False) -> dict[str, Any]:
         "analyse_warm_start_seconds": start,
         "targets": {"iterations_per_second_per_core": 50_000, "speedup_two_threads": 1.8, "bytes_per_node": 200},
     }
+
+
+HINT_POSITION = "midgame-main-p0"
+
+
+def run_hint(quick: bool = False, progress: bool = False) -> dict[str, Any]:
+    """Round-trip latency of `cuttle-search hint` on small requests, one at a time, measured
+    by a client on a warm server: a 100-iteration search and a refused (malformed) request."""
+    import json
+
+    requests = 60 if quick else 400
+    position = json.loads((POSITIONS / f"{HINT_POSITION}.json").read_text())
+    kinds = {
+        "search_100_iterations": json.dumps({"position": position, "iterations": 100, "seed": 1}),
+        "refused_request": '{"position": {"p0Hand": ["ZZ"]}}',
+    }
+    proc = subprocess.Popen(_cli() + ["hint"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    bar = tqdm(total=requests * len(kinds), desc="hint benchmark", disable=not progress or None, file=sys.stderr)
+    figures: dict[str, Any] = {}
+    try:
+        for line in kinds.values():  # the first answer may load compiled code
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            proc.stdout.readline()
+        for kind, line in kinds.items():
+            times = []
+            for _ in range(requests):
+                t0 = time.perf_counter()
+                proc.stdin.write(line + "\n")
+                proc.stdin.flush()
+                answer = proc.stdout.readline()
+                times.append(time.perf_counter() - t0)
+                bar.update()
+                if not answer:
+                    raise RuntimeError("the hint server stopped answering")
+            times.sort()
+            figures[kind] = {
+                "median_ms": 1000 * statistics.median(times),
+                "p99_ms": 1000 * times[min(len(times) - 1, int(0.99 * len(times)))],
+                "max_ms": 1000 * times[-1],
+            }
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        bar.close()
+    return {"requests_per_kind": requests, "position": HINT_POSITION, "latency": figures}
+
+
+def hint_text(fig: dict[str, Any]) -> list[str]:
+    lines = [f"hint server round trip ({fig['requests_per_kind']} sequential requests per kind, warm server)"]
+    for kind, f in fig["latency"].items():
+        lines.append(
+            f"  {kind:<24} median {f['median_ms']:7.2f} ms   p99 {f['p99_ms']:7.2f} ms   max {f['max_ms']:7.2f} ms"
+        )
+    return lines
+
+
+def _review_game(target: int):
+    """The first cuttlebot-vs-greedy deal whose game has ``target`` or more unforced decisions."""
+    from .agents import make_agent
+    from .arena import play_game
+    from .gamelog import read_game
+
+    rules = get_ruleset("cuttle-cards")
+    for deal in range(1000):
+        log = play_game(rules, deal, (make_agent("cuttlebot"), make_agent("greedy")), deal).to_json()
+        start, moves, _ = read_game(log)
+        pos, unforced = start.copy(), 0
+        for m in moves:
+            unforced += pos.actor >= 0 and len(pos.legal_codes()) > 1
+            pos.push(m)
+        if unforced >= target:
+            return deal, start, moves, unforced
+    raise RuntimeError("no game long enough")
+
+
+def run_review(quick: bool = False, progress: bool = False) -> dict[str, Any]:
+    """Wall time to review a game of about 60 unforced decisions at 10,000 iterations a
+    decision, both players, with one worker process per core."""
+    from .review import review_game
+
+    iterations = 2_000 if quick else 10_000
+    workers = os.cpu_count() or 1
+    deal, start, moves, unforced = _review_game(60)
+    bar = tqdm(total=unforced, desc="review benchmark", disable=not progress or None, file=sys.stderr)
+    t0 = time.perf_counter()
+    review = review_game(start, moves, iterations=iterations, seed=1, workers=workers,
+                         progress=lambda done, total: bar.update(done - bar.n))
+    wall = time.perf_counter() - t0
+    bar.close()
+    return {"deal": deal, "moves": len(moves), "decisions": len(review.decisions), "iterations_per_decision": iterations,
+            "workers": workers, "wall_seconds": wall, "decisions_per_second": len(review.decisions) / wall,
+            "target_seconds": 30.0}
+
+
+def review_bench_text(fig: dict[str, Any]) -> list[str]:
+    return [f"review: {fig['decisions']} decisions ({fig['moves']} moves, deal {fig['deal']}) at "
+            f"{fig['iterations_per_decision']:,} iterations a decision on {fig['workers']} workers: "
+            f"{fig['wall_seconds']:.1f} s ({fig['decisions_per_second']:.1f} decisions/s; target under "
+            f"{fig['target_seconds']:.0f} s)"]
 
 
 def run_all(quick: bool = False, progress: bool = False) -> dict[str, Any]:

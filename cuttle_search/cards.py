@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+from .errors import CuttleError, brief
+
 Card = int
 Mask = int
 
@@ -22,7 +24,7 @@ UNKNOWN = "??"
 ACE, TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING = range(13)
 
 
-class CardError(ValueError):
+class CardError(CuttleError):
     """A card string that is not a card."""
 
 
@@ -50,14 +52,14 @@ def card_str(card: Card) -> str:
 def parse_card(text: str) -> Card:
     """Parse ``7H``, ``th``, ``10H`` or ``X1``; raise :class:`CardError` otherwise."""
     if not isinstance(text, str):
-        raise CardError(f"expected a card string, got {text!r}")
+        raise CardError(f"expected a card string, got {brief(text)}")
     t = text.strip().upper()
     if t in ("X1", "X2"):
         return 51 + int(t[1])
     if t.startswith("10"):
         t = "T" + t[2:]
     if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
-        raise CardError(f"unknown card {text!r} (expected rank A23456789TJQK and suit CDHS, e.g. 'TH')")
+        raise CardError(f"unknown card {brief(text)} (expected rank A23456789TJQK and suit CDHS, e.g. 'TH')")
     return card_id(RANKS.index(t[0]), SUITS.index(t[1]))
 
 

@@ -13,9 +13,13 @@ from typing import Any
 
 import click
 
+
 from . import __version__
 from .display import describe_decision, render
-from .position import Position, PositionError, load_position, seat_name
+from .engine.jit import warn_if_compiling
+from .errors import CuttleError
+from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS
+from .position import Position, load_position, seat_name
 from .rules import PRESETS, RulesError, get_ruleset
 
 
@@ -25,10 +29,56 @@ class InputError(click.ClickException):
     exit_code = 2
 
 
+class _Group(click.Group):
+    """The command group, and the one error boundary of the command line: any input error
+    (a ``CuttleError``) becomes one line and exit code 2; anything unexpected becomes one
+    line and exit code 1 (``CUTTLE_DEBUG=1`` shows the traceback)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        import os
+
+        try:
+            return super().invoke(ctx)
+        except CuttleError as e:
+            raise InputError(str(e)) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except Exception as e:
+            if os.environ.get("CUTTLE_DEBUG"):
+                raise
+            raise click.ClickException(
+                f"internal error: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''} "
+                "(a defect; rerun with CUTTLE_DEBUG=1 for the traceback and report it)"
+            ) from None
+
+
+class _Number(click.ParamType):
+    """A finite number in a range (click's FloatRange lets nan and inf through)."""
+
+    name = "number"
+
+    def __init__(self, low: float, high: float, low_open: bool = False) -> None:
+        self.low, self.high, self.low_open = low, high, low_open
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        import math
+
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        above = x > self.low if self.low_open else x >= self.low
+        if not math.isfinite(x) or not above or x > self.high:
+            low = f"above {self.low:g}" if self.low_open else f"from {self.low:g}"
+            self.fail(f"{value!r} is not a finite number {low} to {self.high:g}", param, ctx)
+        return x
+
+
 def _load(path: str, rules: str | None = None) -> Position:
+    warn_if_compiling()
     try:
         return load_position(path, rules=rules)
-    except (PositionError, RulesError) as e:
+    except CuttleError as e:
         raise InputError(f"{path}: {e}") from None
 
 
@@ -46,14 +96,14 @@ rules_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
 @click.version_option(__version__, prog_name="cuttle-search")
 def main() -> None:
     """Analyse Cuttle positions: show boards, list legal moves, count move trees, play games."""
 
 
 @main.command()
-@click.argument("position", type=click.Path(dir_okay=False))
+@click.argument("position")
 @rules_option
 @json_option
 def show(position: str, rules: str | None, as_json: bool) -> None:
@@ -66,7 +116,7 @@ def show(position: str, rules: str | None, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("position", type=click.Path(dir_okay=False))
+@click.argument("position")
 @rules_option
 @json_option
 def moves(position: str, rules: str | None, as_json: bool) -> None:
@@ -114,7 +164,7 @@ def _not_yours(pos: Position) -> str:
 
 
 @main.command()
-@click.argument("position", type=click.Path(dir_okay=False))
+@click.argument("position")
 @click.option("--depth", "-d", type=click.IntRange(0, 12), required=True, help="Number of plies.")
 @click.option("--divide", is_flag=True, help="Also print the count below each legal move.")
 @rules_option
@@ -164,6 +214,7 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
         rs = get_ruleset(rules)
     except RulesError as e:
         raise click.BadParameter(str(e), param_hint="--rules") from None
+    warn_if_compiling()
     summary = run_selfplay(rs, games, seed, progress=True)
     if as_json:
         _emit_json(summary)
@@ -179,15 +230,15 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
 
 # ---------------------------------------------------------------- analysis
 def _search_options(f):
-    f = click.option("--exploration", "-c", type=click.FloatRange(0), default=0.7, help="UCB exploration constant.")(f)
+    f = click.option("--exploration", "-c", type=_Number(0, MAX_EXPLORATION), default=0.7, help="UCB exploration constant.")(f)
     f = click.option("--rollout", type=click.Choice(["greedy", "heuristic", "random"]), default="greedy", help="Rollout policy.")(f)
     f = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
     f = click.option(
         "--threads", "-j", type=click.IntRange(1, 256), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
     )(f)
-    f = click.option("--time", "-t", "seconds", type=click.FloatRange(0, min_open=True), default=None, help="Time budget in seconds.")(f)
+    f = click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Time budget in seconds.")(f)
     f = click.option(
-        "--iterations", "-n", type=click.IntRange(1, None), default=None, help="Iteration budget [default: 10,000 without --time]."
+        "--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None, help="Iteration budget [default: 10,000 without --time]."
     )(f)
     return f
 
@@ -210,7 +261,7 @@ def _live_progress(total: int | None):
 
 
 @main.command()
-@click.argument("position", type=click.Path(dir_okay=False))
+@click.argument("position")
 @_search_options
 @click.option("--top", "-k", type=click.IntRange(1, None), default=None, help="Show only the K best moves.")
 @rules_option
@@ -220,15 +271,15 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
     Win rates are from that player's point of view; a draw counts half in the score."""
     from .search import Limit, SearchError, run_search, search_viewer
-    from .search.ismcts import warn_if_compiling
+    from .search.ismcts import check_search_options
 
     pos = _load(position, rules)
     try:
         limit = Limit(iterations, seconds)
         search_viewer(pos)
+        check_search_options(limit, threads, seed, rollout, exploration)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
-    warn_if_compiling()
     bar, update = _live_progress(limit.effective_iterations)
     try:
         result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update)
@@ -279,27 +330,54 @@ def _analysis_table(result) -> str:
 
 @main.command()
 @_search_options
-@click.option("--runners-up", type=click.IntRange(0, None), default=2, help="Runners-up to include.")
-def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up):
+@click.option("--runners-up", type=click.IntRange(0, 64), default=2, help="Runners-up to include.")
+@click.option("--max-iterations", type=click.IntRange(1, MAX_ITERATIONS), default=10_000_000,
+              help="The most iterations one request may ask for.")
+@click.option("--max-time", type=_Number(0, MAX_SECONDS, low_open=True), default=60.0,
+              help="The most seconds one request may ask for.")
+@click.option("--max-threads", type=click.IntRange(1, 256), default=None,
+              help="The most threads one request may ask for [default: the machine's cores].")
+@click.option("--max-request-bytes", type=click.IntRange(1024, 1 << 30), default=1 << 20,
+              help="The longest request line; a longer one is refused.")
+def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, max_iterations, max_time,
+         max_threads, max_request_bytes):
     """Serve hints: one JSON request per line on stdin, one JSON answer per line on stdout.
 
     A request is a position (our format or a cuttle.cards GameState, hidden cards as ??),
     either as the whole line or under "position", with optional "id", "iterations",
-    "time", "seed", "threads" and "rules". The options set the defaults. A bad request gets
-    {"id", "error", "field"} and the server keeps going. See docs/hint-protocol.md."""
-    from .hint import serve
+    "time", "seed", "threads", "rules" and "runnersUp". The options set the defaults and,
+    with --max-*, the caps. A bad request gets {"id", "error", "field"} and the server keeps
+    going. See docs/hint-protocol.md."""
+    import os
 
+    from .hint import ServerLimits, serve
+    from .search import Limit, analyse
+    from .search.ismcts import check_search_options
+
+    limits = ServerLimits(max_iterations, max_time, max_threads or os.cpu_count() or 1, max_request_bytes)
+    if iterations is not None and iterations > limits.max_iterations:
+        raise click.BadParameter(f"{iterations} is above --max-iterations {limits.max_iterations}", param_hint="--iterations")
+    if seconds is not None and seconds > limits.max_time:
+        raise click.BadParameter(f"{seconds:g} is above --max-time {limits.max_time:g}", param_hint="--time")
+    if threads > limits.max_threads:
+        raise click.BadParameter(f"{threads} is above --max-threads {limits.max_threads}", param_hint="--threads")
+    try:
+        check_search_options(Limit(iterations, seconds), threads, seed, rollout, exploration)
+    except CuttleError as e:
+        raise InputError(str(e)) from None
+    # load (or compile, with a notice) the search before the first request, so that
+    # every answer's "seconds" is search time
+    warn_if_compiling()
+    analyse(Position.deal("cuttle-cards", seed=1).view_of(0), iterations=64, seed=1, rollout=rollout)
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
                     exploration=exploration, runners_up=runners_up)
-    serve(sys.stdin, sys.stdout, defaults)
+    serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits)
 
 
 @main.command()
 def warmup() -> None:
     """Compile (or load from the cache) every engine kernel now, so later commands start fast."""
     from .bench import warm_up
-
-    from .search.ismcts import warn_if_compiling
 
     start = time.perf_counter()
     warn_if_compiling()
@@ -391,27 +469,77 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
 
 
 @main.command()
-@click.argument("log", type=click.Path(dir_okay=False))
+@click.argument("game")
+@click.option("--player", type=click.Choice(["p0", "p1", "both"]), default="both", help="Whose decisions to review.")
+@click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
+              help="Iterations a decision [default: 10,000 without --time].")
+@click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
+@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--html", "html_file", default=None, help="Also write a self-contained HTML report (win-rate chart) here.")
+@json_option
+def review(game, player, iterations, seconds, workers, seed, html_file, as_json):
+    """Review GAME (an arena game log or a cuttle.cards history): every unforced decision
+    analysed from the deciding player's view, the move played against the best move, and
+    inaccuracies, mistakes and blunders labelled where the intervals prove them."""
+    from tqdm import tqdm
+
+    from .gamelog import read_game, read_json_file
+    from .review import review_game, review_html, review_text
+
+    warn_if_compiling()
+    try:
+        start, moves, about = read_game(read_json_file(game))
+    except CuttleError as e:
+        raise InputError(f"{game}: {e}") from None
+    seats = (0, 1) if player == "both" else (int(player[1]),)
+    bar = tqdm(desc="review", unit="decision", file=sys.stderr, disable=not sys.stderr.isatty() or None, leave=False)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        result = review_game(start, moves, seats, iterations, seconds, seed, workers, players=about.get("players"),
+                             progress=progress)
+    finally:
+        bar.close()
+    result.source = about["source"]
+    if html_file:
+        try:
+            with open(html_file, "w", encoding="utf-8") as f:
+                f.write(review_html(result, game))
+        except OSError as e:
+            raise InputError(f"--html: cannot write {html_file!r}: {e.strerror or e}") from None
+    if as_json:
+        _emit_json(result.to_json())
+    else:
+        click.echo(review_text(result, game))
+
+
+@main.command()
+@click.argument("log")
 @click.option("--ply", type=click.IntRange(0, None), default=None, help="Stop after this many moves [default: the end].")
 @click.option("--export", "export", type=click.Path(dir_okay=False), default=None, help="Write that moment as a position file.")
 @click.option("--view", type=click.Choice(["full", "p0", "p1"]), default="full", help="Whose view to export.")
 def replay(log, ply, export, view):
     """Replay a game log (from arena --log-dir), show the board, and export any moment."""
-    from .arena import replay as replay_log
+    from .gamelog import describe, read_game_log, replay as replay_log
 
+    warn_if_compiling()
     try:
-        data = json.loads(open(log).read())
+        data = read_game_log(log)
         pos = replay_log(data, ply)
         if view != "full":
             pos = pos.view_of(int(view[1]))
-    except OSError as e:
-        raise InputError(f"{log}: cannot read: {e.strerror}") from None
-    except (json.JSONDecodeError, PositionError, KeyError, TypeError) as e:
-        raise InputError(f"{log}: not a readable game log ({e})") from None
-    n = len(data.get("moves", [])) if ply is None else ply
-    pos.about = f"{data['players']['p0']} (p0) vs {data['players']['p1']} (p1), deal seed {data['dealSeed']}, after {n} moves"
+    except CuttleError as e:
+        raise InputError(f"{log}: {e}") from None
+    pos.about = describe(data, len(data["moves"]) if ply is None else ply)
     if export:
-        pos.save(export)
+        try:
+            pos.save(export)
+        except OSError as e:
+            raise InputError(f"--export: cannot write {export!r}: {e.strerror or e}") from None
         click.echo(f"wrote {export}: {pos.about}")
     else:
         click.echo(render(pos))

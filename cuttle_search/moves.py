@@ -23,15 +23,16 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from .errors import CuttleError, brief
 from .cards import Card, CardError, card_str, cards_in, mask_of, parse_card
 from .engine import kernels as K
 
 
-class MoveError(ValueError):
+class MoveError(CuttleError):
     """Text or JSON that is not a move."""
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(MoveError):
     """A well-formed move that is not legal in the position."""
 
 
@@ -140,11 +141,11 @@ class Move:
         if kind in ("oneoff", "one_off"):
             kind = "one-off"
         if kind not in TYPE_OF_KIND:
-            raise MoveError(f"unknown move {words[0]!r} in {text!r} (known: {', '.join(sorted(TYPE_OF_KIND))})")
+            raise MoveError(f"unknown move {brief(words[0])} in {brief(text)} (known: {', '.join(sorted(TYPE_OF_KIND))})")
         try:
             cards = [parse_card(a) for a in args]
         except CardError as e:
-            raise MoveError(f"{text!r}: {e}") from None
+            raise MoveError(f"{brief(text)}: {e}") from None
         move = cls._build(kind, cards, text)
         return move if legal is None else move.resolve_against(legal)
 
@@ -152,27 +153,27 @@ class Move:
     def _build(cls, kind: str, cards: list[Card], source: str) -> "Move":
         if kind in NO_CARD_KINDS:
             if cards:
-                raise MoveError(f"{source!r}: {kind!r} takes no card")
+                raise MoveError(f"{brief(source)}: {kind!r} takes no card")
             return cls(kind)
         if kind in SET_KINDS:
             if not cards:
-                raise MoveError(f"{source!r}: {kind!r} needs at least one card")
+                raise MoveError(f"{brief(source)}: {kind!r} needs at least one card")
             if len(set(cards)) != len(cards):
-                raise MoveError(f"{source!r}: a card is listed twice")
+                raise MoveError(f"{brief(source)}: a card is listed twice")
             return cls(kind, cards=tuple(sorted(cards)))
         if kind in ONE_CARD_KINDS or kind == "glasses":
             if len(cards) != 1:
-                raise MoveError(f"{source!r}: {kind!r} takes exactly one card")
+                raise MoveError(f"{brief(source)}: {kind!r} takes exactly one card")
             if kind == "royal" and cards[0] >> 2 == 7:
                 kind = "glasses"
             return cls(kind, cards[0])
         if kind in TARGET_KINDS:
             if len(cards) != 2:
-                raise MoveError(f"{source!r}: {kind!r} takes a card and a target")
+                raise MoveError(f"{brief(source)}: {kind!r} takes a card and a target")
             return cls(kind, cards[0], cards[1])
         # one-off: a card and an optional target
         if len(cards) not in (1, 2):
-            raise MoveError(f"{source!r}: 'one-off' takes a card and an optional target")
+            raise MoveError(f"{brief(source)}: 'one-off' takes a card and an optional target")
         return cls(kind, cards[0], cards[1] if len(cards) == 2 else None)
 
     def resolve_against(self, legal: Iterable["Move"]) -> "Move":
@@ -228,7 +229,7 @@ class Move:
             value = body.get(field)
             if value is None:
                 if required:
-                    raise MoveError(f"{field}: missing for moveType {name!r}")
+                    raise MoveError(f"{field}: missing for moveType {brief(name)}")
                 return None
             try:
                 return parse_card(value)
@@ -267,7 +268,7 @@ class Move:
             else:
                 cards = [c for c in (card("cardId1", False), card("cardId2", False), card("cardId", False)) if c is not None]
                 if not cards:
-                    raise MoveError(f"cardIds: missing for moveType {name!r}")
+                    raise MoveError(f"cardIds: missing for moveType {brief(name)}")
             kind = "random-discard" if name == "randomDiscard" else "discard"
             return cls._build(kind, cards, name)
-        raise MoveError(f"moveType: unknown move type {name!r}")
+        raise MoveError(f"moveType: unknown move type {brief(name)}")

@@ -329,7 +329,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     top = ",".join(str(int(s[K.F_DECK + n - 1 - i])) for i in range(known))
     fields = ",".join(str(int(s[f])) for f in (K.F_PHASE, K.F_TURN, K.F_ACTOR, K.F_TURN_COUNT, K.F_PASSES, K.F_ONEOFF,
                                               K.F_ONEOFF_TARGET, K.F_NTWOS, K.F_TWOS, K.F_REVEALED, K.F_SCUTTLE_CARD,
-                                              K.F_SCUTTLE_TARGET, K.F_DISCARDS))
+                                              K.F_SCUTTLE_TARGET, K.F_DISCARDS, K.F_SEVEN))
     view = "all" if player is None else f"p{player}"
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
     return f"{view} | {' | '.join(parts)} | j {jacks} | s{int(s[K.F_SCRAP]):x} | d{n} top[{top}] | {fields}{pending}"

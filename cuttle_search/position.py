@@ -17,8 +17,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .errors import CuttleError, brief
 from . import cards as C
 from .cards import Card, CardError, card_str, cards_in, parse_card
+from .inputs import parse_json, read_text_file
 from .engine import kernels as K
 from .moves import Move
 from .rules import Ruleset, RulesError, get_ruleset
@@ -27,7 +29,7 @@ FORMAT_NAME = "cuttle-search/position"
 FORMAT_VERSION = 1
 
 
-class PositionError(ValueError):
+class PositionError(CuttleError):
     """A malformed or impossible position. The message names the field and the problem."""
 
 
@@ -80,7 +82,7 @@ def _seat(value: Any, field: str) -> int:
         return value
     if isinstance(value, str) and value.lower() in ("p0", "p1"):
         return int(value[1])
-    raise PositionError(f"{field}: expected 'p0' or 'p1', got {value!r}")
+    raise PositionError(f"{field}: expected 'p0' or 'p1', got {brief(value)}")
 
 
 @dataclass
@@ -146,6 +148,8 @@ class Position:
     def legal_codes(self) -> np.ndarray:
         buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
         n = K.generate_moves(self.state, self.rules_array, buf)
+        if K.moves_overflowed(buf, n):  # unreachable from a loaded position (K.hand_cap)
+            raise PositionError(f"phase: more than {K.MAX_MOVES - 1:,} legal moves; this position cannot be played")
         return buf[:n].copy()
 
     def legal_moves(self) -> list[Move]:
@@ -195,7 +199,8 @@ class Position:
             d[f"p{p}FaceCards"] = [card_str(c) for c in cards_in(int(s[K.F_FACE + p]))]
         d["deck"] = self._deck_strings()
         d["scrap"] = [card_str(c) for c in cards_in(int(s[K.F_SCRAP]))]
-        d["oneOff"] = card_str(int(s[K.F_ONEOFF])) if s[K.F_ONEOFF] >= 0 else None
+        pending = int(s[K.F_ONEOFF]) if s[K.F_ONEOFF] >= 0 else int(s[K.F_SEVEN])  # a 7 waits as cuttle.cards' oneOff
+        d["oneOff"] = card_str(pending) if pending >= 0 else None
         d["oneOffTarget"] = card_str(int(s[K.F_ONEOFF_TARGET])) if s[K.F_ONEOFF_TARGET] >= 0 else None
         d["twos"] = [card_str(c) for c in cards_in(int(s[K.F_TWOS]))]
         if s[K.F_REVEALED]:
@@ -288,20 +293,12 @@ class Position:
 
     @classmethod
     def from_json(cls, text: str, *, rules: str | Ruleset | None = None) -> "Position":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise PositionError(f"the position is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-        return _build_position(data, rules)
+        return _build_position(parse_json(text, PositionError, "position"), rules)
 
     @classmethod
     def load(cls, path: str | Path, *, rules: str | Ruleset | None = None) -> "Position":
         p = Path(path)
-        try:
-            text = p.read_text()
-        except OSError as e:
-            raise PositionError(f"cannot read {str(p)!r}: {e.strerror}") from None
-        pos = cls.from_json(text, rules=rules)
+        pos = cls.from_json(read_text_file(p, PositionError), rules=rules)
         pos.name = p.stem
         return pos
 
@@ -383,7 +380,27 @@ def _card_list(data: Mapping[str, Any], key: str) -> list[Any]:
         return []
     if not isinstance(value, list):
         raise PositionError(f"{key}: expected a list of cards, got {type(value).__name__}")
+    if len(value) > C.N_CARDS:
+        raise PositionError(f"{key}: {len(value)} entries, but a deck has {C.N_CARDS} cards")
     return value
+
+
+def _list_field(value: Any, where: str) -> list[Any]:
+    """A list in a cuttle.cards GameState (``hand``, ``points``, ``attachments``...)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise PositionError(f"{where}: expected a list, got {type(value).__name__}")
+    if len(value) > C.N_CARDS:
+        raise PositionError(f"{where}: {len(value)} entries, but a deck has {C.N_CARDS} cards")
+    return value
+
+
+def _card_text(item: Any, where: str) -> Any:
+    """The card string of a GameState card object (``{"id": "7H"}``), or the item itself."""
+    if isinstance(item, Mapping):
+        return item.get("id")
+    return item
 
 
 def _normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -392,35 +409,41 @@ def _normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
     d = dict(data)
     for p in (0, 1):
         player = d.get(f"p{p}")
-        if isinstance(player, Mapping):
-            for src, dst in (("hand", "Hand"), ("points", "Points"), ("faceCards", "FaceCards")):
-                items = player.get(src) or []
-                out = []
-                for item in items:
-                    if isinstance(item, Mapping):
-                        text = str(item.get("id"))
-                        att = item.get("attachments") or []
-                        if att:
-                            n = len(att)
-                            names = []
-                            for k, a in enumerate(att):
-                                # jacks alternate; the top one belongs to the controller
-                                by = p if (n - 1 - k) % 2 == 0 else 1 - p
-                                names.append(f"{a.get('id') if isinstance(a, Mapping) else a}-p{by}")
-                            text += "(" + ",".join(names) + ")"
-                        if item.get("isFrozen"):
-                            d["frozen"] = str(item.get("id"))
-                        out.append(text)
-                    else:
-                        out.append(item)
-                d[f"p{p}{dst}"] = out
+        if player is None:
+            continue
+        if not isinstance(player, Mapping):
+            raise PositionError(f"p{p}: expected an object with hand, points and faceCards, got {type(player).__name__}")
+        for src, dst in (("hand", "Hand"), ("points", "Points"), ("faceCards", "FaceCards")):
+            out = []
+            for i, item in enumerate(_list_field(player.get(src), f"p{p}.{src}")):
+                where = f"p{p}.{src}[{i}]"
+                if not isinstance(item, Mapping):
+                    out.append(item)
+                    continue
+                text = _card_text(item, where)
+                if not isinstance(text, str):
+                    raise PositionError(f"{where}.id: expected a card string, got {brief(text)}")
+                att = _list_field(item.get("attachments"), f"{where}.attachments")
+                if att:
+                    n = len(att)
+                    names = []
+                    for k, a in enumerate(att):
+                        jack = _card_text(a, f"{where}.attachments[{k}]")
+                        if not isinstance(jack, str):
+                            raise PositionError(f"{where}.attachments[{k}]: expected a jack, got {brief(jack)}")
+                        # jacks alternate; the top one belongs to the controller
+                        by = p if (n - 1 - k) % 2 == 0 else 1 - p
+                        names.append(f"{jack}-p{by}")
+                    text += "(" + ",".join(names) + ")"
+                if item.get("isFrozen"):
+                    d["frozen"] = _card_text(item, where)
+                out.append(text)
+            d[f"p{p}{dst}"] = out
     for key in ("oneOff", "oneOffTarget", "resolving"):
-        v = d.get(key)
-        if isinstance(v, Mapping):
-            d[key] = v.get("id")
+        d[key] = _card_text(d.get(key), key)
     for key in ("deck", "scrap", "twos"):
         if isinstance(d.get(key), list):
-            d[key] = [x.get("id") if isinstance(x, Mapping) else x for x in d[key]]
+            d[key] = [_card_text(x, key) for x in d[key]]
     return d
 
 
@@ -428,22 +451,25 @@ def _parse_phase(value: Any) -> int:
     if value is None:
         return K.PH_MAIN
     if isinstance(value, bool):
-        raise PositionError(f"phase: unknown phase {value!r}")
+        raise PositionError(f"phase: unknown phase {brief(value)}")
     if isinstance(value, int):
         if value in PHASE_OF_CUTTLE_CARDS:
             return PHASE_OF_CUTTLE_CARDS[value]
-        raise PositionError(f"phase: unknown cuttle.cards phase number {value} (known: 1-7)")
+        raise PositionError(f"phase: unknown cuttle.cards phase number {brief(value)} (known: 1-7)")
     if isinstance(value, str) and value.strip().lower() in PHASE_OF_NAME:
         return PHASE_OF_NAME[value.strip().lower()]
-    raise PositionError(f"phase: unknown phase {value!r} (known: {', '.join(PHASE_NAMES.values())})")
+    raise PositionError(f"phase: unknown phase {brief(value)} (known: {', '.join(PHASE_NAMES.values())})")
 
 
-def _int_field(data: Mapping[str, Any], key: str, default: int, low: int = 0) -> int:
+MAX_COUNT = 1_000_000  # far above any turn, action or pass count a game can reach
+
+
+def _int_field(data: Mapping[str, Any], key: str, default: int, low: int = 0, high: int = MAX_COUNT) -> int:
     v = data.get(key, default)
     if v is None:
         return default
-    if not isinstance(v, int) or isinstance(v, bool) or v < low:
-        raise PositionError(f"{key}: expected a whole number >= {low}, got {v!r}")
+    if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+        raise PositionError(f"{key}: expected a whole number from {low} to {high:,}, got {brief(v)}")
     return v
 
 
@@ -453,10 +479,10 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     data = _normalise_gamestate(data)
     fmt = data.get("format")
     if fmt is not None and fmt != FORMAT_NAME:
-        raise PositionError(f"format: expected {FORMAT_NAME!r}, got {fmt!r}")
+        raise PositionError(f"format: expected {FORMAT_NAME!r}, got {brief(fmt)}")
     version = data.get("version", FORMAT_VERSION)
     if version != FORMAT_VERSION:
-        raise PositionError(f"version: this cuttle_search reads position format {FORMAT_VERSION}, not {version!r}")
+        raise PositionError(f"version: this cuttle_search reads position format {FORMAT_VERSION}, not {brief(version)}")
 
     # ---- rules
     try:
@@ -507,7 +533,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
                 raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
             text = item.get("id") if isinstance(item, Mapping) else item
             if isinstance(text, str) and "(" in text:
-                raise PositionError(f"{where}: {text!r}: jacks attach only to point cards (A-T), not to royals")
+                raise PositionError(f"{where}: {brief(text)}: jacks attach only to point cards (A-T), not to royals")
             c = _card(item, where)
             if not (C.bit(c) & C.FACE_CARD_RANKS):
                 raise PositionError(f"{where}: {card_str(c)} cannot be a royal (royals are Kings, Queens and glasses 8s)")
@@ -555,8 +581,11 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     if one_off is not None:
         c = _card(one_off, "oneOff")
         seen.add(c, "oneOff")
-        s[K.F_ONEOFF] = c
-        s[K.F_ONEOFF_PLAYER] = turn
+        if phase == K.PH_SEVEN:  # the 7 whose reveal waits: out of the scrap until the pick
+            s[K.F_SEVEN] = c
+        else:
+            s[K.F_ONEOFF] = c
+            s[K.F_ONEOFF_PLAYER] = turn
     target = data.get("oneOffTarget")
     if target is not None:
         if one_off is None:
@@ -651,8 +680,6 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
         s[K.F_FROZEN + holders[0]] = c
     s[K.F_PASSES] = _int_field(data, "passes", 0)
     s[K.F_ACTIONS] = _int_field(data, "actions", 0)
-    if s[K.F_PASSES] >= r[K.R_PASS_LIMIT]:
-        raise PositionError(f"passes: {s[K.F_PASSES]} passes already end the game in a stalemate")
 
     # ---- phase and decider
     _set_phase(s, r, phase, turn, opp)
@@ -668,27 +695,50 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     if not isinstance(about, str):
         raise PositionError("about: expected a text description")
     pos = Position(rs, s, view, hidden, unknown_mask, about=about)
-    err = int(K.validate_state(s, r))
-    if err == 9:
-        q = next(q for q in (0, 1) if pos.points(q) >= pos.goal(q))
-        raise PositionError(
-            f"p{q}Points: p{q} has {pos.points(q)} points against a goal of {pos.goal(q)}; the game would already be over"
-        )
-    if err:
-        raise PositionError(f"the position is inconsistent: {K.INVARIANT_ERRORS[err]}")
+    code, detail = (int(x) for x in K.position_error(s, r))
+    if code:
+        raise PositionError(_impossible(pos, code, detail))
     return pos
+
+
+def _impossible(pos: Position, code: int, detail: int) -> str:
+    """The message for an engine ``position_error`` code, naming the field at fault."""
+    s, r = pos.state, pos.rules_array
+    why = K.POSITION_ERRORS[code]
+    if code == 9:
+        return (f"p{detail}Points: p{detail} has {pos.points(detail)} points against a goal of "
+                f"{pos.goal(detail)}; the game would already be over")
+    if code == 10:
+        cap = int(K.hand_cap(s, r, detail))
+        return (f"p{detail}Hand: {bin(pos.hand(detail)).count('1')} cards, but no hand can hold more than {cap} "
+                f"at this point under {pos.rules.spec} (hand limit: {pos.rules.hand_limit})")
+    if code == 11:
+        return f"actions: {int(s[K.F_ACTIONS])} actions reach the limit of {int(r[K.R_ACTION_LIMIT])}; the game would be over"
+    if code == 12:
+        return f"passes: {int(s[K.F_PASSES])} passes already end the game in a stalemate"
+    if code in (13, 18):
+        return f"{'passes' if code == 13 else 'revealed'}: {why}"
+    if code in (14, 15):
+        return f"frozen: {card_str(detail)}: {why}"
+    if code == 16:
+        target = int(s[K.F_ONEOFF_TARGET])
+        played = card_str(detail) + (f" on {card_str(target)}" if target >= 0 else " with no target")
+        return f"oneOff: {played}: {why}"
+    if code == 17:
+        return f"scuttle: {card_str(detail)} on {card_str(int(s[K.F_SCUTTLE_TARGET]))}: {why}"
+    return f"the position is inconsistent: {why}"
 
 
 def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int, where: str) -> None:
     if isinstance(item, Mapping):
         item = item.get("id")
     if not isinstance(item, str):
-        raise PositionError(f"{where}: expected a card string like 'TH' or 'TH(JH-p0)', got {item!r}")
+        raise PositionError(f"{where}: expected a card string like 'TH' or 'TH(JH-p0)', got {brief(item)}")
     if item.strip() == C.UNKNOWN:
         raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
     m = _STACK_RE.match(item)
     if not m:
-        raise PositionError(f"{where}: {item!r} is not a card or a jack stack like 'TH(JH-p0,JC-p1)'")
+        raise PositionError(f"{where}: {brief(item)} is not a card or a jack stack like 'TH(JH-p0,JC-p1)'")
     c = _card(m.group(1), where)
     if c >> 2 > C.TEN:
         raise PositionError(f"{where}: {card_str(c)} cannot be a point card (point cards are A-T)")
@@ -698,7 +748,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
         for part in m.group(2).split(","):
             jm = _JACK_RE.match(part)
             if not jm:
-                raise PositionError(f"{where}: jack {part.strip()!r} should look like 'JH-p0'")
+                raise PositionError(f"{where}: jack {brief(part.strip())} should look like 'JH-p0'")
             j = _card(jm.group(1), where)
             if j >> 2 != C.JACK:
                 raise PositionError(f"{where}: {card_str(j)} is attached to {card_str(c)} but only jacks attach to point cards")
@@ -736,7 +786,10 @@ def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int) ->
     if phase not in (K.PH_COUNTER,) and ntwos:
         raise PositionError(f"twos: counter 2s are only pending while countering, not in phase {name!r}")
     if phase not in (K.PH_COUNTER, K.PH_THREE) and has_oneoff:
-        raise PositionError(f"oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3), not {name!r}")
+        raise PositionError(
+            f"oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3, "
+            f"'resolvingSeven' for a 7), not {name!r}"
+        )
     if phase != K.PH_SEVEN and s[K.F_REVEALED]:
         raise PositionError(f"revealed: a 7's revealed cards need phase 'resolvingSeven', not {name!r}")
     if phase != K.PH_SCUTTLE_COUNTER and s[K.F_SCUTTLE_CARD] >= 0:
@@ -748,22 +801,7 @@ def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int) ->
     if phase == K.PH_COUNTER:
         if not has_oneoff:
             raise PositionError("oneOff: phase 'countering' needs the pending one-off card")
-        c = int(s[K.F_ONEOFF])
-        rk = c >> 2
-        if rk not in (0, 1, 2, 3, 4, 5, 6, 8) and not (rk == 7 and r[K.R_EIGHT_ONE_OFF]):
-            raise PositionError(f"oneOff: {card_str(c)} cannot be played as a one-off")
-        needs_target = rk in (1, 8) or rk == 7
-        has_target = s[K.F_ONEOFF_TARGET] >= 0
-        if needs_target and not has_target:
-            raise PositionError(f"oneOffTarget: a {card_str(c)[0]} one-off needs a target")
-        if not needs_target and has_target:
-            raise PositionError(f"oneOffTarget: a {card_str(c)[0]} one-off takes no target")
-        if has_target:
-            t = int(s[K.F_ONEOFF_TARGET])
-            on_table = any((int(s[f + q]) >> t) & 1 for f in (K.F_POINTS, K.F_FACE) for q in (0, 1))
-            on_table = on_table or (t >> 2 == C.JACK and s[K.F_JACK_ON + t - 40] >= 0)
-            if not on_table:
-                raise PositionError(f"oneOffTarget: {card_str(t)} is not on the table")
+        # whether the one-off and its target could have been played: K.position_error
         # counters alternate, starting with the opponent of the one-off's player
         actor = opp if ntwos % 2 == 0 else turn
         s[K.F_CHAIN_TOP] = turn if ntwos % 2 == 0 else opp
@@ -794,6 +832,9 @@ def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int) ->
             raise PositionError(f"p{turn}Hand: phase 'discardingToHandLimit' but p{turn} holds no more than {int(r[K.R_HAND_LIMIT])} cards")
         s[K.F_DISCARDS] = over
     elif phase == K.PH_SEVEN:
+        if s[K.F_SEVEN] < 0:
+            raise PositionError("oneOff: phase 'resolvingSeven' needs the 7 being resolved (it reaches the scrap "
+                                "only once a revealed card is played or scrapped)")
         n = bin(int(s[K.F_REVEALED])).count("1")
         if n == 0:
             raise PositionError("revealed: phase 'resolvingSeven' needs the revealed cards")

@@ -13,10 +13,11 @@ from typing import Mapping
 
 import numpy as np
 
+from .errors import CuttleError, brief
 from .engine import kernels as K
 
 
-class RulesError(ValueError):
+class RulesError(CuttleError):
     """An unknown ruleset, option or option value."""
 
 
@@ -146,14 +147,14 @@ def _apply_option(rules: Ruleset, key: str, value: str) -> Ruleset:
     value = value.strip().lower()
     if key in _FLAGS:
         if value not in _ON:
-            raise RulesError(f"option {key!r} takes on or off, not {value!r}")
+            raise RulesError(f"option {brief(key)} takes on or off, not {brief(value)}")
         return replace(rules, **{_FLAGS[key]: _ON[value]})
     if key in _CHOICES:
         attr, allowed = _CHOICES[key]
         if value not in allowed:
-            raise RulesError(f"option {key!r} takes one of {', '.join(allowed)}, not {value!r}")
+            raise RulesError(f"option {brief(key)} takes one of {', '.join(allowed)}, not {brief(value)}")
         return replace(rules, **{attr: value})
-    raise RulesError(f"unknown rule option {key!r} (known: {', '.join(OPTION_NAMES)})")
+    raise RulesError(f"unknown rule option {brief(key)} (known: {', '.join(OPTION_NAMES)})")
 
 
 def _canonical(key: str, value: str) -> tuple[str, str]:
@@ -171,7 +172,7 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     if name not in PRESETS:
-        raise RulesError(f"unknown ruleset {name!r} (known: {', '.join(PRESETS)})")
+        raise RulesError(f"unknown ruleset {brief(name)} (known: {', '.join(PRESETS)})")
     pairs: list[tuple[str, str]] = []
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")

@@ -26,6 +26,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from .errors import CuttleError
+
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 NELO_SCALE = 800.0 / math.log(10.0)
 PENTA_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # a pair's mean score per game, by outcome
@@ -33,7 +35,7 @@ TRI_SCORES = np.array([0.0, 0.5, 1.0])
 SPRT_MODELS = ("logistic", "normalized")
 
 
-class SprtError(ValueError):
+class SprtError(CuttleError):
     """A malformed ``--sprt`` specification."""
 
 

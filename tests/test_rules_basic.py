@@ -189,8 +189,23 @@ def test_a_pass_is_an_action_for_the_hand_limit():
     after(pos, "one-off 9D KH", "resolve")
     d = after(pos, "pass")  # deck empty: p1 passes holding 9 cards
     assert d["phase"] == "discardingToHandLimit" and pos.actor == 1 and d["passes"] == 1
-    d = after(pos, "discard KH")
-    assert d["phase"] == "main" and pos.actor == 0 and d["passes"] == 1
+    d = after(pos, "discard KH")  # the discard is an action: the run of passes is broken
+    assert d["phase"] == "main" and pos.actor == 0 and d["passes"] == 0
+
+
+def test_a_hand_limit_discard_breaks_a_run_of_passes():
+    """pass, pass, a discard forced by the second pass, then one more pass: the game goes on
+    (three consecutive passes are needed, and the discard was not a pass)."""
+    hand = ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"]
+    pos = build(p0Hand=["9D", "AD"], p1Hand=hand, p1FaceCards=["KH"], rest="scrap")
+    after(pos, "one-off 9D KH", "resolve")  # p1 now holds 9 cards
+    d = after(pos, "pass")  # p1 passes: 9 cards, so it must discard first
+    assert d["phase"] == "discardingToHandLimit" and d["passes"] == 1
+    after(pos, "discard KH")
+    d = after(pos, "pass", "pass")  # p0 passes, p1 passes
+    assert d["phase"] == "main" and d["passes"] == 2 and not pos.is_over
+    d = after(pos, "pass")  # the third consecutive pass ends it
+    assert pos.is_over and d["status"] == "stalemate (three passes)"
 
 
 def test_block_style_hand_limit_forbids_drawing_at_eight():

@@ -227,6 +227,21 @@ def test_seven_plays_one_revealed_card_and_leaves_the_other_on_top():
     assert d["known"] == {"p1": ["9H"]}
 
 
+def test_a_seven_is_not_in_the_scrap_while_it_resolves():
+    """cuttle.cards: the 7 reaches the scrap only once a revealed card is played, so a
+    revealed 3 is a one-off only if the scrap holds a card other than a 3 without the 7."""
+    pos = build(p0Hand=["7C"], p1Hand=["AS"], scrap=["3D"], deck_top=["3H", "KS", "2D"])
+    d = after(pos, "one-off 7C", "resolve")
+    assert d["phase"] == "resolvingSeven" and d["oneOff"] == "7C" and d["scrap"] == ["3D"]
+    assert "one-off 3H" not in texts(pos) and "points 3H" in texts(pos)
+    d = after(pos, "points 3H")
+    assert sorted(d["scrap"]) == ["3D", "7C"] and d["oneOff"] is None
+    # with another card in the scrap the revealed 3 may be played, and may then take the 7
+    pos = build(p0Hand=["7C"], p1Hand=["AS"], scrap=["5S"], deck_top=["3H", "KS", "2D"])
+    after(pos, "one-off 7C", "resolve", "one-off 3H", "resolve")
+    assert texts(pos) == {"take 5S", "take 7C"}
+
+
 def test_seven_with_only_jacks_and_no_target_may_scrap_one():
     pos = build(p0Hand=["7C"], p1Hand=["AS"], deck_top=["JH", "JD", "2D"])
     after(pos, "one-off 7C", "resolve")

@@ -12,6 +12,7 @@ import cuttle_search
 from cuttle_search.cli import main
 from cuttle_search.engine import kernels as K
 from cuttle_search.engine import search as S
+from cuttle_search.moves import Move
 from cuttle_search.position import Position
 from cuttle_search.cards import parse_card
 from cuttle_search.search import HandInference, SearchError, analyse, best_move
@@ -235,10 +236,18 @@ def test_api_accepts_path_dict_and_json_string():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"iterations": 0}, "iterations: expected a whole number >= 1"),
-        ({"time": -1}, "time: expected a number of seconds > 0"),
-        ({"threads": 0}, "threads: expected a whole number >= 1"),
+        ({"iterations": 0}, "iterations: expected a whole number from 1 to 1,000,000,000, got 0"),
+        ({"iterations": 10**30}, "iterations: expected a whole number from 1 to"),
+        ({"time": -1}, "time: expected a number of seconds above 0"),
+        ({"time": float("inf")}, "time: expected a number of seconds above 0 and at most"),
+        ({"time": float("nan")}, "time: expected a number of seconds"),
+        ({"threads": 0}, "threads: expected a whole number from 1 to 256"),
+        ({"threads": 8, "iterations": 4}, "threads: 8 threads for 4 iterations"),
         ({"rollout": "smart"}, "rollout: expected one of"),
+        ({"exploration": float("nan")}, "exploration: expected a finite number"),
+        ({"exploration": float("inf")}, "exploration: expected a finite number"),
+        ({"seed": 2**64}, "seed: expected a whole number from 0 to 2\\^63 - 1"),
+        ({"seed": -1}, "seed: expected a whole number"),
     ],
 )
 def test_bad_budgets(kwargs, message):
@@ -420,3 +429,41 @@ def test_an_inference_changes_what_the_search_fears():
     assert best_text(told).startswith("points") and told.best.score > 0.75
     with pytest.raises(SearchError, match="inference"):
         analyse(view, iterations=10, inference=lacks)
+
+
+@pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "bga-traditional", "bga-balanced", "cuttle-cards-2"])
+def test_wins_now_agrees_with_applying_the_move(rules):
+    """The search's cheap "wins on the spot" test is the engine's win rule: for every main
+    or 7 move of random games, it says win exactly when applying the move wins."""
+    from cuttle_search.rules import get_ruleset
+
+    r = get_ruleset(rules).array
+    s = np.zeros(K.STATE_SIZE, np.int64)
+    buf = np.zeros(K.MAX_MOVES, np.int64)
+    rng = np.array([7], np.uint64)
+    checked = wins = 0
+    for game in range(150):
+        K.deal(s, r, rng)
+        while s[K.F_PHASE] != K.PH_OVER:
+            n = K.generate_moves(s, r, buf)
+            if s[K.F_PHASE] in (K.PH_MAIN, K.PH_SEVEN):
+                p = int(s[K.F_ACTOR])
+                for m in buf[:n]:
+                    child = s.copy()
+                    K.apply_move(child, r, m)
+                    won = child[K.F_STATUS] == K.ST_WIN and child[K.F_WINNER] == p
+                    assert bool(S._wins_now(s, r, p, m)) == won, (rules, game, int(m))
+                    checked += 1
+                    wins += won
+            K.apply_move(s, r, buf[K.rng_below(rng, n)])
+    assert checked > 10000 and wins > 20
+
+
+def test_classic_fourth_king_is_no_win_on_the_spot_below_five_points():
+    pos = build("classic", p0FaceCards=["KC", "KD", "KH"], p0Hand=["KS"], p0Points=["2C"], p1Hand=["AD"])
+    codes = pos.legal_codes()
+    king = next(i for i, c in enumerate(codes) if Move.from_code(int(c)).text() == "royal KS")
+    assert S._first_win(pos.state, pos.rules_array, 0, codes, len(codes)) == -1
+    pos = build("classic", p0FaceCards=["KC", "KD", "KH"], p0Hand=["KS"], p0Points=["5C"], p1Hand=["AD"])
+    codes = pos.legal_codes()
+    assert S._first_win(pos.state, pos.rules_array, 0, codes, len(codes)) == king

@@ -34,6 +34,8 @@ Game fields (one slot each)::
     F_SCRAP         scrap mask
     F_DECK_N        cards in the deck
     F_DECK_KNOWN    how many cards on top of the deck both players know (7, 9-to-deck)
+    F_SEVEN         the 7 whose revealed cards wait for the pick, or -1 (it reaches the
+                    scrap only once a revealed card is played or scrapped)
 
 Jack fields, four slots each, indexed by jack suit (jack id = 40 + j)::
 
@@ -58,6 +60,24 @@ Rules are a second ``int64`` array of ``RULES_SIZE`` slots (``R_*`` below), buil
 Moves are ``int64``: bits 0-3 the move type (MT_*), bit 4 ``FROM_SEVEN`` (the card
 comes from a 7's reveal), then either a card (bits 5-10) and a target (bits 11-16),
 with 63 meaning none, or, for discards, a card mask from bit 5.
+
+Move buffers
+============
+Every move buffer holds ``MAX_MOVES`` (2,048) moves, which no reachable decision fills:
+
+* a main action (or a 7's pick): a hand of ``h`` cards facing ``t <= 52 - h`` cards on
+  the table gives each card at most ``2 + 2t`` moves (points, a scuttle or a jack per
+  target, a one-off per target), so at most ``2h(53 - h) + 1 <= 1,405`` with the draw;
+* the 4's discards: 2 of at most 52 cards, ``C(52, 2) = 1,326``; the 5's: one card;
+* the hand-limit discard (``hand-limit=discard`` only): no hand exceeds the limit by more
+  than 2 (``hand_cap``), so ``C(10, 2) = 45`` with the limit of 8;
+* counters, the 3's pick, the scuttle block: one move per card, at most 52.
+
+``hand_cap`` is the proven largest hand of each seat and ruleset, and the loader refuses
+any position beyond it (``position_error``). The generator still checks every write:
+``generate_moves`` never writes at or past the buffer's last slot, and a decision that
+would need it returns ``len(out)`` (see ``moves_overflowed``), which the Python layer
+treats as an error.
 """
 
 import numpy as np
@@ -103,6 +123,7 @@ F_SCUTTLE_TARGET = 18
 F_SCRAP = 19
 F_DECK_N = 20
 F_DECK_KNOWN = 21
+F_SEVEN = 22
 F_JACK_ON = 24
 F_JACK_BY = 28
 F_JACK_LEVEL = 32
@@ -269,8 +290,14 @@ def points_total(s, p):
 
 
 @njit(cache=True)
+def goal_with_kings(r, kings):
+    """The points a seat needs while controlling ``kings`` Kings (0-4): the one win rule."""
+    return r[R_GOAL + kings]
+
+
+@njit(cache=True)
 def goal(s, r, p):
-    return r[R_GOAL + popcount(s[F_FACE + p] & KINGS)]
+    return goal_with_kings(r, popcount(s[F_FACE + p] & KINGS))
 
 
 @njit(cache=True)
@@ -375,12 +402,27 @@ def has_queen(s, p):
 
 # ================================================================ move generation
 @njit(cache=True)
+def _put(out, n, m):
+    """Write move ``m`` at ``out[n]`` when it fits before the buffer's last slot; a full
+    buffer saturates the count at ``len(out)`` (an overflow) and writes nothing."""
+    if n < out.shape[0] - 1:
+        out[n] = m
+        return n + 1
+    return out.shape[0]
+
+
+@njit(cache=True)
+def moves_overflowed(out, n):
+    """Whether a move count from ``generate_moves`` says the buffer was too small."""
+    return n >= out.shape[0]
+
+
+@njit(cache=True)
 def _push_each(out, n, mt, card, targets):
     while targets:
         t = lowest(targets)
         targets &= targets - 1
-        out[n] = make_move(mt, card, t)
-        n += 1
+        n = _put(out, n, make_move(mt, card, t))
     return n
 
 
@@ -393,33 +435,27 @@ def _gen_plays(s, r, out, n, p, cards, flag, deck_after):
         cards &= cards - 1
         rk = c >> 2
         if rk <= RANK_TEN:
-            out[n] = make_move(MT_POINTS | flag, c, NO_CARD)
-            n += 1
+            n = _put(out, n, make_move(MT_POINTS | flag, c, NO_CARD))
             n = _push_each(out, n, MT_SCUTTLE | flag, c, s[F_POINTS + o] & (bit(c) - 1))
         if rk == RANK_EIGHT or rk == RANK_QUEEN or rk == RANK_KING:
-            out[n] = make_move(MT_ROYAL | flag, c, NO_CARD)
-            n += 1
+            n = _put(out, n, make_move(MT_ROYAL | flag, c, NO_CARD))
         if rk == RANK_JACK:
             n = _push_each(out, n, MT_JACK | flag, c, jack_targets(s, r, p))
         elif rk == RANK_ACE or rk == RANK_SIX:
-            out[n] = make_move(MT_ONE_OFF | flag, c, NO_CARD)
-            n += 1
+            n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
         elif rk == RANK_TWO:
             n = _push_each(out, n, MT_ONE_OFF | flag, c, permanent_targets(s, r, p))
         elif rk == RANK_NINE:
             n = _push_each(out, n, MT_ONE_OFF | flag, c, nine_targets(s, r, p))
         elif rk == RANK_THREE:
             if three_pool(s, r) != 0:
-                out[n] = make_move(MT_ONE_OFF | flag, c, NO_CARD)
-                n += 1
+                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
         elif rk == RANK_FOUR:
             if s[F_HAND + o] != 0:
-                out[n] = make_move(MT_ONE_OFF | flag, c, NO_CARD)
-                n += 1
+                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
         elif rk == RANK_FIVE or rk == RANK_SEVEN:
             if deck_after >= 1:
-                out[n] = make_move(MT_ONE_OFF | flag, c, NO_CARD)
-                n += 1
+                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
         elif rk == RANK_EIGHT and r[R_EIGHT_ONE_OFF]:
             t = s[F_FACE + o] & EIGHTS & targetable(s, r, o)
             n = _push_each(out, n, MT_ONE_OFF | flag, c, t)
@@ -431,8 +467,7 @@ def _gen_subsets(out, n, mt, hand, k):
     """Every k-card subset of ``hand`` as one mask move (all of it if k >= size)."""
     m = popcount(hand)
     if k >= m:
-        out[n] = mt | (hand << 5)
-        return n + 1
+        return _put(out, n, mt | (hand << 5))
     if k <= 0:
         return n
     # Gosper's hack over the index space of the hand's cards
@@ -448,8 +483,9 @@ def _gen_subsets(out, n, mt, hand, k):
             if (sel >> i) & 1:
                 mask |= bit(c)
             i += 1
-        out[n] = mt | (mask << 5)
-        n += 1
+        n = _put(out, n, mt | (mask << 5))
+        if n >= out.shape[0]:
+            return n  # overflow: stop enumerating
         lo = sel & -sel
         ripple = sel + lo
         sel = (((ripple ^ sel) >> 2) // lo) | ripple
@@ -467,21 +503,17 @@ def generate_moves(s, r, out):
         deck_n = s[F_DECK_N]
         if deck_n > 0:
             if r[R_HAND_LIMIT_STYLE] != HL_BLOCK or popcount(hand) < r[R_HAND_LIMIT]:
-                out[n] = make_move(MT_DRAW, NO_CARD, NO_CARD)
-                n += 1
+                n = _put(out, n, make_move(MT_DRAW, NO_CARD, NO_CARD))
         else:
-            out[n] = make_move(MT_PASS, NO_CARD, NO_CARD)
-            n += 1
+            n = _put(out, n, make_move(MT_PASS, NO_CARD, NO_CARD))
         fz = s[F_FROZEN + a]
         if fz >= 0:
             hand &= ~bit(fz)
         n = _gen_plays(s, r, out, n, a, hand, 0, deck_n)
         if n == 0:  # nothing legal at all (never in reachable play): let the seat pass
-            out[0] = make_move(MT_PASS, NO_CARD, NO_CARD)
-            n = 1
+            n = _put(out, n, make_move(MT_PASS, NO_CARD, NO_CARD))
     elif ph == PH_COUNTER:
-        out[n] = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
-        n += 1
+        n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
         if not has_queen(s, s[F_CHAIN_TOP]):
             twos = s[F_HAND + a] & TWOS
             fz = s[F_FROZEN + a]
@@ -490,15 +522,13 @@ def generate_moves(s, r, out):
             while twos:
                 c = lowest(twos)
                 twos &= twos - 1
-                out[n] = make_move(MT_COUNTER, c, NO_CARD)
-                n += 1
+                n = _put(out, n, make_move(MT_COUNTER, c, NO_CARD))
     elif ph == PH_THREE:
         pool = three_pool(s, r)
         while pool:
             c = lowest(pool)
             pool &= pool - 1
-            out[n] = make_move(MT_TAKE, c, NO_CARD)
-            n += 1
+            n = _put(out, n, make_move(MT_TAKE, c, NO_CARD))
     elif ph == PH_FOUR or ph == PH_FIVE or ph == PH_HAND_LIMIT:
         n = _gen_subsets(out, n, MT_DISCARD, s[F_HAND + a], s[F_DISCARDS])
     elif ph == PH_FOUR_RANDOM:
@@ -512,11 +542,9 @@ def generate_moves(s, r, out):
             while rev:
                 c = lowest(rev)
                 rev &= rev - 1
-                out[n] = make_move(MT_SEVEN_SCRAP, c, NO_CARD)
-                n += 1
+                n = _put(out, n, make_move(MT_SEVEN_SCRAP, c, NO_CARD))
     elif ph == PH_SCUTTLE_COUNTER:
-        out[n] = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
-        n += 1
+        n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
         tens = s[F_HAND + a] & TENS
         fz = s[F_FROZEN + a]
         if fz >= 0:
@@ -524,8 +552,7 @@ def generate_moves(s, r, out):
         while tens:
             c = lowest(tens)
             tens &= tens - 1
-            out[n] = make_move(MT_TEN_COUNTER, c, NO_CARD)
-            n += 1
+            n = _put(out, n, make_move(MT_TEN_COUNTER, c, NO_CARD))
     return n
 
 
@@ -660,13 +687,16 @@ def _nine(s, r, t):
 
 @njit(cache=True)
 def _return_revealed(s):
-    """After a 7's pick, the other revealed card goes back on top, known to both."""
+    """After a 7's pick, the other revealed card goes back on top, known to both, and the
+    7 itself goes to the scrap."""
     rev = s[F_REVEALED]
     while rev:
         c = lowest(rev)
         rev &= rev - 1
         _deck_push_top(s, c, True)
     s[F_REVEALED] = 0
+    s[F_SCRAP] |= bit(s[F_SEVEN])
+    s[F_SEVEN] = -1
 
 
 # ================================================================ turn flow
@@ -737,8 +767,17 @@ def _resolve_oneoff(s, r):
         _clear_oneoff(s)
         _finish_action(s, r)
         return
-    s[F_SCRAP] |= bit(c)
     _clear_oneoff(s)
+    if rk == RANK_SEVEN and s[F_DECK_N] > 0:
+        # the 7 stays out of the scrap until a revealed card is played or scrapped
+        for _ in range(min(r[R_SEVEN_REVEAL], s[F_DECK_N])):
+            rc, _known = _deck_pop_top(s)
+            s[F_REVEALED] |= bit(rc)
+        s[F_SEVEN] = c
+        s[F_PHASE] = PH_SEVEN
+        s[F_ACTOR] = p
+        return
+    s[F_SCRAP] |= bit(c)
     if rk == RANK_ACE:
         for q in range(s[F_NPLAYERS]):
             x = s[F_POINTS + q]
@@ -780,15 +819,6 @@ def _resolve_oneoff(s, r):
             on_table |= s[F_POINTS + q]
         for q in range(s[F_NPLAYERS]):
             s[F_POINTS + q] = s[F_OWNED + q] & on_table
-    elif rk == RANK_SEVEN:
-        k = min(r[R_SEVEN_REVEAL], s[F_DECK_N])
-        if k > 0:
-            for _ in range(k):
-                rc, _known = _deck_pop_top(s)
-                s[F_REVEALED] |= bit(rc)
-            s[F_PHASE] = PH_SEVEN
-            s[F_ACTOR] = p
-            return
     elif rk == RANK_NINE:
         _nine(s, r, t)
     _finish_action(s, r)
@@ -915,6 +945,7 @@ def apply_move(s, r, m):
         s[F_PUBLIC + a] &= ~mask
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
+        s[F_PASSES] = 0  # a discard is an action: it breaks a run of passes
         _pass_turn(s)
     elif ph == PH_SCUTTLE_COUNTER:
         c = s[F_SCUTTLE_CARD]
@@ -939,7 +970,7 @@ def _blank_state() -> np.ndarray:
     """An empty table: no cards anywhere, every "none" field at -1 (for two seats)."""
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     s[F_NPLAYERS] = 2
-    for f in (F_WINNER, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_CHAIN_TOP, F_SCUTTLE_CARD, F_SCUTTLE_TARGET):
+    for f in (F_WINNER, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_CHAIN_TOP, F_SCUTTLE_CARD, F_SCUTTLE_TARGET, F_SEVEN):
         s[f] = -1
     s[F_JACK_ON : F_JACK_ON + 4] = -1
     s[F_JACK_BY : F_JACK_BY + 4] = -1
@@ -1058,7 +1089,7 @@ def zone_union_count(s):
         if s[F_JACK_ON + j] >= 0:
             u |= bit(40 + j)
             cnt += 1
-    for sl in (F_ONEOFF, F_SCUTTLE_CARD):
+    for sl in (F_ONEOFF, F_SCUTTLE_CARD, F_SEVEN):
         if s[sl] >= 0:
             u |= bit(s[sl])
             cnt += 1
@@ -1111,7 +1142,7 @@ def checked_random_games(r, seed, first, games, s, buf, results):
         err_ply = -1 if err == 0 else 0
         while s[F_PHASE] != PH_OVER and err == 0:
             n = generate_moves(s, r, buf)
-            if n <= 0 or n > MAX_MOVES:
+            if n <= 0 or moves_overflowed(buf, n):
                 err = 7
                 err_ply = plies
                 break
@@ -1137,19 +1168,92 @@ def checked_random_games(r, seed, first, games, s, buf, results):
 
 
 @njit(cache=True)
-def validate_state(s, r):
-    """One call for a loaded position: an ``INVARIANT_ERRORS`` code, or 9 when a seat
-    already meets its goal (the game would be over), else 0."""
+def hand_cap(s, r, q):
+    """The largest hand seat ``q`` can hold in this state's phase under rules ``r``.
+
+    ``hand-limit=discard``: every seat ends its own action at or under the limit; during
+    another seat's turn it gains at most one card (one 9 per turn returns a card to its
+    controller's hand, unless the 9 goes to the deck top), and its own action adds at most
+    one more before the discard (a draw, or a 5's draw after its discard).
+    ``hand-limit=block``: draws stop at the limit, a 5 draws only up to it and a 3 trades
+    the 3 for its pick, so a hand passes the limit only through 9s returning cards: four
+    9s, each back once at most through one of the four 3s (8 returns), and without bound
+    when a 3 may take a 3. ``hand-limit=none``: any size."""
+    style = r[R_HAND_LIMIT_STYLE]
+    if style == HL_NONE:
+        return N_CARDS
+    gain = 0 if r[R_NINE_MODE] == NINE_DECK_TOP else 1
+    if style == HL_BLOCK:
+        if gain and r[R_THREE_TAKES_THREE]:
+            return N_CARDS
+        return r[R_HAND_LIMIT] + 8 * gain
+    if q == s[F_TURN] and s[F_PHASE] != PH_MAIN:
+        return r[R_HAND_LIMIT] + gain + 1
+    return r[R_HAND_LIMIT] + gain
+
+
+@njit(cache=True)
+def _was_offered(s, r, p, card, move):
+    """Whether a pending ``move`` (a main action of seat ``p`` with ``card``) is one the
+    generator offers ``p`` on this table with ``card`` back in hand. A pending one-off's
+    counter 2s go back to the hand of the seat it targets' opponent too, so a 4 sees the
+    hand it was played against."""
+    t = s.copy()
+    t[F_HAND + p] |= bit(card)
+    t[F_HAND + other(t, p)] |= t[F_TWOS]
+    out = np.empty(MAX_MOVES, np.int64)
+    n = _gen_plays(t, r, out, 0, p, bit(card), 0, t[F_DECK_N] + popcount(t[F_REVEALED]))
+    for i in range(min(n, MAX_MOVES - 1)):
+        if out[i] == move:
+            return True
+    return False
+
+
+@njit(cache=True)
+def position_error(s, r):
+    """Why a loaded position cannot happen under rules ``r``, as ``(code, detail)``;
+    ``(0, 0)`` when it can. Codes are ``POSITION_ERRORS`` (1-8 are the invariants of
+    ``check_invariants``); ``detail`` is the seat or card concerned."""
     err = check_invariants(s)
     if err:
-        return err
-    for q in range(s[F_NPLAYERS]):
+        return err, 0
+    n = s[F_NPLAYERS]
+    for q in range(n):
         if points_total(s, q) >= goal(s, r, q):
-            return 9
-    return 0
+            return 9, q
+        if popcount(s[F_HAND + q]) > hand_cap(s, r, q):
+            return 10, q
+    if s[F_ACTIONS] >= r[R_ACTION_LIMIT]:
+        return 11, 0
+    if s[F_PASSES] >= r[R_PASS_LIMIT]:
+        return 12, 0
+    if s[F_PASSES] > 0 and s[F_DECK_N] > 0:
+        return 13, 0
+    for q in range(n):
+        if s[F_FROZEN + q] >= 0:
+            if r[R_NINE_MODE] != NINE_FROZEN:
+                return 14, s[F_FROZEN + q]
+            if not (s[F_HAND + q] >> s[F_FROZEN + q]) & 1:
+                return 15, s[F_FROZEN + q]
+    c = s[F_ONEOFF]
+    if c >= 0:
+        t = s[F_ONEOFF_TARGET]
+        m = make_move(MT_ONE_OFF, c, NO_CARD if t < 0 else t)
+        if not _was_offered(s, r, s[F_ONEOFF_PLAYER], c, m):
+            return 16, c
+    c = s[F_SCUTTLE_CARD]
+    if c >= 0:
+        if not _was_offered(s, r, s[F_TURN], c, make_move(MT_SCUTTLE, c, s[F_SCUTTLE_TARGET])):
+            return 17, c
+    rev = popcount(s[F_REVEALED])
+    if rev > 0 and rev != min(r[R_SEVEN_REVEAL], rev + s[F_DECK_N]):
+        return 18, rev
+    if (s[F_SEVEN] >= 0) != (s[F_PHASE] == PH_SEVEN) or (s[F_SEVEN] >= 0 and s[F_SEVEN] >> 2 != RANK_SEVEN):
+        return 19, s[F_SEVEN]
+    return 0, 0
 
 
-INVARIANT_ERRORS = {
+POSITION_ERRORS = {
     1: "the 52 cards are not each in exactly one zone",
     2: "a card is in a zone its rank cannot be in",
     3: "a card marked public is not in that hand",
@@ -1158,4 +1262,16 @@ INVARIANT_ERRORS = {
     6: "more known deck cards than deck cards",
     7: "a decision with no legal move (or too many)",
     8: "the game did not end",
+    9: "a seat already meets its goal (the game would be over)",
+    10: "a hand holds more cards than this ruleset lets a hand reach",
+    11: "the action count has reached the action limit (the game would be over)",
+    12: "the passes already end the game in a stalemate",
+    13: "passes are counted but the deck is not empty (a seat passes only once it is)",
+    14: "a frozen card, but a 9 does not freeze cards in this ruleset",
+    15: "the frozen card is not in that seat's hand",
+    16: "the pending one-off could not have been played on this table (card or target)",
+    17: "the pending scuttle could not have been played (a point card scuttles a lower opponent point card)",
+    18: "the 7 revealed fewer cards than it must while the deck still holds more",
+    19: "a 7 resolves exactly while its revealed cards wait (phase 'resolvingSeven'), and it must be a 7",
 }
+INVARIANT_ERRORS = POSITION_ERRORS  # the name the property tests use

@@ -59,12 +59,12 @@ from .kernels import (
     PH_SCUTTLE_COUNTER,
     PH_SEVEN,
     QUEENS,
-    R_GOAL,
     ST_WIN,
     apply_move,
     bit,
     generate_moves,
     goal,
+    goal_with_kings,
     lowest,
     make_move,
     move_card,
@@ -148,8 +148,7 @@ def _wins_now(s, r, p, m):
     if mt == MT_POINTS:
         return pts + (c >> 2) + 1 >= goal(s, r, p)
     if mt == MT_ROYAL and (c >> 2) == 12:
-        kings = popcount(s[F_FACE + p] & KINGS) + 1
-        return kings >= 4 or pts >= r[R_GOAL + kings]
+        return pts >= goal_with_kings(r, popcount(s[F_FACE + p] & KINGS) + 1)
     if mt == MT_JACK:
         t = move_target(m)
         if (s[F_POINTS + p] >> t) & 1:

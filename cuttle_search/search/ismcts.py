@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -14,6 +12,8 @@ import numpy as np
 
 from .. import __version__
 from ..engine import kernels as K
+from ..errors import CuttleError, brief
+from ..limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, is_finite_number
 from ..engine import search as S
 from ..moves import Move
 from ..position import Position, seat_name
@@ -26,8 +26,15 @@ DEFAULT_ITERATIONS = 10_000
 DEFAULT_EXPLORATION = 0.7
 
 
-class SearchError(ValueError):
+class SearchError(CuttleError):
     """A position or budget the search cannot work with; the message says why."""
+
+
+def _whole(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+_number = is_finite_number
 
 
 @dataclass(frozen=True)
@@ -38,10 +45,12 @@ class Limit:
     time: float | None = None
 
     def __post_init__(self) -> None:
-        if self.iterations is not None and (not isinstance(self.iterations, int) or self.iterations < 1):
-            raise SearchError(f"iterations: expected a whole number >= 1, got {self.iterations!r}")
-        if self.time is not None and (not isinstance(self.time, (int, float)) or not self.time > 0):
-            raise SearchError(f"time: expected a number of seconds > 0, got {self.time!r}")
+        n = self.iterations
+        if n is not None and (not _whole(n) or not 1 <= n <= MAX_ITERATIONS):
+            raise SearchError(f"iterations: expected a whole number from 1 to {MAX_ITERATIONS:,}, got {brief(n)}")
+        t = self.time
+        if t is not None and (not _number(t) or not 0 < t <= MAX_SECONDS):
+            raise SearchError(f"time: expected a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, got {brief(t)}")
 
     @property
     def effective_iterations(self) -> int | None:
@@ -61,9 +70,9 @@ class HandInference:
 
     def __post_init__(self) -> None:
         if not isinstance(self.excluded, int) or not 0 <= self.excluded < 1 << 52:
-            raise SearchError(f"inference: excluded must be a 52-bit card mask, got {self.excluded!r}")
+            raise SearchError(f"inference: excluded must be a 52-bit card mask, got {brief(self.excluded)}")
         if not isinstance(self.fresh, int) or self.fresh < 0:
-            raise SearchError(f"inference: fresh must be a whole number >= 0, got {self.fresh!r}")
+            raise SearchError(f"inference: fresh must be a whole number >= 0, got {brief(self.fresh)}")
 
 
 class _Worker:
@@ -109,6 +118,24 @@ def search_viewer(pos: Position) -> int:
     return pos.actor
 
 
+def check_search_options(limit: Limit, threads: object, seed: object, rollout: object, exploration: object) -> None:
+    """Refuse search options out of range, naming the option (the command line, the hint
+    server and the API share these checks)."""
+    if not isinstance(limit, Limit):
+        raise SearchError(f"limit: expected a Limit, got {brief(limit)}")
+    if not _whole(threads) or not 1 <= threads <= MAX_THREADS:
+        raise SearchError(f"threads: expected a whole number from 1 to {MAX_THREADS}, got {brief(threads)}")
+    n = limit.effective_iterations
+    if n is not None and threads > n:
+        raise SearchError(f"threads: {threads} threads for {n:,} iterations; give every thread at least one iteration")
+    if not isinstance(rollout, str) or rollout not in ROLLOUTS:
+        raise SearchError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {brief(rollout)}")
+    if not _number(exploration) or not 0 <= exploration <= MAX_EXPLORATION:
+        raise SearchError(f"exploration: expected a finite number from 0 to {MAX_EXPLORATION:g}, got {brief(exploration)}")
+    if not _whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise SearchError(f"seed: expected a whole number from 0 to 2^63 - 1, got {brief(seed)}")
+
+
 def run_search(
     pos: Position,
     limit: Limit,
@@ -123,16 +150,9 @@ def run_search(
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
     narrows the deals of the opponent's hidden cards (see :class:`HandInference`)."""
     viewer = search_viewer(pos)
-    if not isinstance(threads, int) or threads < 1:
-        raise SearchError(f"threads: expected a whole number >= 1, got {threads!r}")
-    if rollout not in ROLLOUTS:
-        raise SearchError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
-    if not isinstance(exploration, (int, float)) or exploration < 0:
-        raise SearchError(f"exploration: expected a number >= 0, got {exploration!r}")
-    if not isinstance(seed, int) or seed < 0:
-        raise SearchError(f"seed: expected a whole number >= 0, got {seed!r}")
+    check_search_options(limit, threads, seed, rollout, exploration)
     if inference is not None and not isinstance(inference, HandInference):
-        raise SearchError(f"inference: expected a HandInference, got {inference!r}")
+        raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
     policy = ROLLOUTS[rollout]
     r = pos.rules_array
     root = pos.state.copy()
@@ -259,18 +279,3 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration) -
         engine_version=__version__,
         position=pos.name,
     )
-
-
-def compile_notice_needed() -> bool:
-    """Whether the search kernel has no compiled code cached yet (first run)."""
-    try:
-        cache = S.ismcts_iterate._cache
-        index = cache._cache_file._index_path
-        return not os.path.exists(index)
-    except AttributeError:  # a Numba without these internals: say nothing
-        return False
-
-
-def warn_if_compiling(stream=sys.stderr) -> None:
-    if compile_notice_needed():
-        print("compiling the search engine, first run only (about 20 seconds)…", file=stream, flush=True)

@@ -1,0 +1,74 @@
+"""Reading untrusted text: files and JSON, refused with one line instead of a traceback.
+
+Everything a stranger can hand the project (position files, hint requests, game logs)
+comes in through here, so the limits live in one place: a size cap, UTF-8 only, and
+JSON that is neither nested past ``MAX_JSON_DEPTH`` nor holds numbers Python refuses
+to convert (over 4,300 digits)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import CuttleError
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_JSON_DEPTH = 64
+
+
+def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of ``path``; ``error`` names the path and the problem otherwise."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise error(f"{str(p)!r} is a directory, not a file")
+        with p.open("rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise error(f"cannot read {str(p)!r}: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise error(f"{str(p)!r} is larger than {max_bytes // (1024 * 1024)} MiB; not a file this reads")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{str(p)!r} is not UTF-8 text (byte {e.start})") from None
+
+
+def _depth_ok(text: str) -> bool:
+    """Whether brackets nest at most ``MAX_JSON_DEPTH`` deep (strings skipped)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return True
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+def parse_json(text: str, error: type[CuttleError], what: str) -> Any:
+    """``json.loads`` for untrusted text; ``what`` names the input in the message."""
+    if not isinstance(text, str):
+        raise error(f"{what}: expected JSON text")
+    if not _depth_ok(text):
+        raise error(f"{what}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise error(f"{what}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    except (ValueError, RecursionError) as e:  # a number over 4,300 digits, nesting
+        raise error(f"{what}: JSON this reader refuses ({str(e).splitlines()[0][:80]})") from None

@@ -1,0 +1,432 @@
+"""Untrusted input: one regression test (or more) for each defect of the hardening issue.
+
+Every bad input must end in one line naming the field (exit 2 from the command line, an
+error object from ``hint``), never a traceback, a crash of compiled code or a wrong answer.
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cuttle_search import hint as H
+from cuttle_search.cli import main
+from cuttle_search.engine import jit
+from cuttle_search.engine import kernels as K
+from cuttle_search.errors import CuttleError
+from cuttle_search.gamelog import GameLogError, check_game_log, replay
+from cuttle_search.position import Position, PositionError
+from cuttle_search.rules import get_ruleset
+
+ROOT = Path(__file__).parent.parent
+POS = ROOT / "positions"
+
+
+def position(name: str) -> dict:
+    return json.loads((POS / f"{name}.json").read_text())
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def refused(result, *fragments):
+    """Exit 2 with one line on stderr holding every fragment, and no traceback."""
+    assert result.exit_code == 2, (result.exit_code, result.output, result.stderr)
+    lines = [x for x in result.stderr.strip().splitlines() if not x.startswith("compiling the engine")]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    return lines[0]
+
+
+def write(tmp_path, data, name="p.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def big_hand_position(cards: int, phase: str = "discardingToHandLimit") -> dict:
+    """A full-information cuttle-cards position whose turn player holds ``cards`` cards."""
+    pos = Position.deal("cuttle-cards", seed=3)
+    d = pos.to_dict()
+    deck = d["deck"]
+    while len(d["p0Hand"]) < cards:
+        d["p0Hand"].append(deck.pop())
+    d["phase"] = phase
+    return d
+
+
+# ---------------------------------------------------------------- 1. compiled code in bounds
+def test_the_generator_never_writes_past_its_buffer():
+    # a 14-card hand discarding 6 has C(14, 6) = 3,003 choices: more than a buffer holds
+    s = K.BLANK_STATE.copy()
+    s[K.F_NPLAYERS] = 2
+    s[K.F_HAND] = (1 << 14) - 1
+    s[K.F_PHASE] = K.PH_HAND_LIMIT
+    s[K.F_DISCARDS] = 6
+    r = get_ruleset("cuttle-cards").array
+    out = np.full(K.MAX_MOVES + 8, -7, np.int64)
+    view = out[: K.MAX_MOVES]
+    n = K.generate_moves(s, r, view)
+    assert n == K.MAX_MOVES and K.moves_overflowed(view, n)
+    assert (out[K.MAX_MOVES - 1 :] == -7).all()  # the reserved last slot and beyond untouched
+    # driven to the edge with a small buffer: a 3-move decision fits in 4 slots, not in 3
+    s[K.F_HAND] = 0b111
+    s[K.F_DISCARDS] = 1
+    small = np.full(4, -7, np.int64)
+    assert K.generate_moves(s, r, small) == 3 and not K.moves_overflowed(small, 3) and small[3] == -7
+    tiny = np.full(3, -7, np.int64)
+    n = K.generate_moves(s, r, tiny)
+    assert n == 3 and K.moves_overflowed(tiny, n) and tiny[2] == -7
+
+
+@pytest.mark.parametrize("rules,cap", [("cuttle-cards", 10), ("cuttle-cards-2", 9), ("bga-balanced", 16), ("classic", 52)])
+def test_hand_caps_follow_the_hand_limit(rules, cap):
+    s = Position.deal(rules, seed=1).state.copy()
+    s[K.F_PHASE] = K.PH_HAND_LIMIT if rules.startswith("cuttle") else K.PH_COUNTER
+    assert K.hand_cap(s, get_ruleset(rules).array, 0) == cap
+
+
+def test_moves_on_a_fourteen_card_discard_is_refused_not_a_crash(tmp_path):
+    line = refused(run("moves", write(tmp_path, big_hand_position(14))), "p0Hand: 14 cards", "can hold more than 10")
+    assert "hand limit: discard" in line
+
+
+def test_analyse_on_a_thirteen_card_main_hand_is_refused(tmp_path):
+    d = big_hand_position(13, "main")
+    refused(run("analyse", write(tmp_path, d), "-n", "100"), "p0Hand: 13 cards", "can hold more than 9")
+
+
+def test_fourteen_unknown_opponent_cards_are_refused(tmp_path):
+    d = Position.deal("cuttle-cards", seed=3).to_dict()
+    d["p1Hand"] += d["deck"][:8]
+    d["deck"] = d["deck"][8:]
+    d["view"] = "p0"
+    d["p1Hand"] = ["??"] * 14
+    d["deck"] = ["??"] * len(d["deck"])
+    d.pop("deckKnown", None)
+    refused(run("analyse", write(tmp_path, d), "-n", "100"), "p1Hand: 14 cards")
+
+
+def test_the_hint_server_answers_an_oversized_hand_and_keeps_serving():
+    good = json.dumps({"id": 2, "iterations": 50, "position": position("win-in-one-p0")})
+    lines = json.dumps({"id": 1, "position": big_hand_position(14)}) + "\n" + good + "\n"
+    out = io.StringIO()
+    assert H.serve(io.StringIO(lines), out, {}) == 2
+    first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert first["id"] == 1 and first["field"] == "p0Hand" and "14 cards" in first["error"]
+    assert second["id"] == 2 and second["move"] == "royal KD"
+
+
+# ---------------------------------------------------------------- 2. no tracebacks
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        ("[" * 100000 + "]" * 100000, "nested deeper than 64"),
+        ('{"turn": ' + "9" * 5000 + "}", "JSON this reader refuses"),
+        ({"turn": 2**63}, "turn: expected a whole number from 0 to 1,000,000"),
+        ({"actions": 2**63}, "actions: expected a whole number"),
+        ({"passes": 10**20}, "passes: expected a whole number"),
+        ({"deckKnown": -(2**70)}, "deckKnown: expected a whole number"),
+        ('{"p0": {"hand": 5}}', "p0.hand: expected a list, got int"),
+        ('{"p0": {"points": "7H"}}', "p0.points: expected a list, got str"),
+        ('{"p1": {"faceCards": {"a": 1}}}', "p1.faceCards: expected a list, got dict"),
+        ('{"p0": {"points": [{"id": "7H", "attachments": 3}]}}', "p0.points[0].attachments: expected a list"),
+        ('{"p0": 7}', "p0: expected an object"),
+        ('{"p0Hand": [' + ",".join(['"AC"'] * 60) + "]}", "p0Hand: 60 entries"),
+    ],
+)
+def test_hostile_files_get_one_line(tmp_path, text, fragment):
+    if isinstance(text, dict):  # a hostile field in an otherwise sound position
+        text = position("opening-full") | text
+    refused(run("show", write(tmp_path, text)), fragment)
+
+
+def test_a_non_utf8_file_gets_one_line(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"about": "caf\xe9"}'.encode("latin-1"))
+    refused(run("moves", path), "is not UTF-8 text")
+
+
+# ---------------------------------------------------------------- 3. caps in hint
+@pytest.mark.parametrize(
+    "fields,field,fragment",
+    [
+        ({"iterations": 1e30}, "iterations", "expected a whole number"),
+        ({"iterations": 10**30}, "iterations", "from 1 to 10,000,000"),
+        ({"time": float("inf")}, "time", "at most 60"),
+        ({"time": 1e308}, "time", "at most 60"),
+        ({"threads": 100000}, "threads", "expected a whole number from 1"),
+        ({"runnersUp": -1}, "runnersUp", "from 0 to 64"),
+        ({"seed": 2**64}, "seed", "from 0 to 9,223,372,036,854,775,807"),
+        ({"iterations": 2, "threads": 2 if (os.cpu_count() or 1) < 3 else 3}, "threads", None),
+        ({"rules": ["classic"]}, "rules", "expected a ruleset name"),
+        ({"id": [1, 2]}, "id", "expected a string, a number or null"),
+    ],
+)
+def test_hint_caps(fields, field, fragment):
+    req = {"id": 9, "position": position("win-in-one-p0"), **fields}
+    text = json.dumps(req, allow_nan=True)
+    limits = H.ServerLimits(max_threads=max(2, os.cpu_count() or 1))
+    if field == "threads" and fragment is None:
+        req["threads"] = 3
+        req["iterations"] = 2
+        limits = H.ServerLimits(max_threads=4)
+        text = json.dumps(req)
+        fragment = "3 threads for 2 iterations"
+    ans = H.answer(text, {}, limits)
+    assert ans["field"] == field and fragment in ans["error"], ans
+
+
+def test_a_request_time_may_exceed_the_server_default_iterations():
+    req = json.dumps({"id": 1, "time": 0.3, "position": position("opening-p0")})
+    ans = H.answer(req, {"iterations": 500})
+    assert "error" not in ans and ans["iterations"] > 500
+
+
+def test_an_oversized_request_line_is_refused_and_the_next_answered():
+    big = '{"id": 1, "about": "' + "x" * 5000 + '"}'
+    good = json.dumps({"id": 2, "iterations": 50, "position": position("win-in-one-p0")})
+    out = io.StringIO()
+    H.serve(io.StringIO(big + "\n" + good + "\n"), out, {}, H.ServerLimits(max_request_bytes=2000))
+    first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert first["field"] == "request" and "longer than" in first["error"] and second["move"] == "royal KD"
+
+
+def test_a_non_utf8_request_line_is_refused_on_a_binary_stream():
+    good = json.dumps({"id": 2, "iterations": 50, "position": position("win-in-one-p0")}).encode()
+    out = io.StringIO()
+    H.serve(io.BytesIO(b'{"id": "\xff"}\n' + good + b"\n"), out, {})
+    first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert "not UTF-8" in first["error"] and second["id"] == 2
+
+
+def test_an_unexpected_failure_is_an_internal_error_and_the_server_goes_on(monkeypatch, capsys):
+    calls = []
+
+    def broken(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise ZeroDivisionError("boom")
+        return real(*args, **kwargs)
+
+    real = H.best_move
+    monkeypatch.setattr(H, "best_move", broken)
+    req = json.dumps({"id": 5, "iterations": 50, "position": position("win-in-one-p0")})
+    out = io.StringIO()
+    H.serve(io.StringIO(req + "\n" + req + "\n"), out, {})
+    first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert first == {"id": 5, "error": "internal: ZeroDivisionError (the server logged it and goes on)", "field": "internal"}
+    assert second["move"] == "royal KD"
+    assert "ZeroDivisionError" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- 4. impossible positions
+def _edit(name, **changes):
+    d = position(name)
+    for k, v in changes.items():
+        if v is None:
+            d.pop(k, None)
+        else:
+            d[k] = v
+    return d
+
+
+@pytest.mark.parametrize(
+    "data,fragment",
+    [
+        (_edit("midgame-main-p0", actions=1000), "actions: 1000 actions reach the limit of 1000"),
+        (_edit("scuttle-block", scuttle={"cardId": "9S", "targetId": "X1"}), "scuttle: 9S on X1"),
+        (_edit("scuttle-block", scuttle={"cardId": "9S", "targetId": "QC"}), "scuttle: 9S on QC"),
+        (_edit("scuttle-block", scuttle={"cardId": "9S", "targetId": "7S"}), "scuttle: 9S on 7S"),
+        (_edit("scuttle-block", scuttle={"cardId": "KD", "targetId": "8H"}, p0Hand=["3C", "9S"]), "scuttle: KD on 8H"),
+        (_edit("frozen-queen-p1", rules="bga-traditional"), "frozen: "),
+        (_edit("midgame-main-p0", passes=2), "passes: passes are counted but the deck is not empty"),
+    ],
+)
+def test_impossible_positions_are_refused(tmp_path, data, fragment):
+    refused(run("show", write(tmp_path, data)), fragment)
+
+
+def _oneoff(card, target, player_points=("5C",)):
+    """A countering position of p0's one-off ``card`` on ``target``."""
+    d = Position.deal("cuttle-cards", seed=5).to_dict()
+    for c in (card, target, "QH", "8S") + tuple(player_points):
+        for zone in ("p0Hand", "p1Hand", "deck"):
+            if c in d[zone]:
+                d[zone].remove(c)
+    d["p0Points"] = list(player_points)
+    d["p1FaceCards"] = ["QH"]
+    d["p1Points"] = ["8S"]
+    d.update(phase="countering", oneOff=card, oneOffTarget=target, turn=4)
+    d["scrap"] = [target] if target not in ("QH", "8S") + tuple(player_points) else []
+    return d
+
+
+def test_a_two_aimed_at_a_point_card_or_at_its_own_side_is_refused(tmp_path):
+    refused(run("show", write(tmp_path, _oneoff("2C", "8S"))), "oneOff: 2C on 8S")
+    refused(run("show", write(tmp_path, _oneoff("9D", "5C"))), "oneOff: 9D on 5C")
+    assert run("show", write(tmp_path, _oneoff("2C", "QH"))).exit_code == 0  # the lawful one loads
+
+
+def test_a_seven_that_revealed_too_few_cards_is_refused(tmp_path):
+    d = position("seven-reveal-p0")
+    d["revealed"] = d["revealed"][:1]
+    d["deck"] = d["deck"] + ["??"]
+    refused(run("show", write(tmp_path, d)), "revealed: the 7 revealed fewer cards")
+
+
+# ---------------------------------------------------------------- 5. options
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_exploration_must_be_finite(value):
+    r = run("analyse", POS / "win-in-one-p0.json", "-n", "100", "--exploration", value)
+    assert r.exit_code == 2 and "--exploration" in r.stderr and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e308"])
+def test_time_must_be_finite(value):
+    r = run("analyse", POS / "win-in-one-p0.json", "--time", value)
+    assert r.exit_code == 2 and "--time" in r.stderr
+
+
+# ---------------------------------------------------------------- 7. replay
+def _log(tmp_path):
+    logs = tmp_path / "logs"
+    assert run("arena", "greedy", "random", "--games", "2", "--seed", "4", "--log-dir", logs).exit_code == 0
+    return json.loads(sorted(logs.glob("*.json"))[0].read_text())
+
+
+def test_replay_refuses_malformed_logs(tmp_path):
+    log = _log(tmp_path)
+    cases = [
+        ([log], "log: expected a JSON object"),
+        (log | {"moves": [7]}, "moves[0]: expected a move in text notation"),
+        (log | {"players": None}, None),  # optional: replays, described without names
+        (log | {"players": {"p0": 3}}, "players: expected an object"),
+        ({k: v for k, v in log.items() if k != "dealSeed"}, None),
+        (log | {"start": log["start"] | {"turn": 2**70}}, "start.turn: expected a whole number"),
+        (log | {"moves": ["royal KZ"]}, "moves[0]:"),
+        (log | {"format": "chess"}, "format: expected 'cuttle-search/game'"),
+    ]
+    for data, fragment in cases:
+        path = write(tmp_path, data, "log.json")
+        r = run("replay", path)
+        if fragment is None:
+            assert r.exit_code == 0, r.output
+        else:
+            refused(r, fragment)
+    bad = tmp_path / "bytes.json"
+    bad.write_bytes(b"\xff\xfe{}")
+    refused(run("replay", bad), "not UTF-8")
+    path = write(tmp_path, log, "log.json")
+    refused(run("replay", path, "--export", tmp_path / "missing" / "dir" / "x.json"), "--export: cannot write")
+
+
+def test_replay_api_checks_every_move(tmp_path):
+    log = _log(tmp_path)
+    with pytest.raises(GameLogError, match=r"moves\[0\]"):
+        replay(check_game_log(log | {"moves": ["pass"] + log["moves"]}))
+    assert replay(check_game_log(log)).is_over
+
+
+# ---------------------------------------------------------------- 8. paths
+def test_a_directory_as_position_is_one_line(tmp_path):
+    refused(run("show", tmp_path), "is a directory")
+    refused(run("analyse", tmp_path), "is a directory")
+
+
+def test_one_base_class_for_input_errors():
+    from cuttle_search.agents import AgentError
+    from cuttle_search.moves import IllegalMoveError, MoveError
+    from cuttle_search.rules import RulesError
+    from cuttle_search.search import SearchError
+
+    for cls in (PositionError, MoveError, SearchError, RulesError, AgentError, GameLogError):
+        assert issubclass(cls, CuttleError)
+    assert issubclass(IllegalMoveError, MoveError)
+
+
+# ---------------------------------------------------------------- 9. read-only installs
+def test_no_writable_cache_directory_compiles_in_memory(tmp_path):
+    """A copy of the package whose cache directory cannot be created, with no writable
+    home or temporary directory, still answers (compiling in memory)."""
+    pkg = tmp_path / "ro"
+    import shutil
+
+    shutil.copytree(ROOT / "cuttle_search", pkg / "cuttle_search", ignore=shutil.ignore_patterns("__pycache__"))
+    (pkg / "cuttle_search" / "engine" / "__pycache__").write_text("not a directory")
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    code = (
+        "import os; from cuttle_search.engine import jit; from cuttle_search.position import Position;"
+        "print(jit.CACHE, os.environ['NUMBA_CACHE_DIR'], len(Position.deal('cuttle-cards', seed=1).legal_moves()))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(pkg), HOME=str(blocked / "home"), XDG_CACHE_HOME=str(blocked / "cache"),
+               TMPDIR=str(blocked / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    import tempfile
+
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600,
+                         cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr[-2000:]
+    cache_flag, cache_dir, moves = out.stdout.split()
+    assert int(moves) == len(Position.deal("cuttle-cards", seed=1).legal_moves())
+    # the package's own directory and the home cache are refused; the system temporary
+    # directory (Python's fallback for a bad TMPDIR) takes the cache
+    assert cache_flag == "True" and cache_dir.endswith("cuttle_search-numba")
+    assert Path(cache_dir).parent == Path(tempfile.gettempdir())
+
+
+def test_the_cache_choice_falls_back_to_memory(monkeypatch):
+    import cuttle_search.engine as E
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(E, "_writable", lambda d: False)
+    assert E._choose_cache() is False
+    made = jit.njit(cache=True)(lambda x: x + 1)
+    assert made(1) == 2  # compiled, nothing written
+
+
+# ---------------------------------------------------------------- 10. warm-up and notices
+def test_warmup_compiles_every_kernel():
+    from cuttle_search.bench import warm_up
+
+    warm_up()
+    assert jit.uncached_kernels() == []
+
+
+@pytest.mark.parametrize("args", [("moves", POS / "win-in-one-p0.json"), ("perft", POS / "opening-full.json", "-d", "1"),
+                                  ("selfplay", "--games", "2"), ("show", POS / "win-in-one-p0.json")])
+def test_every_engine_command_says_when_it_compiles(monkeypatch, args):
+    monkeypatch.setattr(jit, "_warned", False)
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: ["generate_moves"])
+    r = run(*args)
+    assert r.exit_code == 0 and "compiling the engine" in r.stderr
+
+
+def test_the_hint_server_loads_the_search_before_the_first_request():
+    req = json.dumps({"id": 1, "iterations": 200, "seed": 1, "position": position("midgame-main-p0")})
+    r = run("hint", input=req + "\n")
+    ans = json.loads(r.stdout)
+    assert r.exit_code == 0 and ans["iterations"] == 200 and ans["seconds"] < 1.0
+
+
+@pytest.mark.parametrize(
+    "spec,fragment",
+    [
+        ("pimc:iterations=99999999999999999999", "iterations must be a finite number at most 1,000,000,000"),
+        ("ismcts:c=inf", "c must be a finite number at most 1,000"),
+        ("ismcts:time=nan", "time must be a finite number"),
+        ("ismcts:iterations=" + "9" * 5000, "iterations must be a whole number"),
+    ],
+)
+def test_agent_specs_are_checked_before_any_game(spec, fragment):
+    refused(run("arena", spec, "random", "--games", "2"), fragment)
