@@ -4,10 +4,12 @@
     python benchmarks/strength.py --deals 50 --only cuttlebot
     python benchmarks/strength.py --missing             # only the pairings not saved yet
     python benchmarks/strength.py --report-only        # rebuild docs/strength.md from the saved results
+    python benchmarks/strength.py --backend ray --address auto   # on a Ray cluster (docs/arena.md)
 
 Every finished pairing is saved at once to benchmarks/strength-results.json, so a long run
 that stops early loses nothing, and docs/strength.md is rebuilt from whatever is saved. The
-reported seed (2026) is not one the search was tuned on.
+reported seed (2026) is not one the search was tuned on. A pairing gives the same result on
+either backend (local worker processes or a Ray cluster) and with any number of workers.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 from pathlib import Path
 
 from cuttle_search.arena import run_arena
+from cuttle_search.backends import make_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "strength-results.json"
@@ -87,22 +90,29 @@ def write_report(results: dict) -> None:
         "the gap between `ismcts` and `oracle` against one opponent is the price of hidden",
         "information plus what the search still leaves on the table.",
         "",
-        "| A | B | deals (games) | A's score ± 95% | Elo [95%] | target | met | time/move A, B | command |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "The pentanomial column counts each deal pair as one observation (0, 1/2, 1, 3/2 or 2",
+        "points): Elo ± its 95% half-width, normalised Elo and the likelihood of superiority (LOS),",
+        "as fastchess reports them (docs/arena.md, \"Statistics\").",
+        "",
+        "| A | B | deals (games) | A's score ± 95% | Elo [95%] | pentanomial Elo ± 95%, nElo, LOS | target | met | time/move A, B | command |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a, b, target, _note in LADDER:
         r = results.get(key(a, b))
         if r is None:
-            lines.append(f"| `{a}` | `{b}` | not run yet | | | {'' if target is None else f'{target:.2f}'} | | | |")
+            lines.append(f"| `{a}` | `{b}` | not run yet | | | | {'' if target is None else f'{target:.2f}'} | | | |")
             continue
         lo, hi = r["scoreInterval"]
         half = max(r["score"] - lo, hi - r["score"])
         elo_lo, elo_hi = r["eloInterval"]
         met = "" if target is None else ("yes" if r["score"] >= target else f"no ({r['score'] - target:+.2f})")
         tpm = f"{r['secondsPerMove']['A'] * 1000:.0f} ms, {r['secondsPerMove']['B'] * 1000:.0f} ms"
+        p = r.get("pentanomial")
+        penta = (f"{p['elo']} ± {p['eloError']}, nElo {p['nElo']}, LOS {100 * p['los']:.1f}%" if p
+                 else "(saved before pentanomial reports)")
         lines.append(
             f"| `{r['agentA']}` | `{b}` | {r['pairedDeals']} ({r['games']}) | {r['score']:.3f} ± {half:.3f} | "
-            f"{r['elo']} [{elo_lo}, {elo_hi}] | {'' if target is None else f'{target:.2f}'} | {met} | {tpm} | "
+            f"{r['elo']} [{elo_lo}, {elo_hi}] | {penta} | {'' if target is None else f'{target:.2f}'} | {met} | {tpm} | "
             f"`{r['command']}` |"
         )
     lines += ["", "Notes:", ""] + [f"- {a} vs {b}: {n}" for a, b, _, n in LADDER if n]
@@ -112,13 +122,26 @@ def write_report(results: dict) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=200, help="paired deals per pairing")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="worker processes, or the CPUs of a local Ray instance")
+    ap.add_argument("--backend", choices=["local", "ray"], default="local")
+    ap.add_argument("--address", default=None, help="with --backend ray: the cluster to join (host:port or auto)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--only", default=None, help="run only pairings whose text contains this")
     ap.add_argument("--missing", action="store_true", help="run only pairings with no saved result")
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args()
     results = load_results()
+    # one Ray connection for the whole ladder: each run_arena finds it and leaves it running
+    keeper = make_backend(args.backend, args.workers, args.address) if args.backend == "ray" and not args.report_only else None
+    try:
+        run_ladder(args, results)
+    finally:
+        if keeper is not None:
+            keeper.close()
+    write_report(results)
+
+
+def run_ladder(args, results: dict) -> None:
     if not args.report_only:
         for a, b, _target, _note in LADDER:
             if args.only and args.only not in key(a, b):
@@ -135,14 +158,16 @@ def main() -> None:
                     continue
                 spec_a = a.replace("EQUAL", f"{base['secondsPerMove']['B']:.3f}")
             start = time.perf_counter()
-            res = run_arena(spec_a, b, 2 * args.deals, "cuttle-cards", args.seed, args.workers, progress=True).to_json()
+            res = run_arena(spec_a, b, 2 * args.deals, "cuttle-cards", args.seed, args.workers, progress=True,
+                            backend=args.backend, address=args.address).to_json()
             res["command"] = f"cuttle-search arena {spec_a} {b} --games {2 * args.deals} --seed {args.seed} --workers {args.workers}"
             res["wallSeconds"] = round(time.perf_counter() - start, 1)
             results[key(a, b)] = res
             save_results(results)
             write_report(results)
-            print(f"{key(spec_a, b)}: score {res['score']:.3f} {res['scoreInterval']} Elo {res['elo']} ({res['wallSeconds']} s)")
-    write_report(results)
+            p = res["pentanomial"]
+            print(f"{key(spec_a, b)}: score {res['score']:.3f} {res['scoreInterval']} Elo {p['elo']} +/- {p['eloError']} "
+                  f"Ptnml(0-2) {p['counts']} ({res['wallSeconds']} s, {args.backend})")
 
 
 if __name__ == "__main__":

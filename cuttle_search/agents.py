@@ -270,7 +270,10 @@ def make_agent(spec: str) -> Agent:
     if "rollout" in params and params["rollout"] not in ROLLOUTS:
         raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
     if cls is None:
-        from .openspiel_adapter import OpenSpielIsmcts
+        try:
+            from .openspiel_adapter import OpenSpielIsmcts
+        except ImportError:
+            raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
 
         return OpenSpielIsmcts(spec.strip(), params)
     return cls(spec.strip(), params)

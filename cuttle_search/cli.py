@@ -406,35 +406,57 @@ def bench(quick: bool, as_json: bool) -> None:
 @main.command()
 @click.argument("agent_a")
 @click.argument("agent_b")
-@click.option("--games", "-n", type=click.IntRange(1, None), default=100,
-              help="Games, played in pairs on the same deal (with --match: matches, in pairs).")
+@click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=100,
+              help="Games, played in pairs on the same deal (with --match: matches, in pairs); with --sprt, the most to play.")
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help="Ruleset NAME[:opt=value,...].")
 @click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
-@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes.")
+@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1,
+              help="Worker processes (--backend ray: the CPUs of the local Ray instance it starts).")
 @click.option("--match", type=click.Choice(["quick", "short", "bo3", "bo5"]), default="quick",
               help="Board Game Arena match format: quick plays single games; the others play matches (drawn rounds do not count).")
-@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Save every game as a JSON log here.")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Save every game as a JSON log here, as it finishes.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
+              help="Where pairs run: local worker processes, or Ray tasks (needs the ray extra).")
+@click.option("--address", default=None, help="With --backend ray: join the Ray cluster at ADDR (host:port, or auto).")
+@click.option("--save", type=click.Path(dir_okay=False), default=None,
+              help="Write every pair to this results file as it finishes (a new file).")
+@click.option("--resume", type=click.Path(dir_okay=False, exists=False), default=None,
+              help="Continue a match saved with --save (same agents, rules, seed, match); goes on saving to it.")
+@click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
+              help="Sequential test of H0 Elo=ELO0 against H1 Elo=ELO1 (alpha, beta 0.05 by default); stops when it decides.")
+@click.option("--sprt-model", type=click.Choice(["logistic", "normalized"]), default="logistic",
+              help="Units of the SPRT bounds: logistic Elo or normalised Elo.")
 @json_option
-def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, as_json):
+def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend, address, save, resume, sprt, sprt_model,
+          as_json):
     """Play AGENT_A against AGENT_B on paired deals and report A's score.
 
     Agents: random, greedy, cuttlebot, pimc[:iterations=N,rollout=R],
     ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), openspiel-ismcts[:iterations=N] (needs the openspiel extra).
-    Rollouts R: greedy (the default), heuristic or random."""
+    Rollouts R: greedy (the default), heuristic or random. See docs/arena.md."""
     from .agents import AgentError
-    from .arena import run_arena
+    from .arena import ArenaError, run_arena
+    from .backends import BackendError
+    from .statistics import SprtError
 
     try:
-        result = run_arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, progress=not as_json)
-    except (AgentError, RulesError) as e:
+        result = run_arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, progress=not as_json,
+                           backend=backend, address=address, save=save, resume=resume, sprt=sprt, sprt_model=sprt_model)
+    except (AgentError, RulesError, ArenaError, BackendError, SprtError) as e:
         raise InputError(str(e)) from None
+    except KeyboardInterrupt:
+        kept = save or resume
+        click.echo("interrupted; " + (f"finished pairs are in {kept}: continue with --resume {kept}" if kept
+                                       else "nothing saved (use --save FILE to keep finished pairs)"), err=True)
+        sys.exit(130)
     if as_json:
         _emit_json(result.to_json())
         return
     j = result.to_json()
     unit = "matches" if match != "quick" else "games"
-    click.echo(f"{agent_a} vs {agent_b}: {result.pairs} paired deals, {result.games} games, rules {result.rules}, seed {seed}")
+    click.echo(f"{agent_a} vs {agent_b}: {result.pairs} paired deals, {result.games} games, rules {result.rules}, seed {seed}"
+               + (f" ({result.resumed} pairs from {resume})" if result.resumed else ""))
     click.echo(f"  A won {result.wins}, drew {result.draws}, lost {result.losses} (games)")
     if result.matches:
         m = result.matches
@@ -443,7 +465,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, as_json
     click.echo(f"  score ({unit}) {result.score:.3f}  (95% interval {lo:.3f}-{hi:.3f})")
     click.echo(f"  Elo difference {j['elo']}  (95% interval {j['eloInterval'][0]} to {j['eloInterval'][1]})")
     click.echo(f"  mean length {result.mean_plies:.1f} plies; time per move A {result.seconds_per_move['A'] * 1000:.2f} ms, "
-               f"B {result.seconds_per_move['B'] * 1000:.2f} ms; {result.elapsed:.1f} s")
+               f"B {result.seconds_per_move['B'] * 1000:.2f} ms; {result.elapsed:.1f} s ({result.backend} backend)")
+    click.echo("")
+    for line in result.report_lines():
+        click.echo(line)
 
 
 @main.command()

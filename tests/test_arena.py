@@ -195,3 +195,174 @@ def test_cli_arena_smoke():
     j = json.loads(r.output)
     assert j["games"] == 6 and j["wins"] + j["draws"] + j["losses"] == 6 and j["pairedDeals"] == 3
     assert j["scoreInterval"][0] <= j["score"] <= j["scoreInterval"][1]
+
+
+# ---------------------------------------------------------------- results files, resume, logs, SPRT, workers dying
+def _lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_save_writes_every_pair_and_resume_finishes_a_stopped_match(tmp_path):
+    full = run_arena("greedy", "cuttlebot", 12, seed=8)
+    out = tmp_path / "m.jsonl"
+    run_arena("greedy", "cuttlebot", 12, seed=8, save=out)
+    rows = _lines(out)
+    assert rows[0]["format"] == "cuttle-search/arena-results" and rows[0]["seed"] == 8 and len(rows) == 7
+    assert sorted(r["index"] for r in rows[1:]) == list(range(6))
+    # stop it after three pairs, the fourth cut off mid-write
+    text = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(text[:4]) + text[4][:25])
+    r = run_arena("greedy", "cuttlebot", 12, seed=8, resume=out)
+    assert r.resumed == 3 and r.pair_results() == full.pair_results()
+    assert r.to_json()["pentanomial"] == full.to_json()["pentanomial"]
+    assert sorted(x["index"] for x in _lines(out)[1:]) == list(range(6))  # the cut line is gone, the pairs complete
+    # a last line whole but for its newline is kept, and the next pair goes on a line of its own
+    out.write_text(out.read_text().rstrip("\n"))
+    assert run_arena("greedy", "cuttlebot", 14, seed=8, resume=out).resumed == 6
+    assert sorted(x["index"] for x in _lines(out)[1:]) == list(range(7))
+    # a longer match goes on from the same file
+    more = run_arena("greedy", "cuttlebot", 16, seed=8, resume=out)
+    assert more.resumed == 7 and more.pair_results() == run_arena("greedy", "cuttlebot", 16, seed=8).pair_results()
+
+
+def _arena_cli(*args):
+    return CliRunner().invoke(main, ["arena", *args])
+
+
+def test_resume_refuses_a_file_of_another_match_or_a_damaged_one(tmp_path):
+    f = tmp_path / "m.jsonl"
+    assert _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--save", str(f)).exit_code == 0
+    r = _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--save", str(f))
+    assert r.exit_code == 2 and "already exists; continue it with --resume" in r.output
+    for args, msg in [(("random", "greedy", "--seed", "3"), "agentA: the file's match has 'greedy'"),
+                      (("greedy", "random", "--seed", "4"), "seed: the file's match has 3"),
+                      (("greedy", "random", "--seed", "3", "--rules", "classic"), "rules: the file's match has 'cuttle-cards'"),
+                      (("greedy", "random", "--seed", "3", "--match", "bo3"), "match: the file's match has 'quick'")]:
+        r = _arena_cli(*args, "-n", "4", "--resume", str(f))
+        assert r.exit_code == 2 and msg in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    head, first, second = f.read_text().splitlines()
+    unit = json.loads(first)
+    bad_units = [
+        ("not valid JSON", "{oops"),
+        ("index: must be a whole number", json.dumps({**unit, "index": -1})),
+        ("games: must be a list of 2 games", json.dumps({**unit, "games": unit["games"][:1]})),
+        ("games[0].score: must be 0, 0.5 or 1", json.dumps({**unit, "games": [{**unit["games"][0], "score": 0.7}, unit["games"][1]]})),
+        ("games[1].aSeat", json.dumps({**unit, "games": [unit["games"][0], {**unit["games"][1], "aSeat": True}]})),
+        ("games[0].aSeconds", json.dumps({**unit, "games": [{**unit["games"][0], "aSeconds": "1"}, unit["games"][1]]})),
+        ("pair 0 appears twice", first),
+        ("a pair must be a JSON object", "[1, 2]"),
+        ("not valid JSON", "[" * 100000 + "]" * 100000),
+    ]
+    for msg, line in bad_units:
+        f.write_text("\n".join([head, first, line]) + "\n")
+        r = _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(f))
+        assert r.exit_code == 2 and msg in r.output and len(r.output.strip().splitlines()) == 1, (msg, r.output)
+    f.write_bytes(b"\xff\xfe\n")
+    r = _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(f))
+    assert r.exit_code == 2 and "not UTF-8" in r.output
+    f.write_text(json.dumps({**json.loads(head), "engineVersion": "0.0.1"}) + "\n")
+    r = _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(f))
+    assert r.exit_code == 2 and "engineVersion" in r.output
+    f.write_text(json.dumps({"format": "cuttle-search/game"}) + "\n")
+    r = _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(f))
+    assert r.exit_code == 2 and "not an arena results file" in r.output
+    r = _arena_cli("greedy", "random", "-n", "4", "--resume", str(tmp_path / "missing.jsonl"))
+    assert r.exit_code == 2 and "cannot read" in r.output
+    r = _arena_cli("greedy", "random", "-n", "4", "--resume", str(f), "--save", str(tmp_path / "x"))
+    assert r.exit_code == 2 and "not both" in r.output
+
+
+def test_log_dir_is_checked_before_play_and_logs_are_written_as_games_finish(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("x")
+    played = []
+    import cuttle_search.arena as arena_mod
+
+    real = arena_mod._play_unit
+
+    def spy(job):
+        played.append(job[4])
+        if job[4] == 2:
+            raise RuntimeError("the machine went down")
+        return real(job)
+
+    monkeypatch.setattr(arena_mod, "_play_unit", spy)
+    r = _arena_cli("greedy", "random", "-n", "4", "--log-dir", str(tmp_path / "file" / "logs"))
+    assert r.exit_code == 2 and r.output.startswith("Error: log-dir: cannot create or write") and not played
+    assert len(r.output.strip().splitlines()) == 1
+    with pytest.raises(RuntimeError, match="went down"):
+        run_arena("greedy", "random", 10, seed=1, log_dir=tmp_path / "logs", save=tmp_path / "m.jsonl")
+    # the two pairs played before the failure are on disk: four logs and two saved pairs
+    assert sorted(p.name for p in (tmp_path / "logs").glob("*.json")) == [
+        "pair00000-game0.json", "pair00000-game1.json", "pair00001-game0.json", "pair00001-game1.json"]
+    assert [u["index"] for u in _lines(tmp_path / "m.jsonl")[1:]] == [0, 1]
+
+
+def test_sprt_stops_when_it_decides_whatever_the_workers():
+    one = run_arena("greedy", "random", 200, seed=4, sprt="0,100")
+    two = run_arena("greedy", "random", 200, seed=4, sprt="0,100", workers=2)
+    assert one.sprt["result"] == "H1" and one.pairs < 100
+    assert one.pairs == two.pairs and one.pair_results() == two.pair_results() and one.sprt == two.sprt
+    assert one.sprt["llr"] >= one.sprt["upper"]
+    j = one.to_json()
+    assert j["pentanomial"]["counts"][4] > 0 and sum(j["pentanomial"]["counts"]) == one.pairs
+    r = _arena_cli("random", "greedy", "-n", "200", "--seed", "4", "--sprt", "0,100,0.05,0.05")
+    assert r.exit_code == 0 and "H0 accepted" in r.output and "Ptnml(0-2): [" in r.output
+
+
+def test_cli_options_refused_in_one_line():
+    for args, msg in [(("--sprt", "10,0"), "must be below"), (("--sprt", "0"), "expected elo0,elo1"),
+                      (("--address", "auto"), "only the ray backend"),
+                      (("openspiel-ismcts",), None)]:
+        agents = ("greedy", "random") if args[0].startswith("--") else ("openspiel-ismcts", "random")
+        extra = args if args[0].startswith("--") else ()
+        r = _arena_cli(*agents, "-n", "2", *extra)
+        if msg is None:
+            try:
+                import pyspiel  # noqa: F401
+                continue
+            except ImportError:
+                msg = "needs the openspiel extra: pip install"
+        assert r.exit_code == 2 and msg in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_a_worker_process_killed_mid_match_loses_no_pair(tmp_path):
+    import multiprocessing
+    import os
+    import signal
+    import threading
+    import time as _time
+
+    spec = "pimc:iterations=2000"
+    reference = run_arena(spec, "greedy", 16, seed=12)
+    out = tmp_path / "m.jsonl"
+    killed = []
+    finished = threading.Event()
+
+    def killer():
+        while not finished.is_set() and not killed:
+            if out.exists() and len(out.read_text().splitlines()) >= 2:  # a pair done: the workers are busy
+                for child in multiprocessing.active_children():
+                    os.kill(child.pid, signal.SIGKILL)
+                    killed.append(child.pid)
+                    break
+            _time.sleep(0.02)
+
+    t = threading.Thread(target=killer)
+    t.start()
+    try:
+        r = run_arena(spec, "greedy", 16, seed=12, workers=2, save=out)
+    finally:
+        finished.set()
+        t.join()
+    assert killed and r.pool_restarts >= 1
+    assert r.pair_results() == reference.pair_results()
+    assert r.to_json()["pentanomial"] == reference.to_json()["pentanomial"]
+
+
+def test_ray_backend_without_the_extra_is_one_line(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails, as without the extra
+    r = _arena_cli("greedy", "random", "-n", "2", "--backend", "ray")
+    assert r.exit_code == 2 and r.output.strip() == (
+        "Error: backend: ray is not installed; install the extra: pip install 'cuttle-search[ray]'")
