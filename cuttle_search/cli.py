@@ -480,8 +480,11 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--html", "html_file", default=None, help="Also write a self-contained HTML report (win-rate chart) here.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
+              help="Where decisions run: local worker processes, or Ray tasks (needs the ray extra).")
+@click.option("--address", default=None, help="With --backend ray: the cluster to join (host:port or auto).")
 @json_option
-def review(game, player, iterations, seconds, workers, seed, html_file, as_json):
+def review(game, player, iterations, seconds, workers, seed, html_file, backend, address, as_json):
     """Review GAME (an arena game log or a cuttle.cards history): every unforced decision
     analysed from the deciding player's view, the move played against the best move, and
     inaccuracies, mistakes and blunders labelled where the intervals prove them."""
@@ -504,7 +507,7 @@ def review(game, player, iterations, seconds, workers, seed, html_file, as_json)
 
     try:
         result = review_game(start, moves, seats, iterations, seconds, seed, workers, players=about.get("players"),
-                             progress=progress)
+                             progress=progress, backend=backend, address=address)
     finally:
         bar.close()
     result.source = about["source"]

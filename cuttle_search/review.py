@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -145,8 +144,12 @@ def review_game(
     rollout: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     players: dict[str, str] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Review:
-    """Review the game that plays ``moves`` from the full-information ``start``."""
+    """Review the game that plays ``moves`` from the full-information ``start``. Decisions
+    are independent jobs on the arena's backends: ``workers`` local processes, or Ray tasks
+    (``backend="ray"``, ``address`` of a cluster); the result does not depend on which."""
     import time as clock
 
     from .search import DEFAULT_ROLLOUT, Limit
@@ -174,19 +177,16 @@ def review_game(
                 jobs.append((view.to_dict(), start.rules.spec, ply, seat, move.code(), limit.iterations, limit.time,
                              seed, rollout))
         pos.push(move)
+    from .backends import make_backend
+
     began = clock.perf_counter()
     decisions: list[Decision] = []
-    if workers == 1 or len(jobs) <= 1:
-        for job in jobs:
-            decisions.append(_analyse_decision(job))
+    with make_backend(backend, workers if len(jobs) > 1 else 1, address) as runner:
+        for d in runner.imap_unordered(_analyse_decision, jobs):
+            decisions.append(d)
             if progress:
                 progress(len(decisions), len(jobs))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for d in pool.map(_analyse_decision, jobs, chunksize=max(1, len(jobs) // (4 * workers))):
-                decisions.append(d)
-                if progress:
-                    progress(len(decisions), len(jobs))
+    decisions.sort(key=lambda d: d.ply)
     result = pos.result() if pos.is_over else {"status": "unfinished", "winner": None}
     return Review(start.rules.spec, dict(players or {}), len(moves), result, decisions, forced, tuple(seats),
                   limit.iterations, limit.time, seed, clock.perf_counter() - began)

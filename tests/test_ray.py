@@ -84,3 +84,17 @@ def test_an_existing_ray_instance_is_left_running(cluster):
     with RayBackend(workers=2) as be:
         assert sorted(be.imap_unordered(elo_to_score, [0.0, 400.0])) == [0.5, 10 / 11]
     assert ray.is_initialized()
+
+
+def test_review_on_ray_equals_the_local_review(cluster):
+    from cuttle_search.agents import make_agent
+    from cuttle_search.arena import play_game
+    from cuttle_search.gamelog import read_game
+    from cuttle_search.review import review_game
+    from cuttle_search.rules import get_ruleset
+
+    log = play_game(get_ruleset("cuttle-cards"), 5, (make_agent("greedy"), make_agent("random")), 5).to_json()
+    start, moves, _ = read_game(log)
+    local = review_game(start, moves, iterations=300, seed=3)
+    far = review_game(start, moves, iterations=300, seed=3, workers=2, backend="ray")
+    assert far.decisions and [d.to_json() for d in far.decisions] == [d.to_json() for d in local.decisions]
