@@ -489,3 +489,42 @@ def test_analyse_uses_the_inference_a_history_supports():
         analyse(view, iterations=10, history=(start, []))
     with pytest.raises(SearchError, match=r"history\[0\]"):
         analyse(view, iterations=10, history=(start, ["royal KZ"]))
+
+
+@pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "bga-balanced", "cuttle-cards:ten-counters-scuttle",
+                                   "cuttle-cards-2", "bga-traditional"])
+def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
+    """Every draw, pass, points, royal, scuttle, jack and 7-scrap of random games scores the
+    same bits from the masks as on a copy the move was applied to (the greedy rollout's
+    one-ply material), including moves that hit the action or the pass limit."""
+    from cuttle_search.rules import get_ruleset
+
+    rs = get_ruleset(rules)
+    s = np.zeros(K.STATE_SIZE, np.int64)
+    buf = np.zeros(K.MAX_MOVES, np.int64)
+    rng = np.array([11], np.uint64)
+    checked = 0
+    for game in range(120):
+        r = rs.to_array()
+        if game % 3 == 0:
+            r[K.R_ACTION_LIMIT] = 40  # games that end at the action limit
+        K.deal(s, r, rng)
+        while s[K.F_PHASE] != K.PH_OVER:
+            n = K.generate_moves(s, r, buf)
+            if s[K.F_PHASE] in (K.PH_MAIN, K.PH_SEVEN):
+                p = int(s[K.F_ACTOR])
+                o = 1 - p
+                for m in buf[:n]:
+                    if m & K.MT_MASK == K.MT_ONE_OFF or S._wins_now(s, r, p, m):
+                        continue
+                    child = s.copy()
+                    S.apply_unopposed(child, r, m)
+                    if child[K.F_PHASE] == K.PH_OVER:
+                        slow = -1e17 if child[K.F_STATUS] == K.ST_WIN else 0.0
+                    else:
+                        slow = S.material(child, r, p) - S.material(child, r, o)
+                    fast = S._quick_balance(s, r, m, p, o, K.points_total(s, p), K.points_total(s, o))
+                    assert fast == slow, (rules, game, int(m), fast, slow)
+                    checked += 1
+            K.apply_move(s, r, buf[K.rng_below(rng, n)])
+    assert checked > 5000

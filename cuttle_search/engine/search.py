@@ -35,23 +35,30 @@ from .jit import njit
 from .kernels import (
     ACTOR_CHANCE,
     EIGHTS,
+    F_ACTIONS,
     F_ACTOR,
     F_DECK,
     F_DECK_KNOWN,
     F_DECK_N,
     F_FACE,
     F_HAND,
+    F_PASSES,
     F_PHASE,
     F_POINTS,
     F_STATUS,
     F_WINNER,
+    FROM_SEVEN,
     KINGS,
+    MT_DRAW,
     MT_JACK,
     MT_MASK,
+    MT_ONE_OFF,
+    MT_PASS,
     MT_POINTS,
     MT_RESOLVE,
     MT_ROYAL,
     MT_SCUTTLE,
+    MT_SEVEN_SCRAP,
     NO_CARD,
     PH_COUNTER,
     PH_MAIN,
@@ -59,17 +66,26 @@ from .kernels import (
     PH_SCUTTLE_COUNTER,
     PH_SEVEN,
     QUEENS,
+    R_ACTION_LIMIT,
+    R_JACK_SWITCH,
+    R_PASS_LIMIT,
+    R_TEN_COUNTERS_SCUTTLE,
+    RANK_KING,
+    RANK_QUEEN,
     ST_WIN,
     apply_move,
     bit,
+    controller_of_point,
     generate_moves,
     goal,
     goal_with_kings,
+    jack_height,
     lowest,
     make_move,
     move_card,
     move_target,
     other,
+    owner_of,
     points_total,
     popcount,
     rng_below,
@@ -227,21 +243,85 @@ def _heuristic_pick(s, r, buf, n, rng):
 
 
 @njit(cache=True)
+def _standing(pts, goal_pts, kings, queens, eights, hand):
+    """The material formula on counts: the one place it is written, so that scoring a move
+    from the masks and scoring the state after applying it give the same bits."""
+    pts = float(pts)
+    gap = goal_pts - pts
+    return pts - 0.5 * gap + 3.0 * kings + 2.0 * queens + 1.0 * eights + 0.4 * hand
+
+
+@njit(cache=True)
 def material(s, r, q):
     """One side's standing, as the ``greedy`` agent and the greedy rollouts judge it:
     points, less half the distance to the goal, Kings 3, Queens 2, glasses 1, and 0.4 a
     card in hand."""
     face = s[F_FACE + q]
-    pts = float(points_total(s, q))
-    gap = goal(s, r, q) - pts
-    return (
-        pts
-        - 0.5 * gap
-        + 3.0 * popcount(face & KINGS)
-        + 2.0 * popcount(face & QUEENS)
-        + 1.0 * popcount(face & EIGHTS)
-        + 0.4 * popcount(s[F_HAND + q])
-    )
+    return _standing(points_total(s, q), goal(s, r, q), popcount(face & KINGS), popcount(face & QUEENS),
+                     popcount(face & EIGHTS), popcount(s[F_HAND + q]))
+
+
+@njit(cache=True)
+def _quick_balance(s, r, m, p, o, pts_p, pts_o):
+    """``material(p) - material(o)`` after move ``m`` of ``p`` and the opponent's declines,
+    worked out from the masks for a draw, a pass, points, a royal, a scuttle, a jack or a
+    7's scrap that does not win for ``p`` (the rollout takes any win first): 0.0 when the
+    move ends the game in a stalemate, -1e17 when it hands the opponent the game, else
+    exactly what applying the move on a copy would score."""
+    mt = m & MT_MASK
+    plies = 2 if (mt == MT_SCUTTLE and r[R_TEN_COUNTERS_SCUTTLE]) else 1  # a scuttle block declined
+    if s[F_ACTIONS] + plies >= r[R_ACTION_LIMIT]:
+        return 0.0
+    if mt == MT_PASS and s[F_PASSES] + 1 >= r[R_PASS_LIMIT]:
+        return 0.0
+    face_p = s[F_FACE + p]
+    kings = popcount(face_p & KINGS)
+    queens = popcount(face_p & QUEENS)
+    eights = popcount(face_p & EIGHTS)
+    hand = popcount(s[F_HAND + p])
+    if mt != MT_PASS and mt != MT_DRAW and mt != MT_SEVEN_SCRAP and not (m & FROM_SEVEN):
+        hand -= 1  # the card leaves the hand (a 7's card comes from the reveal)
+    c = move_card(m)
+    if mt == MT_DRAW:
+        hand += 1
+    elif mt == MT_POINTS:
+        pts_p += (c >> 2) + 1
+    elif mt == MT_ROYAL:
+        rk = c >> 2
+        if rk == RANK_KING:
+            kings += 1
+        elif rk == RANK_QUEEN:
+            queens += 1
+        else:
+            eights += 1
+    elif mt == MT_SCUTTLE:
+        pts_o -= (move_target(m) >> 2) + 1
+    elif mt == MT_JACK:
+        t = move_target(m)
+        before = controller_of_point(s, t)
+        if r[R_JACK_SWITCH]:
+            owner = owner_of(s, t)
+            after = owner if (jack_height(s, t) + 1) % 2 == 0 else other(s, owner)
+        else:
+            after = p
+        value = (t >> 2) + 1
+        if before != after:
+            if before == p:
+                pts_p -= value
+            else:
+                pts_o -= value
+            if after == p:
+                pts_p += value
+            else:
+                pts_o += value
+    face_o = s[F_FACE + o]
+    goal_o = goal(s, r, o)
+    if pts_o >= goal_o:  # a classic jack on one's own card can hand the opponent its goal
+        return -1e17
+    mine = _standing(pts_p, goal_with_kings(r, kings), kings, queens, eights, hand)
+    theirs = _standing(pts_o, goal_o, popcount(face_o & KINGS), popcount(face_o & QUEENS),
+                       popcount(face_o & EIGHTS), popcount(s[F_HAND + o]))
+    return mine - theirs
 
 
 @njit(cache=True)
@@ -280,15 +360,20 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
     best = 0
     best_val = -1e18
     ties = 0
+    pts_p = points_total(s, p)
+    pts_o = points_total(s, o)
     for i in range(n):
-        scratch[:] = s
-        apply_unopposed(scratch, r, buf[i])
-        if scratch[F_PHASE] == PH_OVER:
-            if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
-                return buf[i]
-            v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
-        else:
-            v = material(scratch, r, p) - material(scratch, r, o)
+        if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
+            v = _quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
+        else:  # a one-off's effects are many: apply it on a copy
+            scratch[:] = s
+            apply_unopposed(scratch, r, buf[i])
+            if scratch[F_PHASE] == PH_OVER:
+                if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
+                    return buf[i]
+                v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+            else:
+                v = material(scratch, r, p) - material(scratch, r, o)
         best_val, best, ties = _keep_best(v, i, best_val, best, ties, rng)
     return buf[best]
 
