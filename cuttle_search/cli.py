@@ -472,7 +472,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
 
 
 @main.command()
-@click.argument("game")
+@click.argument("games", nargs=-1, required=True, metavar="GAME...")
 @click.option("--player", type=click.Choice(["p0", "p1", "both"]), default="both", help="Whose decisions to review.")
 @click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
               help="Iterations a decision [default: 10,000 without --time].")
@@ -484,20 +484,27 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
               help="Where decisions run: local worker processes, or Ray tasks (needs the ray extra).")
 @click.option("--address", default=None, help="With --backend ray: the cluster to join (host:port or auto).")
 @json_option
-def review(game, player, iterations, seconds, workers, seed, html_file, backend, address, as_json):
-    """Review GAME (an arena game log or a cuttle.cards history): every unforced decision
-    analysed from the deciding player's view, the move played against the best move, and
-    inaccuracies, mistakes and blunders labelled where the intervals prove them."""
+def review(games, player, iterations, seconds, workers, seed, html_file, backend, address, as_json):
+    """Review each GAME (an arena game log or a cuttle.cards history): every unforced
+    decision analysed from the deciding player's view, the move played against the best
+    move, and inaccuracies, mistakes and blunders labelled where the intervals prove them.
+    The decisions of all the games share the workers (or the Ray cluster)."""
     from tqdm import tqdm
 
     from .gamelog import read_game, read_json_file
-    from .review import review_game, review_html, review_text
+    from .review import review_games, review_html, review_text
 
     warn_if_compiling()
-    try:
-        start, moves, about = read_game(read_json_file(game))
-    except CuttleError as e:
-        raise InputError(f"{game}: {e}") from None
+    loaded, sources = [], []
+    for game in games:
+        try:
+            start, moves, about = read_game(read_json_file(game))
+        except CuttleError as e:
+            raise InputError(f"{game}: {e}") from None
+        loaded.append((start, moves, about.get("players") or {}))
+        sources.append(about["source"])
+    if html_file and len(games) > 1:
+        raise click.BadParameter("one game at a time (it is one page)", param_hint="--html")
     seats = (0, 1) if player == "both" else (int(player[1]),)
     bar = tqdm(desc="review", unit="decision", file=sys.stderr, disable=not sys.stderr.isatty() or None, leave=False)
 
@@ -506,21 +513,23 @@ def review(game, player, iterations, seconds, workers, seed, html_file, backend,
         bar.update(done - bar.n)
 
     try:
-        result = review_game(start, moves, seats, iterations, seconds, seed, workers, players=about.get("players"),
-                             progress=progress, backend=backend, address=address)
+        results = review_games(loaded, seats, iterations, seconds, seed, workers, progress=progress, backend=backend,
+                               address=address)
     finally:
         bar.close()
-    result.source = about["source"]
+    for result, source in zip(results, sources):
+        result.source = source
     if html_file:
         try:
             with open(html_file, "w", encoding="utf-8") as f:
-                f.write(review_html(result, game))
+                f.write(review_html(results[0], games[0]))
         except OSError as e:
             raise InputError(f"--html: cannot write {html_file!r}: {e.strerror or e}") from None
     if as_json:
-        _emit_json(result.to_json())
+        _emit_json(results[0].to_json() if len(results) == 1 else
+                   {"games": [dict(r.to_json(), game=g) for r, g in zip(results, games)]})
     else:
-        click.echo(review_text(result, game))
+        click.echo("\n\n".join(review_text(r, g) for r, g in zip(results, games)))
 
 
 @main.command()

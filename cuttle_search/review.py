@@ -115,13 +115,12 @@ def decision_seed(seed: int, ply: int) -> int:
     return int(K.game_seed(np.uint64(seed), ply)) & (2**63 - 1)
 
 
-def _analyse_decision(job: tuple) -> Decision:
-    """Analyse one masked decision (runs in a worker process)."""
+def _analyse_decision(job: tuple) -> tuple[int, Decision]:
+    """Analyse one masked decision (runs in a worker process): (game index, decision)."""
+    from .rules import get_ruleset
     from .search import analyse
 
-    view_dict, rules_spec, ply, seat, played_code, iterations, seconds, seed, rollout = job
-    from .rules import get_ruleset
-
+    game, view_dict, rules_spec, ply, seat, played_code, iterations, seconds, seed, rollout = job
     view = Position.from_dict(view_dict, rules=get_ruleset(rules_spec))
     result = analyse(view, iterations=iterations, time=seconds, seed=decision_seed(seed, ply), rollout=rollout)
     stats = {m.move.code(): m for m in result.moves}
@@ -129,13 +128,12 @@ def _analyse_decision(job: tuple) -> Decision:
     played = stats[played_code]
     loss = max(0.0, best.score - played.score)
     sure = 0.0 if played is best else max(0.0, best.interval[0] - played.interval[1])
-    return Decision(ply, seat, view.phase_name, played.move, best.move, played.score, played.interval, played.visits,
-                    best.score, best.interval, loss, sure, label_for(sure), result.seconds)
+    return game, Decision(ply, seat, view.phase_name, played.move, best.move, played.score, played.interval,
+                          played.visits, best.score, best.interval, loss, sure, label_for(sure), result.seconds)
 
 
-def review_game(
-    start: Position,
-    moves: Iterable[Move],
+def review_games(
+    games: list[tuple[Position, list[Move], dict[str, str]]],
     seats: tuple[int, ...] = (0, 1),
     iterations: int | None = None,
     time: float | None = None,
@@ -143,53 +141,68 @@ def review_game(
     workers: int = 1,
     rollout: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-    players: dict[str, str] | None = None,
     backend: str = "local",
     address: str | None = None,
-) -> Review:
-    """Review the game that plays ``moves`` from the full-information ``start``. Decisions
-    are independent jobs on the arena's backends: ``workers`` local processes, or Ray tasks
-    (``backend="ray"``, ``address`` of a cluster); the result does not depend on which."""
+) -> list[Review]:
+    """Review several games, each ``(start, moves, players)`` from a full-information start.
+    Every decision of every game is one job on the arena's backends: ``workers`` local
+    processes, or Ray tasks (``backend="ray"``, ``address`` of a cluster); the result does
+    not depend on which, nor on how many."""
     import time as clock
 
+    from .backends import make_backend
     from .search import DEFAULT_ROLLOUT, Limit
     from .search.ismcts import check_search_options
 
-    moves = list(moves)
-    if start.view is not None:
-        raise ReviewError("start: a game is reviewed from a full-information start")
     limit = Limit(iterations, time)
     rollout = rollout or DEFAULT_ROLLOUT
     check_search_options(limit, 1, seed, rollout, 0.7)
     if not isinstance(workers, int) or not 1 <= workers <= 256:
         raise ReviewError(f"workers: expected a whole number from 1 to 256, got {workers!r}")
-    pos = start.copy()
     jobs = []
-    forced: dict[int, int] = {}
-    for ply, move in enumerate(moves):
-        seat = pos.actor
-        if seat >= 0 and seat in seats:
-            legal = pos.legal_codes()
-            if len(legal) == 1:
-                forced[seat] = forced.get(seat, 0) + 1
-            else:
-                view = pos.view_of(seat)
-                jobs.append((view.to_dict(), start.rules.spec, ply, seat, move.code(), limit.iterations, limit.time,
-                             seed, rollout))
-        pos.push(move)
-    from .backends import make_backend
-
+    ends, forced = [], []
+    for g, (start, moves, _players) in enumerate(games):
+        if start.view is not None:
+            raise ReviewError("start: a game is reviewed from a full-information start")
+        pos = start.copy()
+        skipped: dict[int, int] = {}
+        for ply, move in enumerate(moves):
+            seat = pos.actor
+            if seat >= 0 and seat in seats:
+                if len(pos.legal_codes()) == 1:
+                    skipped[seat] = skipped.get(seat, 0) + 1
+                else:
+                    jobs.append((g, pos.view_of(seat).to_dict(), start.rules.spec, ply, seat, move.code(),
+                                 limit.iterations, limit.time, seed, rollout))
+            pos.push(move)
+        ends.append(pos)
+        forced.append(skipped)
     began = clock.perf_counter()
-    decisions: list[Decision] = []
+    found: list[list[Decision]] = [[] for _ in games]
+    done = 0
     with make_backend(backend, workers if len(jobs) > 1 else 1, address) as runner:
-        for d in runner.imap_unordered(_analyse_decision, jobs):
-            decisions.append(d)
+        for g, d in runner.imap_unordered(_analyse_decision, jobs):
+            found[g].append(d)
+            done += 1
             if progress:
-                progress(len(decisions), len(jobs))
-    decisions.sort(key=lambda d: d.ply)
-    result = pos.result() if pos.is_over else {"status": "unfinished", "winner": None}
-    return Review(start.rules.spec, dict(players or {}), len(moves), result, decisions, forced, tuple(seats),
-                  limit.iterations, limit.time, seed, clock.perf_counter() - began)
+                progress(done, len(jobs))
+    seconds = clock.perf_counter() - began
+    reviews = []
+    for (start, moves, players), end, decisions, skipped in zip(games, ends, found, forced):
+        result = end.result() if end.is_over else {"status": "unfinished", "winner": None}
+        reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
+                              sorted(decisions, key=lambda d: d.ply), skipped, tuple(seats), limit.iterations,
+                              limit.time, seed, seconds))
+    return reviews
+
+
+def review_game(start: Position, moves: Iterable[Move], seats: tuple[int, ...] = (0, 1), iterations: int | None = None,
+                time: float | None = None, seed: int = 0, workers: int = 1, rollout: str | None = None,
+                progress: Callable[[int, int], None] | None = None, players: dict[str, str] | None = None,
+                backend: str = "local", address: str | None = None) -> Review:
+    """Review one game that plays ``moves`` from the full-information ``start``."""
+    return review_games([(start, list(moves), players or {})], seats, iterations, time, seed, workers, rollout,
+                        progress, backend, address)[0]
 
 
 # ---------------------------------------------------------------- output

@@ -139,3 +139,17 @@ def test_review_cli_text_json_and_html(tmp_path):
     assert set(out["summary"]) == {"p0", "p1"} and out["labels"] == {"blunder": 0.2, "mistake": 0.1, "inaccuracy": 0.05}
     r = CliRunner().invoke(main, ["review", str(tmp_path)])
     assert r.exit_code == 2 and "is a directory" in r.stderr
+
+
+def test_several_games_share_the_workers_and_match_single_reviews(tmp_path):
+    logs = [_game(s) for s in (3, 4)]
+    paths = []
+    for i, log in enumerate(logs):
+        paths.append(tmp_path / f"g{i}.json")
+        paths[-1].write_text(json.dumps(log))
+    r = CliRunner().invoke(main, ["review", *map(str, paths), "-n", "200", "--json", "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    both = json.loads(r.stdout)["games"]
+    for path, game in zip(paths, both):
+        single = json.loads(CliRunner().invoke(main, ["review", str(path), "-n", "200", "--json"]).stdout)
+        assert game["decisions"] == single["decisions"] and game["game"] == str(path)
