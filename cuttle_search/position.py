@@ -21,6 +21,7 @@ from .errors import CuttleError, brief
 from . import cards as C
 from .cards import Card, CardError, card_str, cards_in, parse_card
 from .inputs import parse_json, read_text_file
+from .engine import info as I
 from .engine import kernels as K
 from .moves import Move
 from .rules import Ruleset, RulesError, get_ruleset
@@ -68,9 +69,10 @@ _STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
 _JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
 
 
-def sees_whole_hand(state: np.ndarray, p: int) -> bool:
-    """Whether seat ``p`` sees the opponent's whole hand: with glasses, or once the deck is out."""
-    return bool(int(state[K.F_FACE + p]) & C.EIGHTS) or int(state[K.F_DECK_N]) == 0
+def sees_whole_hand(state: np.ndarray, p: int, q: int | None = None) -> bool:
+    """Whether seat ``p`` sees seat ``q``'s whole hand (by default the next seat's): with
+    glasses, or once the deck is out (``engine.info.sees_hand``)."""
+    return bool(I.sees_hand(state, p, int(K.other(state, p)) if q is None else q))
 
 
 def seat_name(p: int) -> str:
@@ -313,25 +315,19 @@ class Position:
 
     def view_of(self, p: int) -> "Position":
         """What seat ``p`` sees of this full-information position, as a one-seat view:
-        the opponent's hand is hidden but for the cards ``p`` knows (all of it with
-        glasses or an empty deck), and the deck but for its known top."""
+        other hands are hidden but for the cards ``p`` knows (all of them with glasses or
+        an empty deck), and the deck but for its known top (``engine.info``). The view
+        is the position a file with ``??`` in those places loads as."""
         if self.view is not None:
             raise PositionError(f"view: this position is already {seat_name(self.view)}'s view")
-        d = self.to_dict()
-        s = self.state
-        o = 1 - p
-        hand_o = int(s[K.F_HAND + o])
-        visible = hand_o if sees_whole_hand(s, p) else int(s[K.F_PUBLIC + o])
-        d[f"p{o}Hand"] = [card_str(c) for c in cards_in(visible)] + [C.UNKNOWN] * bin(hand_o & ~visible).count("1")
-        known = int(s[K.F_DECK_KNOWN])
-        d["deck"] = d["deck"][:known] + [C.UNKNOWN] * (len(d["deck"]) - known)
-        d["view"] = seat_name(p)
-        d.pop("deckKnown", None)
-        own_known = d.get("known", {}).get(seat_name(p))
-        d["known"] = {seat_name(p): own_known} if own_known else {}
-        pos = Position.from_dict(d, rules=self.rules)
-        pos.name = self.name
-        return pos
+        if self.is_over:
+            raise PositionError("phase: the game is already over; there is nothing to analyse")
+        state = np.empty_like(self.state)
+        in_hand = np.zeros(K.MAX_PLAYERS, np.int64)
+        unknown = int(I.view_state(self.state, p, state, in_hand))
+        hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[K.F_NPLAYERS])]) if n}
+        deck_unknown = int(self.state[K.F_DECK_N] - self.state[K.F_DECK_KNOWN])
+        return Position(self.rules, state, p, Hidden(p, hands, deck_unknown), unknown, self.name, self.about)
 
 
 def dump_position_dict(d: Mapping[str, Any], compact: bool = False) -> str:

@@ -615,11 +615,20 @@ def _set_control(s, r, card):
 
 
 @njit(cache=True)
+def _clear_jack(s, j):
+    """Jack ``j`` leaves the table: its slots go back to "none", so equal positions are
+    equal arrays."""
+    s[F_JACK_ON + j] = -1
+    s[F_JACK_BY + j] = -1
+    s[F_JACK_LEVEL + j] = -1
+
+
+@njit(cache=True)
 def _lift_point_card(s, card):
     """Take a point card off the table: its jacks go to the scrap, it goes nowhere yet."""
     for j in range(4):
         if s[F_JACK_ON + j] == card:
-            s[F_JACK_ON + j] = -1
+            _clear_jack(s, j)
             s[F_SCRAP] |= bit(40 + j)
     for q in range(s[F_NPLAYERS]):
         s[F_POINTS + q] &= ~bit(card)
@@ -633,7 +642,7 @@ def _lift_jack(s, r, jack):
     card = s[F_JACK_ON + j]
     lvl = s[F_JACK_LEVEL + j]
     by = s[F_JACK_BY + j]
-    s[F_JACK_ON + j] = -1
+    _clear_jack(s, j)
     for k in range(4):  # close the gap if it was not the top (kept general)
         if s[F_JACK_ON + k] == card and s[F_JACK_LEVEL + k] > lvl:
             s[F_JACK_LEVEL + k] -= 1
@@ -759,7 +768,10 @@ def _resolve_oneoff(s, r):
     o = other(s, p)
     rk = c >> 2
     if rk == RANK_THREE:
-        if three_pool(s, r) != 0:
+        if three_pool(s, r) != 0:  # the 3 waits for its pick; the chain is over
+            s[F_TWOS] = 0
+            s[F_NTWOS] = 0
+            s[F_CHAIN_TOP] = -1
             s[F_PHASE] = PH_THREE
             s[F_ACTOR] = p
             return
@@ -812,7 +824,7 @@ def _resolve_oneoff(s, r):
             s[F_FACE + q] = 0
         for j in range(4):
             if s[F_JACK_ON + j] >= 0:
-                s[F_JACK_ON + j] = -1
+                _clear_jack(s, j)
                 s[F_SCRAP] |= bit(40 + j)
         on_table = np.int64(0)
         for q in range(s[F_NPLAYERS]):

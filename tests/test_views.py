@@ -1,0 +1,101 @@
+"""Views: what one seat sees of a full position (engine.info), for any number of seats."""
+
+import numpy as np
+import pytest
+
+from cuttle_search.engine import info as I
+from cuttle_search.engine import kernels as K
+from cuttle_search.position import Position
+from cuttle_search.rules import get_ruleset
+
+
+def _via_file(pos: Position, seat: int) -> Position:
+    """The view as a position file would give it: the full position written with ``??`` in
+    every place the seat cannot see, and loaded back (the oracle for ``view_of``)."""
+    d = pos.to_dict()
+    s = pos.state
+    for q in range(2):
+        if q == seat:
+            continue
+        visible = int(I.visible_in_hand(s, seat, q))
+        hidden = int(s[K.F_HAND + q]) & ~visible
+        d[f"p{q}Hand"] = [c for c in d[f"p{q}Hand"] if K.bit(_id(c)) & visible] + ["??"] * bin(hidden).count("1")
+    known = int(s[K.F_DECK_KNOWN])
+    d["deck"] = d["deck"][:known] + ["??"] * (len(d["deck"]) - known)
+    d["view"] = f"p{seat}"
+    d.pop("deckKnown", None)
+    own = d.get("known", {}).get(f"p{seat}")
+    d["known"] = {f"p{seat}": own} if own else {}
+    return Position.from_dict(d, rules=pos.rules)
+
+
+def _id(text: str) -> int:
+    from cuttle_search.cards import parse_card
+
+    return parse_card(text)
+
+
+@pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "cuttle-cards-2", "bga-balanced", "bga-traditional",
+                                   "cuttle-cards:four=random"])
+def test_view_of_equals_the_view_a_file_gives(rules):
+    rs = get_ruleset(rules)
+    buf = np.zeros(K.MAX_MOVES, np.int64)
+    compared = 0
+    for seed in range(25):
+        pos = Position.deal(rs, seed=seed)
+        rng = np.random.default_rng(seed)
+        while not pos.is_over:
+            for seat in (0, 1):
+                fast, slow = pos.view_of(seat), _via_file(pos, seat)
+                assert np.array_equal(fast.state, slow.state), (rules, seed, seat)
+                assert fast.hidden == slow.hidden and fast.unknown_cards == slow.unknown_cards
+                assert fast.to_dict() == slow.to_dict()
+                compared += 1
+            n = K.generate_moves(pos.state, pos.rules_array, buf)
+            K.apply_move(pos.state, pos.rules_array, buf[rng.integers(n)])
+    assert compared > 1000
+
+
+@pytest.mark.parametrize("seats", range(2, 9))
+def test_views_and_unseen_cards_for_two_to_eight_seats(seats):
+    """Seat helpers for N seats: each seat sees its own hand, public cards of the others,
+    everything with glasses, and the deck's known top; unseen cards are re-placed
+    canonically and counted per seat."""
+    rng = np.random.default_rng(seats)
+    s = K.BLANK_STATE.copy()
+    s[K.F_NPLAYERS] = seats
+    cards = rng.permutation(52)
+    per = 4
+    for q in range(seats):
+        hand = cards[q * per : (q + 1) * per]
+        s[K.F_HAND + q] = sum(1 << int(c) for c in hand)
+        s[K.F_PUBLIC + q] = 1 << int(hand[0])  # each seat has one known card
+    deck = cards[seats * per :]
+    s[K.F_DECK_N] = len(deck)
+    s[K.F_DECK : K.F_DECK + len(deck)] = deck
+    s[K.F_DECK_KNOWN] = 2
+    for viewer in range(seats):
+        out = np.empty_like(s)
+        counts = np.zeros(K.MAX_PLAYERS, np.int64)
+        unknown = int(I.view_state(s, viewer, out, counts))
+        others = [q for q in range(seats) if q != viewer]
+        expect = 0
+        for q in others:
+            expect |= int(s[K.F_HAND + q]) & ~int(s[K.F_PUBLIC + q])
+        for i in range(len(deck) - 2):
+            expect |= 1 << int(s[K.F_DECK + i])
+        assert unknown == expect
+        assert counts[viewer] == 0 and all(counts[q] == per - 1 for q in others)
+        assert out[K.F_HAND + viewer] == s[K.F_HAND + viewer]
+        for q in others:  # the known card stays, the hidden ones are replaced, the count kept
+            assert out[K.F_HAND + q] & s[K.F_PUBLIC + q] == s[K.F_PUBLIC + q]
+            assert bin(int(out[K.F_HAND + q])).count("1") == per
+        placed = 0
+        for q in range(seats):
+            placed |= int(out[K.F_HAND + q])
+        placed |= sum(1 << int(out[K.F_DECK + i]) for i in range(len(deck)))
+        assert placed == (1 << 52) - 1  # still every card exactly once
+        assert [int(out[K.F_DECK + len(deck) - 1 - i]) for i in range(2)] == [int(deck[-1]), int(deck[-2])]
+        s2 = s.copy()
+        s2[K.F_FACE + viewer] = 1 << 28  # glasses (8C) show every hand
+        assert int(I.unseen_cards(s2, viewer)) == expect & ~sum(int(s[K.F_HAND + q]) for q in others)
