@@ -559,7 +559,6 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
         turn = _seat(data["turnPlayer"], "turnPlayer")
     s[K.F_TURN_COUNT] = turn_count
     s[K.F_TURN] = turn
-    opp = 1 - turn
 
     twos = _card_list(data, "twos")
     for i, item in enumerate(twos):
@@ -678,7 +677,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     s[K.F_ACTIONS] = _int_field(data, "actions", 0)
 
     # ---- phase and decider
-    _set_phase(s, r, phase, turn, opp)
+    _set_phase(s, r, phase)
     hidden = None
     if view is not None:
         o = 1 - view
@@ -753,93 +752,30 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
                 raise PositionError(f"{where}: jack {card_str(j)} played by p{by}, but only p0 and p1 play")
             seen.add(j, where)
             jacks.append((j, by))
-    # who owns (played) the card, from who controls it and the jacks on it
-    if not jacks:
-        owner = p
-    elif rs.jack_switches:
-        owner = p if len(jacks) % 2 == 0 else 1 - p
-    else:
-        if jacks[-1][1] != p:
-            raise PositionError(f"{where}: the top jack {card_str(jacks[-1][0])} is p{jacks[-1][1]}'s, so the card belongs in p{jacks[-1][1]}Points")
-        for (_, b1), (_, b2) in zip(jacks, jacks[1:]):
-            if b1 == b2:
-                raise PositionError(f"{where}: p{b1} played two jacks in a row on {card_str(c)} (a jack only goes on an opponent's card)")
-        owner = 1 - jacks[0][1]
-    s[K.F_POINTS + p] |= 1 << c
-    s[K.F_OWNED + owner] |= 1 << c
     for level, (j, by) in enumerate(jacks):
         idx = j - 40
         s[K.F_JACK_ON + idx] = c
         s[K.F_JACK_BY + idx] = by
         s[K.F_JACK_LEVEL + idx] = level
+    # who owns (played) the card: the engine replays the stack (K.stack_owner)
+    owner = int(K.stack_owner(s, rs.array, c, p))
+    if owner == -1:
+        j, by = jacks[-1]
+        raise PositionError(f"{where}: the top jack {card_str(j)} is p{by}'s, so the card belongs in p{by}Points")
+    if owner < 0:
+        twice = next((b1 for (_, b1), (_, b2) in zip(jacks, jacks[1:]) if b1 == b2), None)
+        who = f"p{twice} played two jacks in a row on {card_str(c)}" if twice is not None else \
+            f"a jack on {card_str(c)} sits on its own player's card"
+        raise PositionError(f"{where}: {who} (a jack only goes on an opponent's card here)")
+    s[K.F_POINTS + p] |= 1 << c
+    s[K.F_OWNED + owner] |= 1 << c
 
 
-def _set_phase(s: np.ndarray, r: np.ndarray, phase: int, turn: int, opp: int) -> None:
-    """Set the phase and the deciding seat, refusing fields that contradict the phase."""
-    name = PHASE_NAMES[phase]
-    has_oneoff = s[K.F_ONEOFF] >= 0
-    ntwos = int(s[K.F_NTWOS])
-    if phase not in (K.PH_COUNTER,) and ntwos:
-        raise PositionError(f"twos: counter 2s are only pending while countering, not in phase {name!r}")
-    if phase not in (K.PH_COUNTER, K.PH_THREE) and has_oneoff:
-        raise PositionError(
-            f"oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3, "
-            f"'resolvingSeven' for a 7), not {name!r}"
-        )
-    if phase != K.PH_SEVEN and s[K.F_REVEALED]:
-        raise PositionError(f"revealed: a 7's revealed cards need phase 'resolvingSeven', not {name!r}")
-    if phase != K.PH_SCUTTLE_COUNTER and s[K.F_SCUTTLE_CARD] >= 0:
-        raise PositionError(f"scuttle: a pending scuttle needs phase 'counteringScuttle', not {name!r}")
+def _set_phase(s: np.ndarray, r: np.ndarray, phase: int) -> None:
+    """Set the phase and what it implies (the deciding seat, the chain's top, the discard
+    count), as the engine derives it (``K.setup_pending``); refuse fields that contradict it."""
     s[K.F_PHASE] = phase
-    actor = turn
-    if phase == K.PH_OVER:
-        raise PositionError("phase: the game is already over; there is nothing to analyse")
-    if phase == K.PH_COUNTER:
-        if not has_oneoff:
-            raise PositionError("oneOff: phase 'countering' needs the pending one-off card")
-        # whether the one-off and its target could have been played: K.position_error
-        # counters alternate, starting with the opponent of the one-off's player
-        actor = opp if ntwos % 2 == 0 else turn
-        s[K.F_CHAIN_TOP] = turn if ntwos % 2 == 0 else opp
-    elif phase == K.PH_THREE:
-        if not has_oneoff or int(s[K.F_ONEOFF]) >> 2 != C.THREE:
-            raise PositionError("oneOff: phase 'resolvingThree' needs the 3 being resolved as oneOff")
-        if K.three_pool(s, r) == 0:
-            raise PositionError("scrap: a 3 is resolving but the scrap holds nothing it may take")
-    elif phase in (K.PH_FOUR, K.PH_FOUR_RANDOM):
-        k = min(2, bin(int(s[K.F_HAND + opp])).count("1"))
-        if k == 0:
-            raise PositionError(f"p{opp}Hand: a 4 is resolving but p{opp} has no card to discard")
-        s[K.F_DISCARDS] = k
-        actor = K.ACTOR_CHANCE if phase == K.PH_FOUR_RANDOM else opp
-        if phase == K.PH_FOUR and r[K.R_FOUR_RANDOM]:
-            raise PositionError("phase: with four=random the 4 resolves in phase 'resolvingFourRandom'")
-    elif phase == K.PH_FIVE:
-        if not r[K.R_FIVE_DISCARD]:
-            raise PositionError("phase: in this ruleset a 5 does not discard, so 'resolvingFive' cannot happen")
-        if s[K.F_HAND + turn] == 0:
-            raise PositionError(f"p{turn}Hand: a 5 is resolving but p{turn} has no card to discard")
-        s[K.F_DISCARDS] = 1
-    elif phase == K.PH_HAND_LIMIT:
-        over = bin(int(s[K.F_HAND + turn])).count("1") - int(r[K.R_HAND_LIMIT])
-        if r[K.R_HAND_LIMIT_STYLE] != K.HL_DISCARD:
-            raise PositionError("phase: this ruleset has no discard-style hand limit")
-        if over <= 0:
-            raise PositionError(f"p{turn}Hand: phase 'discardingToHandLimit' but p{turn} holds no more than {int(r[K.R_HAND_LIMIT])} cards")
-        s[K.F_DISCARDS] = over
-    elif phase == K.PH_SEVEN:
-        if s[K.F_SEVEN] < 0:
-            raise PositionError("oneOff: phase 'resolvingSeven' needs the 7 being resolved (it reaches the scrap "
-                                "only once a revealed card is played or scrapped)")
-        n = bin(int(s[K.F_REVEALED])).count("1")
-        if n == 0:
-            raise PositionError("revealed: phase 'resolvingSeven' needs the revealed cards")
-        if n > int(r[K.R_SEVEN_REVEAL]):
-            raise PositionError(f"revealed: a 7 reveals at most {int(r[K.R_SEVEN_REVEAL])} cards in this ruleset")
-    elif phase == K.PH_SCUTTLE_COUNTER:
-        if s[K.F_SCUTTLE_CARD] < 0:
-            raise PositionError("scuttle: phase 'counteringScuttle' needs the pending scuttle")
-        if not r[K.R_TEN_COUNTERS_SCUTTLE]:
-            raise PositionError("phase: 'counteringScuttle' needs the ten-counters-scuttle option")
-        actor = opp
-    s[K.F_ACTOR] = actor
+    code, seat = (int(x) for x in K.setup_pending(s, r))
+    if code:
+        limit = int(r[K.SETUP_LIMITS[code]]) if code in K.SETUP_LIMITS else 0
+        raise PositionError(K.SETUP_ERRORS[code].format(phase=PHASE_NAMES[phase], seat=seat_name(seat), limit=limit))

@@ -1265,6 +1265,134 @@ def position_error(s, r):
     return 0, 0
 
 
+@njit(cache=True)
+def stack_owner(s, r, card, controller):
+    """Who played point card ``card`` (its owner), from who controls it now and the jacks
+    on it (already in the jack slots): the seat from which replaying the jacks level by
+    level, each a jack play the rules allow, leaves ``controller`` in control. Returns the
+    owner; or -1 when the top jack is not the controller's (where the top jack controls),
+    -2 when a jack sits on its own player's card where the rules forbid it."""
+    h = jack_height(s, card)
+    for q in range(s[F_NPLAYERS]):
+        ctrl = q
+        ok = True
+        for level in range(h):
+            by = -1
+            for j in range(4):
+                if s[F_JACK_ON + j] == card and s[F_JACK_LEVEL + j] == level:
+                    by = s[F_JACK_BY + j]
+            if by == ctrl and not r[R_JACK_OWN]:
+                ok = False
+                break
+            if r[R_JACK_SWITCH]:
+                ctrl = q if (level + 1) % 2 == 0 else other(s, q)
+            else:
+                ctrl = by
+        if ok and ctrl == controller:
+            return q
+    if not r[R_JACK_SWITCH] and h > 0 and s[F_JACK_BY + top_jack(s, card)] != controller:
+        return -1
+    return -2
+
+
+@njit(cache=True)
+def setup_pending(s, r):
+    """Derive what a loaded position implies about its pending decision: the deciding seat,
+    the counter chain's top, how many cards a discard takes. ``s`` holds the zones, the
+    phase, the turn and the pending cards. Returns ``(code, seat)``: 0 when the phase and
+    the pending fields agree, else a ``SETUP_ERRORS`` code and the seat concerned."""
+    ph = s[F_PHASE]
+    turn = s[F_TURN]
+    opp = other(s, turn)
+    has_oneoff = s[F_ONEOFF] >= 0
+    ntwos = s[F_NTWOS]
+    if ph != PH_COUNTER and ntwos:
+        return 30, turn
+    if ph != PH_COUNTER and ph != PH_THREE and has_oneoff:
+        return 31, turn
+    if ph != PH_SEVEN and s[F_REVEALED]:
+        return 32, turn
+    if ph != PH_SCUTTLE_COUNTER and s[F_SCUTTLE_CARD] >= 0:
+        return 33, turn
+    if ph == PH_OVER:
+        return 34, turn
+    actor = turn
+    if ph == PH_COUNTER:
+        if not has_oneoff:
+            return 35, turn
+        # counters alternate, starting with the opponent of the one-off's player
+        actor = opp if ntwos % 2 == 0 else turn
+        s[F_CHAIN_TOP] = turn if ntwos % 2 == 0 else opp
+    elif ph == PH_THREE:
+        if not has_oneoff or s[F_ONEOFF] >> 2 != RANK_THREE:
+            return 36, turn
+        if three_pool(s, r) == 0:
+            return 37, turn
+    elif ph == PH_FOUR or ph == PH_FOUR_RANDOM:
+        k = min(2, popcount(s[F_HAND + opp]))
+        if k == 0:
+            return 38, opp
+        if ph == PH_FOUR and r[R_FOUR_RANDOM]:
+            return 39, turn
+        s[F_DISCARDS] = k
+        actor = ACTOR_CHANCE if ph == PH_FOUR_RANDOM else opp
+    elif ph == PH_FIVE:
+        if not r[R_FIVE_DISCARD]:
+            return 40, turn
+        if s[F_HAND + turn] == 0:
+            return 41, turn
+        s[F_DISCARDS] = 1
+    elif ph == PH_HAND_LIMIT:
+        if r[R_HAND_LIMIT_STYLE] != HL_DISCARD:
+            return 42, turn
+        over = popcount(s[F_HAND + turn]) - r[R_HAND_LIMIT]
+        if over <= 0:
+            return 43, turn
+        s[F_DISCARDS] = over
+    elif ph == PH_SEVEN:
+        if s[F_SEVEN] < 0:
+            return 44, turn
+        n = popcount(s[F_REVEALED])
+        if n == 0:
+            return 45, turn
+        if n > r[R_SEVEN_REVEAL]:
+            return 46, turn
+    elif ph == PH_SCUTTLE_COUNTER:
+        if s[F_SCUTTLE_CARD] < 0:
+            return 47, turn
+        if not r[R_TEN_COUNTERS_SCUTTLE]:
+            return 48, turn
+        actor = opp
+    s[F_ACTOR] = actor
+    return 0, 0
+
+
+SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {limit} a rules number
+    30: "twos: counter 2s are only pending while countering, not in phase '{phase}'",
+    31: "oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3, 'resolvingSeven' for a 7), "
+        "not '{phase}'",
+    32: "revealed: a 7's revealed cards need phase 'resolvingSeven', not '{phase}'",
+    33: "scuttle: a pending scuttle needs phase 'counteringScuttle', not '{phase}'",
+    34: "phase: the game is already over; there is nothing to analyse",
+    35: "oneOff: phase 'countering' needs the pending one-off card",
+    36: "oneOff: phase 'resolvingThree' needs the 3 being resolved as oneOff",
+    37: "scrap: a 3 is resolving but the scrap holds nothing it may take",
+    38: "{seat}Hand: a 4 is resolving but {seat} has no card to discard",
+    39: "phase: with four=random the 4 resolves in phase 'resolvingFourRandom'",
+    40: "phase: in this ruleset a 5 does not discard, so 'resolvingFive' cannot happen",
+    41: "{seat}Hand: a 5 is resolving but {seat} has no card to discard",
+    42: "phase: this ruleset has no discard-style hand limit",
+    43: "{seat}Hand: phase 'discardingToHandLimit' but {seat} holds no more than {limit} cards",
+    44: "oneOff: phase 'resolvingSeven' needs the 7 being resolved (it reaches the scrap only once a revealed card "
+        "is played or scrapped)",
+    45: "revealed: phase 'resolvingSeven' needs the revealed cards",
+    46: "revealed: a 7 reveals at most {limit} cards in this ruleset",
+    47: "scuttle: phase 'counteringScuttle' needs the pending scuttle",
+    48: "phase: 'counteringScuttle' needs the ten-counters-scuttle option",
+}
+SETUP_LIMITS = {43: R_HAND_LIMIT, 46: R_SEVEN_REVEAL}  # which rules slot {limit} reads
+
+
 POSITION_ERRORS = {
     1: "the 52 cards are not each in exactly one zone",
     2: "a card is in a zone its rank cannot be in",
