@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine import search as S
+
 FIELDS = (
     ("move", np.int64),
     ("parent", np.int32),
@@ -16,6 +18,7 @@ FIELDS = (
     ("sibling", np.int32),
 )
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
+LINKS = ("parent", "first", "sibling")  # fields that hold node numbers
 
 
 class Tree:
@@ -43,11 +46,20 @@ class Tree:
         return int(self.meta[1])
 
     def grow(self) -> None:
-        """Double the capacity, keeping every node as it is."""
-        old = self.capacity
+        """Double the capacity and renumber the nodes breadth-first, so that siblings sit
+        together in memory (the selection scans them); the tree itself, and so the search,
+        stays exactly the same."""
+        old, n = self.capacity, self.nodes
+        order = np.empty(n, np.int64)
+        rank = np.empty(n, np.int64)
+        S.breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
         for name, t in FIELDS:
+            values = self.arrays[name][:n][order]
+            if name in LINKS:  # node numbers: renumber them too
+                linked = values >= 0
+                values[linked] = rank[values[linked]]
             a = np.zeros(2 * old, dtype=t)
-            a[:old] = self.arrays[name]
+            a[:n] = values
             self.arrays[name] = a
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
