@@ -1,0 +1,361 @@
+"""An exact solver for perfect-information positions: negamax with alpha-beta pruning and a
+transposition table, over the engine's own ``generate_moves`` / ``apply_move`` and win check.
+
+Nothing of the rules is written here: a node's moves come from ``generate_moves``, its
+children from ``apply_move`` on a copy, and the end of the game (a win, three passes, the
+action cap) from the status ``apply_move`` sets. The caller (``cuttle_search.search.solve``)
+checks that the position has no hidden cards and allocates every buffer.
+
+Values
+======
+A value is a float from the point of view of one seat, the node's *seat*: the actor of a
+decision, or the turn player at a chance node. A game that ends with ``F_ACTIONS == a``
+is worth ``WIN - a`` to its winner, ``-(WIN - a)`` to the loser and ``0`` for a draw
+(three passes or the action cap). So a sooner win is worth more and a later loss less:
+the tie-break (shortest win, longest loss) is part of the value, and since the value of a
+line depends only on where it ends, not on where the search started, negamax only negates
+(when the seat changes: in counter phases the actor is not the turn player, so a 2 answered
+by a 2 keeps the same seat two levels down) and the transposition table stores values as
+they are. ``WIN = 2**44`` leaves the action count exact in a double.
+
+A ``four=random`` 4 is a chance node (``PH_FOUR_RANDOM``, actor ``ACTOR_CHANCE``): its value
+is the mean over its equally likely outcomes, each searched with the full window. Values
+through a chance node are therefore expected scores, not just win/draw/loss: a value of at
+least ``WIN - R_ACTION_LIMIT`` is still a sure win (a non-win outcome of probability ``q``
+costs about ``q * WIN``, which is far more than any action count unless ``q < 1e-10``) and
+at most ``-(WIN - R_ACTION_LIMIT)`` a sure loss; anything in between is an expectation,
+and ``0`` there can be a sure draw or a balance of wins and losses (the Python layer says
+"expected" for it, see ``solve.py``).
+
+Transposition table and the two stalemates
+==========================================
+The table has ``2**k`` slots indexed by the low bits of a 64-bit Zobrist-style key; each
+slot keeps the full key, the value, its bound (exact, lower, upper) and the best move, and
+a new result always replaces the old one. The key mixes every state field a rule reads,
+each with its own random constant, and XORs them: the phase, turn, actor, the pending
+one-off and counter chain, discards, revealed cards, the pending scuttle, the scrap, the
+deck (count and order), the jacks, each seat's hand, points, royals, owned cards and
+frozen card, the consecutive passes (``F_PASSES``: the three-pass stalemate depends on them)
+and the action count (``F_ACTIONS``). Left out are the fields no rule reads: the turn
+counter, which hand cards are public and how many deck cards are known.
+
+Hashing ``F_ACTIONS`` is the choice that makes every stored value exact: the 1,000-action
+cap and the tie-break both depend on the absolute action count, so a value found at one
+count is not the value at another. The cost is that two lines of different lengths never
+share an entry; since every move adds exactly one action, the usual transpositions (the
+same moves in another order) have the same count and still meet. The alternative, to leave
+the count out and trust an entry only when the cap cannot be reached within the remaining
+horizon, would also need a relative (depth-adjusted) encoding of the tie-break, which is
+not linear through a chance node's mean. Positions with a cycle (a 3 that takes a 3 back,
+``three-takes-three``) are still solved exactly: the cycle ends at the cap, and the search
+depth is bounded by ``R_ACTION_LIMIT - F_ACTIONS``, which sizes the per-ply buffers.
+
+Budgets
+=======
+``ctl`` holds the node count, the node budget, an abort flag and a stop flag. The search
+checks the budget and the stop flag every ``CHECK_EVERY`` nodes; the Python layer sets the
+stop flag from a timer thread for a time budget (the kernel releases the GIL). An aborted
+search stores nothing more and unwinds; root moves solved before the abort keep their
+exact values.
+"""
+
+import numpy as np
+
+from .jit import njit
+from .kernels import (
+    ACTOR_CHANCE,
+    F_ACTIONS,
+    F_ACTOR,
+    F_CHAIN_TOP,
+    F_DECK,
+    F_DECK_N,
+    F_DISCARDS,
+    F_FACE,
+    F_FROZEN,
+    F_HAND,
+    F_JACK_BY,
+    F_JACK_LEVEL,
+    F_JACK_ON,
+    F_NTWOS,
+    F_ONEOFF,
+    F_ONEOFF_PLAYER,
+    F_ONEOFF_TARGET,
+    F_OWNED,
+    F_PASSES,
+    F_PHASE,
+    F_POINTS,
+    F_REVEALED,
+    F_SCRAP,
+    F_SCUTTLE_CARD,
+    F_SCUTTLE_TARGET,
+    F_STATUS,
+    F_TURN,
+    F_TWOS,
+    F_WINNER,
+    MT_MASK,
+    MT_PASS,
+    PH_OVER,
+    ST_WIN,
+    generate_moves,
+    apply_move,
+    points_total,
+    popcount,
+)
+
+WIN = float(2**44)
+INF = float(2**50)
+
+TT_EXACT = 0
+TT_LOWER = 1
+TT_UPPER = 2
+TT_EMPTY = 3
+
+# ctl slots
+CTL_NODES = 0
+CTL_BUDGET = 1  # node budget; <= 0 for none
+CTL_ABORTED = 2
+CTL_STOP = 3  # set by another thread to stop (a time budget)
+CTL_SIZE = 4
+CHECK_EVERY = 1023  # nodes between two looks at the budget (a mask: 2**k - 1)
+
+SORT_LIMIT = 256  # order the moves of a node with at most this many (larger: the TT move first only)
+
+# the state fields a rule reads (two seats)
+HASH_FIELDS = np.array(
+    [F_PHASE, F_TURN, F_ACTOR, F_ACTIONS, F_PASSES, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_TWOS, F_NTWOS,
+     F_CHAIN_TOP, F_DISCARDS, F_REVEALED, F_SCUTTLE_CARD, F_SCUTTLE_TARGET, F_SCRAP, F_DECK_N]
+    + [F_JACK_ON + j for j in range(4)] + [F_JACK_BY + j for j in range(4)] + [F_JACK_LEVEL + j for j in range(4)]
+    + [f + p for f in (F_HAND, F_POINTS, F_FACE, F_OWNED, F_FROZEN) for p in range(2)],
+    dtype=np.int64,
+)
+_ZRNG = np.random.default_rng(0x5EED_C0DE)
+HASH_KEYS = _ZRNG.integers(0, 2**63, size=len(HASH_FIELDS), dtype=np.int64).astype(np.uint64)
+DECK_KEYS = _ZRNG.integers(0, 2**63, size=64, dtype=np.int64).astype(np.uint64)
+
+
+@njit(cache=True)
+def _mix(x):
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xFF51AFD7ED558CCD)
+    x ^= x >> np.uint64(29)
+    x *= np.uint64(0xC4CEB9FE1A85EC53)
+    x ^= x >> np.uint64(32)
+    return x
+
+
+@njit(cache=True)
+def state_key(s):
+    """The 64-bit transposition key of a state (see the module docstring)."""
+    h = np.uint64(0)
+    for i in range(HASH_FIELDS.shape[0]):
+        h ^= _mix(np.uint64(s[HASH_FIELDS[i]]) ^ HASH_KEYS[i])
+    for i in range(s[F_DECK_N]):
+        h ^= _mix(np.uint64(s[F_DECK + i]) ^ DECK_KEYS[i])
+    return h
+
+
+@njit(cache=True)
+def node_seat(s):
+    """The seat a node's value is seen from: the actor, or the turn player at chance."""
+    a = s[F_ACTOR]
+    return s[F_TURN] if a == ACTOR_CHANCE else a
+
+
+@njit(cache=True)
+def terminal_value(s, seat):
+    """The value of a finished game for ``seat``."""
+    if s[F_STATUS] == ST_WIN:
+        v = WIN - s[F_ACTIONS]
+        return v if s[F_WINNER] == seat else -v
+    return 0.0
+
+
+@njit(cache=True)
+def _material(s, seat):
+    o = 1 - seat
+    return 16 * (points_total(s, seat) - points_total(s, o)) + 4 * (popcount(s[F_FACE + seat]) - popcount(s[F_FACE + o]))
+
+
+@njit(cache=True)
+def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win):
+    """Fill ``order[:n]`` with move indices, best first: the move ``first`` (the table's),
+    then by the material after the move, a pass last. Returns the index of a move that
+    wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
+    for i in range(n):
+        m = moves[i]
+        child[:] = s
+        apply_move(child, r, m)
+        if child[F_PHASE] == PH_OVER:
+            if child[F_STATUS] == ST_WIN and child[F_WINNER] == seat:
+                if stop_at_win:
+                    return i
+                key = 1 << 21
+            else:
+                key = -(1 << 20) if child[F_STATUS] == ST_WIN else -(1 << 18)
+        elif m == first:
+            key = 1 << 21
+        elif (m & MT_MASK) == MT_PASS:
+            key = -(1 << 16)
+        else:
+            key = _material(child, seat)
+        order[i] = ((key + (1 << 22)) << 12) | i
+    if n <= SORT_LIMIT:
+        for i in range(1, n):  # insertion sort, descending
+            x = order[i]
+            j = i - 1
+            while j >= 0 and order[j] < x:
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = x
+    else:
+        for i in range(n):
+            if (order[i] >> 12) - (1 << 22) == 1 << 21:
+                x = order[i]
+                order[i] = order[0]
+                order[0] = x
+                break
+    for i in range(n):
+        order[i] &= 4095
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def negamax(states, bufs, orders, r, ply, alpha, beta, tt_key, tt_val, tt_flag, tt_move, ctl):
+    """The value of ``states[ply]`` for its seat, exact when strictly inside (alpha, beta)
+    and otherwise a bound on the side it fell (fail-soft)."""
+    s = states[ply]
+    ctl[CTL_NODES] += 1
+    if (ctl[CTL_NODES] & CHECK_EVERY) == 0:
+        if ctl[CTL_STOP] != 0 or (ctl[CTL_BUDGET] > 0 and ctl[CTL_NODES] >= ctl[CTL_BUDGET]):
+            ctl[CTL_ABORTED] = 1
+    if ctl[CTL_ABORTED] != 0:
+        return 0.0
+    seat = node_seat(s)
+    key = state_key(s)
+    slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+    first = np.int64(-1)
+    if tt_key[slot] == key and tt_flag[slot] != TT_EMPTY:
+        v = tt_val[slot]
+        f = tt_flag[slot]
+        if f == TT_EXACT or (f == TT_LOWER and v >= beta) or (f == TT_UPPER and v <= alpha):
+            return v
+        first = tt_move[slot]
+    moves = bufs[ply]
+    n = generate_moves(s, r, moves)
+    child = states[ply + 1]
+    if s[F_ACTOR] == ACTOR_CHANCE:  # the mean over equally likely outcomes, each exact
+        total = 0.0
+        for i in range(n):
+            child[:] = s
+            apply_move(child, r, moves[i])
+            if child[F_PHASE] == PH_OVER:
+                ctl[CTL_NODES] += 1
+                total += terminal_value(child, seat)
+            elif node_seat(child) == seat:
+                total += negamax(states, bufs, orders, r, ply + 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
+            else:
+                total -= negamax(states, bufs, orders, r, ply + 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
+            if ctl[CTL_ABORTED] != 0:
+                return 0.0
+        v = total / n
+        tt_key[slot] = key
+        tt_val[slot] = v
+        tt_flag[slot] = TT_EXACT
+        tt_move[slot] = -1
+        return v
+    order = orders[ply]
+    win = order_moves(s, r, moves, n, order, child, seat, first, True)
+    if win >= 0:  # no line can end sooner than a win on the spot
+        v = WIN - (s[F_ACTIONS] + 1)
+        tt_key[slot] = key
+        tt_val[slot] = v
+        tt_flag[slot] = TT_EXACT
+        tt_move[slot] = moves[win]
+        return v
+    a0 = alpha
+    best = -INF
+    best_move = moves[order[0]]
+    for k in range(n):
+        m = moves[order[k]]
+        child[:] = s
+        apply_move(child, r, m)
+        if child[F_PHASE] == PH_OVER:
+            ctl[CTL_NODES] += 1
+            v = terminal_value(child, seat)
+        elif node_seat(child) == seat:
+            v = negamax(states, bufs, orders, r, ply + 1, alpha, beta, tt_key, tt_val, tt_flag, tt_move, ctl)
+        else:
+            v = -negamax(states, bufs, orders, r, ply + 1, -beta, -alpha, tt_key, tt_val, tt_flag, tt_move, ctl)
+        if ctl[CTL_ABORTED] != 0:
+            return 0.0
+        if v > best:
+            best = v
+            best_move = m
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    tt_key[slot] = key
+    tt_val[slot] = best
+    tt_flag[slot] = TT_UPPER if best <= a0 else (TT_LOWER if best >= beta else TT_EXACT)
+    tt_move[slot] = best_move
+    return best
+
+
+@njit(cache=True, nogil=True)
+def solve_root(states, bufs, orders, r, moves, values, done, tt_key, tt_val, tt_flag, tt_move, ctl):
+    """Give every move of the decision ``states[0]`` its exact value for the actor: ``moves``
+    gets the legal moves (in the order they are solved), ``values`` their values and
+    ``done`` 1 for each one solved before a budget ran out. Returns the number of moves."""
+    s = states[0]
+    n = generate_moves(s, r, moves)
+    seat = node_seat(s)
+    child = states[1]
+    order = orders[0]
+    order_moves(s, r, moves, n, order, child, seat, -1, False)
+    tmp = bufs[0]
+    for i in range(n):
+        tmp[i] = moves[order[i]]
+    for i in range(n):
+        moves[i] = tmp[i]
+        done[i] = 0
+    for i in range(n):
+        child[:] = s
+        apply_move(child, r, moves[i])
+        if child[F_PHASE] == PH_OVER:
+            ctl[CTL_NODES] += 1
+            v = terminal_value(child, seat)
+        elif node_seat(child) == seat:
+            v = negamax(states, bufs, orders, r, 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
+        else:
+            v = -negamax(states, bufs, orders, r, 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
+        if ctl[CTL_ABORTED] != 0:
+            break
+        values[i] = v
+        done[i] = 1
+    return n
+
+
+@njit(cache=True)
+def principal_line(s, r, buf, tt_key, tt_val, tt_flag, tt_move, out):
+    """Follow the table's exact best moves from ``s`` (changed in place); write them to
+    ``out`` and return how many. Stops at the end, a chance node, or a missing entry."""
+    k = 0
+    while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
+        key = state_key(s)
+        slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+        if tt_key[slot] != key or tt_flag[slot] != TT_EXACT:
+            break
+        m = tt_move[slot]
+        n = generate_moves(s, r, buf)
+        legal = False
+        for i in range(n):
+            if buf[i] == m:
+                legal = True
+                break
+        if not legal:
+            break
+        apply_move(s, r, m)
+        out[k] = m
+        k += 1
+    return k
