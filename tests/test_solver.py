@@ -1,0 +1,212 @@
+"""The exact solver: agreement with a plain minimax, hand-made scenarios, budgets, refusals."""
+
+import numpy as np
+import pytest
+
+from cuttle_search.engine import kernels as K
+from cuttle_search.position import Position
+from cuttle_search.search import SearchError
+from cuttle_search.search.solve import is_single_state, solve
+
+from .helpers import build
+from .minimax import Minimax, random_deck_out
+from .test_properties import ALL_RULES
+
+CI_POSITIONS = 100
+SLOW_POSITIONS = 1000
+
+
+def _positions(count: int, max_hand: int = 3, states: int = 100_000):
+    """``count`` random deck-out positions over every two-seat ruleset (every other one moved
+    near the action cap), each with the reference's root values. Positions the reference
+    cannot finish within ``states`` states are skipped, deterministically."""
+    seed = 0
+    out = []
+    while len(out) < count:
+        spec = ALL_RULES[seed % len(ALL_RULES)]
+        pos = random_deck_out(spec, seed, max_hand=max_hand, near_cap=seed % 2 == 1)
+        seed += 1
+        if pos is None:
+            continue
+        try:
+            ref = Minimax(pos.rules_array, limit=states).root_values(pos.state)
+        except RuntimeError:
+            continue
+        out.append((pos, ref))
+    return out
+
+
+def _check_agreement(cases):
+    for pos, ref in cases:
+        res = solve(pos, tt_bits=16)
+        assert res.proven
+        got = {m.move.code(): m.raw for m in res.moves}
+        assert got == pytest.approx(ref, rel=1e-12, abs=1e-9), pos.to_json()
+
+
+def _coverage(cases):
+    phases = {pos.phase_name for pos, _ in cases}
+    passes = {int(pos.state[K.F_PASSES]) for pos, _ in cases}
+    rules = {pos.rules.spec for pos, _ in cases}
+    near_cap = sum(int(pos.rules_array[K.R_ACTION_LIMIT]) - int(pos.state[K.F_ACTIONS]) < 30 for pos, _ in cases)
+    return phases, passes, rules, near_cap
+
+
+def test_solver_agrees_with_plain_minimax_on_random_deck_outs():
+    cases = _positions(CI_POSITIONS)
+    phases, passes, rules, near_cap = _coverage(cases)
+    assert {"main", "countering"} <= phases
+    assert {0, 1, 2} <= passes
+    assert len(rules) == len(ALL_RULES)
+    assert near_cap >= CI_POSITIONS // 3
+    _check_agreement(cases)
+
+
+@pytest.mark.slow
+def test_solver_agrees_with_plain_minimax_on_many_deck_outs():
+    cases = _positions(SLOW_POSITIONS, max_hand=4, states=300_000)
+    phases, passes, _rules, _near = _coverage(cases)
+    assert {"main", "countering", "resolvingThree"} <= phases
+    _check_agreement(cases)
+
+
+# ---------------------------------------------------------------- scenarios
+def _values(res):
+    return {m.move.text(): m.value for m in res.moves}
+
+
+def _agrees_with_minimax(pos, res):
+    ref = Minimax(pos.rules_array).root_values(pos.state)
+    assert {m.move.code(): m.raw for m in res.moves} == pytest.approx(ref, rel=1e-12)
+
+
+def test_a_king_that_wins_at_once():
+    pos = build(p0Hand=["KS", "3C"], p0Points=["TC", "9C"], p1Hand=["TS"], p1Points=["TD"], rest="scrap")
+    res = solve(pos)
+    best = res.moves[0]
+    assert best.move.text() == "royal KS" and best.value == "win" and best.plies == 1
+    assert res.value == "win" and res.proven
+    assert [m.text() for m in best.pv] == ["royal KS"]
+    _agrees_with_minimax(pos, res)
+
+
+def test_pass_pass_pass_draws():
+    pos = build(p0Points=["TC"], p1Points=["TD"], rest="scrap")
+    res = solve(pos)
+    assert _values(res) == {"pass": "draw"}
+    assert res.moves[0].plies == 3 and [m.text() for m in res.moves[0].pv] == ["pass"] * 3
+    two = build(p0Points=["TC"], p1Points=["TD"], rest="scrap", passes=2)
+    res = solve(two)
+    assert res.moves[0].value == "draw" and res.moves[0].plies == 1
+
+
+def test_a_countered_ace_that_keeps_a_win():
+    # p1 countered p0's Ace with 2D; re-countering with 2C wipes p1's 20 points for good
+    pos = build(
+        phase="countering", oneOff="AS", twos=["2D"], p0Hand=["2C", "TS", "8S", "3S"],
+        p1Hand=["7D"], p1Points=["TD", "TH"], rest="scrap",
+    )
+    assert pos.actor == 0
+    res = solve(pos)
+    assert _values(res) == {"counter 2C": "win", "resolve": "loss"}
+    assert res.moves[0].move.text() == "counter 2C"
+    _agrees_with_minimax(pos, res)
+
+
+def test_a_queen_forbids_the_counter():
+    fields = dict(p0Hand=["AS", "TS", "8S", "3S"], p1Hand=["2D", "7D"], p1Points=["TD", "TH"], rest="scrap")
+    with_queen = build(p0FaceCards=["QS"], **fields)
+    res = solve(with_queen)
+    assert _values(res)["one-off AS"] == "win"
+    _agrees_with_minimax(with_queen, res)
+    without = build(**fields)
+    assert _values(solve(without))["one-off AS"] == "loss"  # p1 counters, then plays 7D
+    # and after the Ace, p1's only move is to let it resolve
+    with_queen.play("one-off AS")
+    res = solve(with_queen)
+    assert [m.move.text() for m in res.moves] == ["resolve"] and res.moves[0].value == "loss"
+
+
+def test_a_frozen_card_cannot_be_played():
+    fields = dict(p0Hand=["TH"], p0Points=["9C", "2C"], p1Hand=["2D"], p1Points=["TD", "9D"], rest="scrap")
+    frozen = build(frozen="TH", **fields)
+    res = solve(frozen)
+    assert _values(res) == {"pass": "loss"}  # TH would reach 21 but is frozen; p1 plays 2D
+    assert res.moves[0].plies == 2
+    assert _values(solve(build(**fields)))["points TH"] == "win"
+
+
+def test_the_three_must_pick_one_exact_card():
+    # p0 has 11 points and needs 10 more: only TS (the one ten in the scrap) wins; p1's jacks
+    # cannot pass p0's Queen, so p1 can only pass
+    pos = build(
+        phase="resolvingThree", oneOff="3C", p0Points=["TC", "AC"], p0FaceCards=["QC"],
+        p1Hand=["JC", "JD", "JH", "JS"], p1Points=["TD", "TH"], rest="scrap",
+    )
+    res = solve(pos)
+    values = _values(res)
+    assert len(values) >= 30
+    assert [t for t, v in values.items() if v == "win"] == ["take TS"]
+    assert set(values.values()) == {"win", "draw"}
+    assert res.moves[0].move.text() == "take TS" and res.moves[0].plies == 3
+    _agrees_with_minimax(pos, res)
+
+
+def test_shipped_deck_out_endgame():
+    res = solve("positions/deck-out-endgame.json")
+    assert res.proven and res.value == "win"
+    assert all(m.plies == 1 for m in res.moves if m.value == "win")
+    assert {m.value for m in res.moves} == {"win", "draw", "loss"}
+
+
+# ---------------------------------------------------------------- budgets, refusals, chance
+def test_a_node_budget_leaves_moves_unproven():
+    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    full = solve(pos)
+    assert full.proven and full.nodes > 3000
+    cut = solve(pos, nodes=1024)
+    assert not cut.proven and cut.value is None
+    assert cut.nodes < full.nodes
+    unproven = [m for m in cut.moves if not m.proven]
+    assert unproven and all(m.value is None and m.score is None for m in unproven)
+    exact = {m.move.code(): m.raw for m in full.moves}
+    for m in cut.moves:
+        if m.proven:  # what was proven before the budget ran out is exact
+            assert m.raw == exact[m.move.code()]
+    # proven moves rank above the unproven ones
+    assert [m.proven for m in cut.moves] == sorted((m.proven for m in cut.moves), reverse=True)
+
+
+def test_a_time_budget_stops_the_search():
+    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    res = solve(pos, time=1e-4)
+    assert res.seconds < 0.5
+
+
+def test_hidden_cards_are_refused_but_an_empty_deck_view_is_solved():
+    with pytest.raises(SearchError, match=r"^view: p0's view hides cards"):
+        solve("positions/opening-p0.json")
+    full = Position.load("positions/deck-out-endgame.json")
+    view = full.view_of(0)
+    assert view.hidden is not None and is_single_state(view)
+    a, b = solve(view), solve(full)
+    assert [(m.move.code(), m.raw) for m in a.moves] == [(m.move.code(), m.raw) for m in b.moves]
+
+
+@pytest.mark.parametrize("nodes,time,field", [(0, None, "nodes"), (None, -1.0, "time"), (1.5, None, "nodes")])
+def test_bad_budgets_name_the_field(nodes, time, field):
+    with pytest.raises(SearchError, match=f"^{field}: "):
+        solve("positions/deck-out-endgame.json", nodes=nodes, time=time)
+
+
+def test_chance_root_is_refused_and_chance_inside_is_an_expectation():
+    pos = build("cuttle-cards:four=random", phase="resolvingFourRandom", p0Hand=["TS"], p1Hand=["2D", "9D", "TD"],
+                p0Points=["9C", "2C"], rest="scrap")
+    with pytest.raises(SearchError, match="^phase: "):
+        solve(pos)
+    # one step earlier p1 decides whether to let p0's 4 resolve: the outcomes are averaged
+    pos = build("cuttle-cards:four=random", phase="countering", oneOff="4C", p0Hand=["TS"], p1Hand=["2D", "9D", "TD"],
+                p0Points=["9C", "2C"], p1Points=["8D"], rest="scrap")
+    res = solve(pos)
+    _agrees_with_minimax(pos, res)
+    assert res.proven
