@@ -278,6 +278,34 @@ def _analysis_table(result) -> str:
 
 
 @main.command()
+@click.argument("position", type=click.Path(dir_okay=False))
+@click.option("--nodes", "-n", type=click.IntRange(1, None), default=None, help="Node budget [default: none].")
+@click.option("--time", "-t", "seconds", type=click.FloatRange(0, min_open=True), default=None,
+              help="Time budget in seconds [default: none].")
+@rules_option
+@json_option
+def solve(position, nodes, seconds, rules, as_json):
+    """Solve POSITION exactly: every legal move with its value (win, draw or loss for the
+    player to act), the plies to the end under best play and the principal line.
+
+    POSITION must hide nothing: a full-information file, or a one-seat view once the deck
+    is empty. When a budget runs out, the moves not yet solved are marked not proven."""
+    from .search import SearchError
+    from .search.solve import solve as run_solve, solve_table
+
+    pos = _load(position, rules)
+    try:
+        result = run_solve(pos, nodes=nodes, time=seconds)
+    except SearchError as e:
+        raise InputError(f"{position}: {e}") from None
+    result.position = pos.name or position
+    if as_json:
+        _emit_json(result.to_json())
+    else:
+        click.echo(solve_table(result))
+
+
+@main.command()
 @_search_options
 @click.option("--runners-up", type=click.IntRange(0, None), default=2, help="Runners-up to include.")
 def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up):

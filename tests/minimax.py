@@ -2,12 +2,13 @@
 
 It walks the game with the Position API's kernels (``generate_moves``/``apply_move``)
 and nothing else: no pruning, no move ordering, a dict keyed by the whole state. A value
-is seen from the node's seat (the actor, or the turn player at a chance node): a game
-that ends after ``a`` actions is worth ``WIN - a`` to the winner, minus that to the loser,
-0 for a draw; a chance node is the plain mean of its outcomes.
+is seen from the node's seat (the actor, or the turn player at a chance node) and comes in
+two scorings: win/draw/loss as ``WIN``, 0, ``-WIN``; and with the tie-break, a game that
+ends after ``a`` actions worth ``WIN - a`` to the winner, minus that to the loser, 0 for a
+draw. A chance node is the plain mean of its outcomes.
 
-It also draws random deck-out positions from random games, for the agreement tests and
-the solver benchmark.
+The random deck-out positions come from ``cuttle_search.endgames`` (shared with the
+solver benchmark).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from cuttle_search.engine import kernels as K
 from cuttle_search.position import Position
-from cuttle_search.rules import get_ruleset
+from cuttle_search.endgames import random_deck_out  # noqa: F401  (re-exported for the tests)
 
 WIN = 2.0**44
 
@@ -28,21 +29,24 @@ def _seat(s: np.ndarray) -> int:
     return int(s[K.F_TURN]) if a < 0 else a
 
 
-def _end_value(s: np.ndarray, seat: int) -> float:
+def _end_value(s: np.ndarray, seat: int) -> tuple[float, float]:
     if int(s[K.F_STATUS]) == K.ST_WIN:
-        v = WIN - int(s[K.F_ACTIONS])
-        return v if int(s[K.F_WINNER]) == seat else -v
-    return 0.0
+        sign = 1.0 if int(s[K.F_WINNER]) == seat else -1.0
+        return sign * WIN, sign * (WIN - int(s[K.F_ACTIONS]))
+    return 0.0, 0.0
 
 
 class Minimax:
+    """Values come in pairs: (win/draw/loss as WIN, 0, -WIN; the same with the tie-break
+    ``WIN - actions``), each the plain minimax value of its own scoring."""
+
     def __init__(self, rules: np.ndarray, limit: int = 2_000_000) -> None:
         self.r = rules
-        self.memo: dict[bytes, float] = {}
+        self.memo: dict[bytes, tuple[float, float]] = {}
         self.limit = limit
 
-    def value(self, s: np.ndarray) -> float:
-        """The value of a position that is not over, for its seat."""
+    def value(self, s: np.ndarray) -> tuple[float, float]:
+        """The values of a position that is not over, for its seat."""
         key = s.tobytes()
         if key in self.memo:
             return self.memo[key]
@@ -52,19 +56,22 @@ class Minimax:
         n = K.generate_moves(s, self.r, buf)
         seat = _seat(s)
         vals = [self.child_value(s, m, seat) for m in buf[:n]]
-        v = sum(vals) / n if int(s[K.F_ACTOR]) == K.ACTOR_CHANCE else max(vals)
+        if int(s[K.F_ACTOR]) == K.ACTOR_CHANCE:
+            v = (sum(a for a, _ in vals) / n, sum(b for _, b in vals) / n)
+        else:
+            v = (max(a for a, _ in vals), max(b for _, b in vals))
         self.memo[key] = v
         return v
 
-    def child_value(self, s: np.ndarray, m: int, seat: int) -> float:
+    def child_value(self, s: np.ndarray, m: int, seat: int) -> tuple[float, float]:
         c = s.copy()
         K.apply_move(c, self.r, np.int64(m))
         if int(c[K.F_PHASE]) == K.PH_OVER:
             return _end_value(c, seat)
-        v = self.value(c)
-        return v if _seat(c) == seat else -v
+        a, b = self.value(c)
+        return (a, b) if _seat(c) == seat else (-a, -b)
 
-    def root_values(self, s: np.ndarray) -> dict[int, float]:
+    def root_values(self, s: np.ndarray) -> dict[int, tuple[float, float]]:
         buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
         n = K.generate_moves(s, self.r, buf)
         seat = _seat(s)
@@ -76,54 +83,13 @@ class Minimax:
             sys.setrecursionlimit(old)
 
 
-def random_deck_out(spec: str, seed: int, max_hand: int = 4, near_cap: bool = False,
-                    draw_bias: float = 0.9) -> Position | None:
-    """A full-information deck-out position from a random game of ``spec``: both hands hold
-    at most ``max_hand`` cards and a player (not chance) decides.
-
-    The game is uniform random play, except that a draw is taken with probability
-    ``draw_bias`` when legal (uniform play rarely empties the deck). At the first main
-    decision with the deck out, each hand is cut to a random size of at most ``max_hand``
-    (the cut cards go to the scrap), and uniform random play goes on; the position is a
-    random decision among the next ones (any phase: counters, 3s, 4s, hand limits, a
-    frozen card, passes already made). ``near_cap`` moves the action count close to the
-    1,000-action cap. None when the game ends first."""
-    rs = get_ruleset(spec)
-    r = rs.array
-    rng = np.random.default_rng(seed)
-    pos = Position.deal(rs, seed)
-    s = pos.state
-    buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-    while int(s[K.F_PHASE]) != K.PH_OVER and not (int(s[K.F_DECK_N]) == 0 and int(s[K.F_PHASE]) == K.PH_MAIN):
-        n = K.generate_moves(s, r, buf)
-        m = buf[rng.integers(n)]
-        if int(s[K.F_DECK_N]) > 0 and int(buf[0]) & K.MT_MASK == K.MT_DRAW and rng.random() < draw_bias:
-            m = buf[0]
-        K.apply_move(s, r, m)
-    if int(s[K.F_PHASE]) == K.PH_OVER:
-        return None
-    for p in (0, 1):
-        cards = [c for c in range(52) if (int(s[K.F_HAND + p]) >> c) & 1]
-        keep = int(rng.integers(1, max_hand + 1))
-        for c in rng.permutation(cards)[: max(0, len(cards) - keep)]:
-            s[K.F_HAND + p] &= ~(1 << int(c))
-            s[K.F_PUBLIC + p] &= ~(1 << int(c))
-            s[K.F_SCRAP] |= 1 << int(c)
-            if int(s[K.F_FROZEN + p]) == int(c):
-                s[K.F_FROZEN + p] = -1
-    s[K.F_ACTIONS] = min(int(s[K.F_ACTIONS]), int(r[K.R_ACTION_LIMIT]) - 50)
-    found: list[np.ndarray] = []
-    for _ in range(int(rng.integers(1, 12))):
-        if int(s[K.F_PHASE]) == K.PH_OVER:
-            break
-        if int(s[K.F_ACTOR]) >= 0:
-            found.append(s.copy())
-        n = K.generate_moves(s, r, buf)
-        K.apply_move(s, r, buf[rng.integers(n)])
-    if not found:
-        return None
-    chosen = found[-1 - int(rng.integers(min(3, len(found))))]
-    assert K.check_invariants(chosen) == 0
-    if near_cap:
-        chosen[K.F_ACTIONS] = int(r[K.R_ACTION_LIMIT]) - int(rng.integers(4, 24))
-    return Position(rs, chosen, name=f"{spec}#{seed}")
+def expected_answer(pos: Position, wdl: float, tb: float) -> tuple[str, float, int | None]:
+    """(value, score, plies) that ``solve`` should report for a move with these values."""
+    actions = int(pos.state[K.F_ACTIONS])
+    if wdl == WIN:
+        return "win", 1.0, int(round(WIN - tb)) - actions
+    if wdl == -WIN:
+        return "loss", 0.0, int(round(WIN + tb)) - actions
+    if wdl == 0.0 and not pos.rules_array[K.R_FOUR_RANDOM]:
+        return "draw", 0.5, None
+    return "expected", 0.5 + wdl / (2 * WIN), None

@@ -105,10 +105,15 @@ from .kernels import (
 WIN = float(2**44)
 INF = float(2**50)
 
-TT_EXACT = 0
-TT_LOWER = 1
-TT_UPPER = 2
-TT_EMPTY = 3
+# table entries: one row of four 64-bit words per slot, seen through three views of the
+# same buffer (tt_u: uint64, tt_f: float64, tt_i: int64), so a probe touches one place
+TT_KEY, TT_VALUE, TT_MOVE, TT_FLAG = 0, 1, 2, 3
+TT_WORDS = 4
+# the flag word is generation * 4 + bound; a zero word is an empty slot, and an entry of
+# another generation (the other pass of solve) is ignored, so no pass clears the table
+TT_EXACT = 1
+TT_LOWER = 2
+TT_UPPER = 3
 
 # ctl slots
 CTL_NODES = 0
@@ -162,10 +167,10 @@ def node_seat(s):
 
 
 @njit(cache=True)
-def terminal_value(s, seat):
-    """The value of a finished game for ``seat``."""
+def terminal_value(s, seat, tb):
+    """The value of a finished game for ``seat``; ``tb`` 1 with the tie-break, 0 without."""
     if s[F_STATUS] == ST_WIN:
-        v = WIN - s[F_ACTIONS]
+        v = WIN - s[F_ACTIONS] * tb
         return v if s[F_WINNER] == seat else -v
     return 0.0
 
@@ -219,134 +224,204 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win):
     return -1
 
 
-@njit(cache=True, nogil=True)
-def negamax(states, bufs, orders, r, ply, alpha, beta, tt_key, tt_val, tt_flag, tt_move, ctl):
-    """The value of ``states[ply]`` for its seat, exact when strictly inside (alpha, beta)
-    and otherwise a bound on the side it fell (fail-soft)."""
+# frame slots of the explicit search stack (one row per ply)
+FR_ALPHA, FR_BETA, FR_ALPHA0, FR_BEST, FR_TOTAL = 0, 1, 2, 3, 4
+FR_FLOATS = 5
+FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE = 0, 1, 2, 3, 4, 5, 6
+FR_INTS = 7
+
+
+@njit(cache=True)
+def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen):
+    tt_u[slot, TT_KEY] = key
+    tt_f[slot, TT_VALUE] = v
+    tt_i[slot, TT_MOVE] = m
+    tt_i[slot, TT_FLAG] = gen * 4 + flag
+
+
+@njit(cache=True)
+def _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
+    """Open the node ``states[ply]`` with the window (alpha, beta). Returns True when its
+    value is already known (a table hit or a win on the spot), written to ``out[0]``;
+    otherwise sets up its frame and returns False."""
     s = states[ply]
-    ctl[CTL_NODES] += 1
-    if (ctl[CTL_NODES] & CHECK_EVERY) == 0:
-        if ctl[CTL_STOP] != 0 or (ctl[CTL_BUDGET] > 0 and ctl[CTL_NODES] >= ctl[CTL_BUDGET]):
-            ctl[CTL_ABORTED] = 1
-    if ctl[CTL_ABORTED] != 0:
-        return 0.0
     seat = node_seat(s)
     key = state_key(s)
-    slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+    slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
     first = np.int64(-1)
-    if tt_key[slot] == key and tt_flag[slot] != TT_EMPTY:
-        v = tt_val[slot]
-        f = tt_flag[slot]
+    gen = tb + 1
+    if tt_u[slot, TT_KEY] == key and (tt_i[slot, TT_FLAG] >> 2) == gen:
+        v = tt_f[slot, TT_VALUE]
+        f = tt_i[slot, TT_FLAG] & 3
         if f == TT_EXACT or (f == TT_LOWER and v >= beta) or (f == TT_UPPER and v <= alpha):
-            return v
-        first = tt_move[slot]
+            out[0] = v
+            return True
+        first = tt_i[slot, TT_MOVE]
     moves = bufs[ply]
     n = generate_moves(s, r, moves)
-    child = states[ply + 1]
-    if s[F_ACTOR] == ACTOR_CHANCE:  # the mean over equally likely outcomes, each exact
-        total = 0.0
-        for i in range(n):
-            child[:] = s
-            apply_move(child, r, moves[i])
-            if child[F_PHASE] == PH_OVER:
-                ctl[CTL_NODES] += 1
-                total += terminal_value(child, seat)
-            elif node_seat(child) == seat:
-                total += negamax(states, bufs, orders, r, ply + 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
-            else:
-                total -= negamax(states, bufs, orders, r, ply + 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
-            if ctl[CTL_ABORTED] != 0:
-                return 0.0
-        v = total / n
-        tt_key[slot] = key
-        tt_val[slot] = v
-        tt_flag[slot] = TT_EXACT
-        tt_move[slot] = -1
-        return v
     order = orders[ply]
-    win = order_moves(s, r, moves, n, order, child, seat, first, True)
-    if win >= 0:  # no line can end sooner than a win on the spot
-        v = WIN - (s[F_ACTIONS] + 1)
-        tt_key[slot] = key
-        tt_val[slot] = v
-        tt_flag[slot] = TT_EXACT
-        tt_move[slot] = moves[win]
-        return v
-    a0 = alpha
-    best = -INF
-    best_move = moves[order[0]]
-    for k in range(n):
-        m = moves[order[k]]
-        child[:] = s
-        apply_move(child, r, m)
-        if child[F_PHASE] == PH_OVER:
-            ctl[CTL_NODES] += 1
-            v = terminal_value(child, seat)
-        elif node_seat(child) == seat:
-            v = negamax(states, bufs, orders, r, ply + 1, alpha, beta, tt_key, tt_val, tt_flag, tt_move, ctl)
-        else:
-            v = -negamax(states, bufs, orders, r, ply + 1, -beta, -alpha, tt_key, tt_val, tt_flag, tt_move, ctl)
-        if ctl[CTL_ABORTED] != 0:
-            return 0.0
-        if v > best:
-            best = v
-            best_move = m
-            if v > alpha:
-                alpha = v
-                if alpha >= beta:
-                    break
-    tt_key[slot] = key
-    tt_val[slot] = best
-    tt_flag[slot] = TT_UPPER if best <= a0 else (TT_LOWER if best >= beta else TT_EXACT)
-    tt_move[slot] = best_move
-    return best
+    chance = s[F_ACTOR] == ACTOR_CHANCE
+    if chance:
+        for i in range(n):
+            order[i] = i
+    else:
+        win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True)
+        if win >= 0:  # no line can end sooner than a win on the spot
+            v = WIN - (s[F_ACTIONS] + 1) * tb
+            _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen)
+            out[0] = v
+            return True
+    ff[ply, FR_ALPHA] = alpha
+    ff[ply, FR_BETA] = beta
+    ff[ply, FR_ALPHA0] = alpha
+    ff[ply, FR_BEST] = -INF
+    ff[ply, FR_TOTAL] = 0.0
+    fi[ply, FR_BESTMOVE] = moves[order[0]]
+    fi[ply, FR_K] = 0
+    fi[ply, FR_N] = n
+    fi[ply, FR_SEAT] = seat
+    fi[ply, FR_SLOT] = slot
+    fi[ply, FR_CHANCE] = 1 if chance else 0
+    fkey[ply] = key
+    return False
 
 
 @njit(cache=True, nogil=True)
-def solve_root(states, bufs, orders, r, moves, values, done, tt_key, tt_val, tt_flag, tt_move, ctl):
-    """Give every move of the decision ``states[0]`` its exact value for the actor: ``moves``
-    gets the legal moves (in the order they are solved), ``values`` their values and
-    ``done`` 1 for each one solved before a budget ran out. Returns the number of moves."""
+def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey):
+    """The value of ``states[ply0]`` (a position that is not over) for its seat: exact when
+    strictly inside (alpha, beta), otherwise a bound on the side it fell (fail-soft).
+
+    An explicit stack (``ff``/``fi``/``fkey``, one row per ply) instead of recursion: Numba's
+    cache does not load recursive functions safely, and the depth can reach the action cap.
+    A chance node searches every outcome with the full window and takes the mean."""
+    out = np.zeros(1, dtype=np.float64)
+    ply = ply0
+    ctl[CTL_NODES] += 1
+    if _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
+        return out[0]
+    have = False  # a child's value (for this frame's seat) waits in ``res``
+    res = 0.0
+    while True:
+        done = False
+        if have:
+            have = False
+            if fi[ply, FR_CHANCE]:
+                ff[ply, FR_TOTAL] += res
+            elif res > ff[ply, FR_BEST]:
+                ff[ply, FR_BEST] = res
+                fi[ply, FR_BESTMOVE] = bufs[ply][orders[ply][fi[ply, FR_K] - 1]]
+                if res > ff[ply, FR_ALPHA]:
+                    ff[ply, FR_ALPHA] = res
+                    if res >= ff[ply, FR_BETA]:
+                        done = True
+        if done or fi[ply, FR_K] == fi[ply, FR_N]:
+            # the node is finished: its value, stored, goes to the parent
+            slot = fi[ply, FR_SLOT]
+            if fi[ply, FR_CHANCE]:
+                v = ff[ply, FR_TOTAL] / fi[ply, FR_N]
+                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, TT_EXACT, -1, tb + 1)
+            else:
+                v = ff[ply, FR_BEST]
+                if v <= ff[ply, FR_ALPHA0]:
+                    flag = TT_UPPER
+                elif v >= ff[ply, FR_BETA]:
+                    flag = TT_LOWER
+                else:
+                    flag = TT_EXACT
+                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1)
+            if ply == ply0:
+                return v
+            ply -= 1
+            res = -v if fi[ply, FR_FLIP] else v
+            have = True
+            continue
+        # the next child
+        s = states[ply]
+        k = fi[ply, FR_K]
+        fi[ply, FR_K] = k + 1
+        m = bufs[ply][orders[ply][k]]
+        child = states[ply + 1]
+        child[:] = s
+        apply_move(child, r, m)
+        ctl[CTL_NODES] += 1
+        if (ctl[CTL_NODES] & CHECK_EVERY) == 0:
+            if ctl[CTL_STOP] != 0 or (ctl[CTL_BUDGET] > 0 and ctl[CTL_NODES] >= ctl[CTL_BUDGET]):
+                ctl[CTL_ABORTED] = 1
+                return 0.0  # nothing more is stored; the caller sees the flag
+        seat = fi[ply, FR_SEAT]
+        if child[F_PHASE] == PH_OVER:
+            res = terminal_value(child, seat, tb)
+            have = True
+            continue
+        flip = node_seat(child) != seat
+        fi[ply, FR_FLIP] = 1 if flip else 0
+        if fi[ply, FR_CHANCE]:
+            ca, cb = -INF, INF
+        elif flip:
+            ca, cb = -ff[ply, FR_BETA], -ff[ply, FR_ALPHA]
+        else:
+            ca, cb = ff[ply, FR_ALPHA], ff[ply, FR_BETA]
+        if _enter(states, bufs, orders, r, ply + 1, ca, cb, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
+            res = -out[0] if flip else out[0]
+            have = True
+            continue
+        ply += 1
+
+
+@njit(cache=True)
+def root_moves(states, orders, r, moves):
+    """The legal moves of ``states[0]`` into ``moves``, in search order; returns how many."""
     s = states[0]
     n = generate_moves(s, r, moves)
-    seat = node_seat(s)
-    child = states[1]
     order = orders[0]
-    order_moves(s, r, moves, n, order, child, seat, -1, False)
-    tmp = bufs[0]
+    order_moves(s, r, moves, n, order, states[1], node_seat(s), -1, False)
+    tmp = orders[1]
     for i in range(n):
         tmp[i] = moves[order[i]]
     for i in range(n):
         moves[i] = tmp[i]
-        done[i] = 0
+    return n
+
+
+@njit(cache=True, nogil=True)
+def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
+                tt_u, tt_f, tt_i, ctl, ff, fi, fkey):
+    """Search every root move ``moves[i]`` of ``states[0]`` not yet ``done`` with the window
+    (lo[i], hi[i]) for the actor; ``values[i]`` gets the value (exact when inside the window)
+    and ``done[i]`` 1, until a budget runs out (``ctl[CTL_ABORTED]``)."""
+    s = states[0]
+    seat = node_seat(s)
+    child = states[1]
     for i in range(n):
+        if done[i]:
+            continue
         child[:] = s
         apply_move(child, r, moves[i])
+        ctl[CTL_NODES] += 1
         if child[F_PHASE] == PH_OVER:
-            ctl[CTL_NODES] += 1
-            v = terminal_value(child, seat)
+            v = terminal_value(child, seat, tb)
         elif node_seat(child) == seat:
-            v = negamax(states, bufs, orders, r, 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
+            v = negamax(states, bufs, orders, r, 1, lo[i], hi[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey)
         else:
-            v = -negamax(states, bufs, orders, r, 1, -INF, INF, tt_key, tt_val, tt_flag, tt_move, ctl)
+            v = -negamax(states, bufs, orders, r, 1, -hi[i], -lo[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey)
         if ctl[CTL_ABORTED] != 0:
             break
         values[i] = v
         done[i] = 1
-    return n
 
 
 @njit(cache=True)
-def principal_line(s, r, buf, tt_key, tt_val, tt_flag, tt_move, out):
-    """Follow the table's exact best moves from ``s`` (changed in place); write them to
+def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
+    """Follow the table's exact best moves of generation ``gen`` (the pass: 1 without the
+    tie-break, 2 with it) from ``s`` (changed in place); write them to
     ``out`` and return how many. Stops at the end, a chance node, or a missing entry."""
     k = 0
     while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
         key = state_key(s)
-        slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))
-        if tt_key[slot] != key or tt_flag[slot] != TT_EXACT:
+        slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
+        if tt_u[slot, TT_KEY] != key or tt_i[slot, TT_FLAG] != gen * 4 + TT_EXACT:
             break
-        m = tt_move[slot]
+        m = tt_i[slot, TT_MOVE]
         n = generate_moves(s, r, buf)
         legal = False
         for i in range(n):

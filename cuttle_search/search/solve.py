@@ -23,7 +23,7 @@ from ..moves import Move
 from ..position import Position, seat_name
 from .ismcts import SearchError
 
-DEFAULT_TT_BITS = 20  # 2**20 table slots: about 25 MB
+DEFAULT_TT_BITS = 20  # 2**20 table slots of 32 bytes (pages are touched only as used)
 VALUES = ("win", "draw", "loss", "expected")
 
 
@@ -153,36 +153,50 @@ class Solver:
         self.states = np.zeros((depth + 1, K.STATE_SIZE), dtype=np.int64)
         self.bufs = np.zeros((depth + 1, K.MAX_MOVES), dtype=np.int64)
         self.orders = np.zeros((depth + 1, K.MAX_MOVES), dtype=np.int64)
-        size = 1 << tt_bits
-        self.tt_key = np.zeros(size, dtype=np.uint64)
-        self.tt_val = np.zeros(size, dtype=np.float64)
-        self.tt_flag = np.full(size, V.TT_EMPTY, dtype=np.int8)
-        self.tt_move = np.zeros(size, dtype=np.int64)
+        self.table = np.zeros((1 << tt_bits, V.TT_WORDS), dtype=np.int64)  # zero: empty slots
         self.ctl = np.zeros(V.CTL_SIZE, dtype=np.int64)
+        self.ff = np.zeros((depth + 1, V.FR_FLOATS), dtype=np.float64)
+        self.fi = np.zeros((depth + 1, V.FR_INTS), dtype=np.int64)
+        self.fkey = np.zeros(depth + 1, dtype=np.uint64)
 
     def tt(self) -> tuple[np.ndarray, ...]:
-        return self.tt_key, self.tt_val, self.tt_flag, self.tt_move
+        """The table as the kernels take it: three views of one buffer."""
+        return self.table.view(np.uint64), self.table.view(np.float64), self.table
 
 
-def _classify(raw: float, pos: Position) -> tuple[str, float, int | None]:
-    """(value, score, plies) of a kernel value for the player to act."""
-    limit = int(pos.rules_array[K.R_ACTION_LIMIT])
-    sure = V.WIN - limit - 1
-    actions = int(pos.state[K.F_ACTIONS])
-    if raw >= sure:
-        return "win", 1.0, int(round(V.WIN - raw)) - actions
-    if raw <= -sure:
-        return "loss", 0.0, int(round(V.WIN + raw)) - actions
-    if raw == 0.0 and not pos.rules_array[K.R_FOUR_RANDOM]:
-        return "draw", 0.5, None
-    return "expected", 0.5 + raw / (2 * V.WIN), None
+def _line(pos: Position, sv: Solver, code: int, gen: int) -> tuple[list[Move], bool]:
+    """The principal line after the root move ``code`` from the table, and whether it
+    reaches the end of the game."""
+    child = pos.state.copy()
+    K.apply_move(child, pos.rules_array, np.int64(code))
+    out = np.zeros(256, dtype=np.int64)
+    k = int(V.principal_line(child, pos.rules_array, sv.bufs[0], *sv.tt(), gen, out))
+    return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], bool(child[K.F_PHASE] == K.PH_OVER)
+
+
+def _classify(wdl: float, pos: Position) -> tuple[str, float]:
+    """(value, score) of a win/draw/loss value (``WIN``, 0, ``-WIN``, or a mean of them
+    through a chance node) for the player to act."""
+    if wdl == V.WIN:
+        return "win", 1.0
+    if wdl == -V.WIN:
+        return "loss", 0.0
+    if wdl == 0.0 and not pos.rules_array[K.R_FOUR_RANDOM]:
+        return "draw", 0.5
+    return "expected", 0.5 + wdl / (2 * V.WIN)
 
 
 def solve(position, nodes: int | None = None, time: float | None = None, tt_bits: int = DEFAULT_TT_BITS,
           solver: Solver | None = None) -> SolveResult:
     """Solve ``position`` (a Position, a path, a dict or JSON text) exactly within the budgets:
-    ``nodes`` (a node count) and ``time`` (seconds), whichever runs out first; with neither,
-    to the end. Moves the budget did not reach are reported unproven (``value`` None)."""
+    ``nodes`` (a node count, looked at every 1,024 nodes) and ``time`` (seconds), whichever
+    runs out first; with neither, to the end.
+
+    Two passes: the first proves every move a win, draw or loss (the values the search
+    prunes best with); the second finds the plies of each win and loss under best play
+    (the shortest win, the longest loss) with a window that holds only wins, or only
+    losses. A move the first pass did not reach is unproven (``value`` None); a proven
+    move the second pass did not reach has ``plies`` None."""
     from . import _position
 
     pos = _position(position)
@@ -194,41 +208,60 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     sv.ctl[:] = 0
     sv.ctl[V.CTL_BUDGET] = 0 if nodes is None else nodes
     moves = np.zeros(K.MAX_MOVES, dtype=np.int64)
-    values = np.zeros(K.MAX_MOVES, dtype=np.float64)
-    done = np.zeros(K.MAX_MOVES, dtype=np.int64)
     timer = None
     if time is not None:
         timer = threading.Timer(time, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1))
         timer.daemon = True
+    n = int(V.root_moves(sv.states, sv.orders, r, moves))
+    empty = np.zeros(0, dtype=np.float64)
+    V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, 0, empty, empty, 0, empty, np.zeros(0, dtype=np.int64),
+                  *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey)  # compile or load the kernel, not timed
     start = _time.perf_counter()
+    wdl = np.zeros(n, dtype=np.float64)
+    proven = np.zeros(n, dtype=np.int64)
+    exact = np.zeros(n, dtype=np.float64)
+    refined = np.zeros(n, dtype=np.int64)
     if timer is not None:
         timer.start()
     try:
-        n = int(V.solve_root(sv.states, sv.bufs, sv.orders, r, moves, values, done, *sv.tt(), sv.ctl))
+        inf = np.full(n, V.INF)
+        V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, -inf, inf, 0, wdl, proven, *sv.tt(), sv.ctl,
+                      sv.ff, sv.fi, sv.fkey)
+        lines = {i: _line(pos, sv, int(moves[i]), 1) for i in range(n) if proven[i]}
+        if not sv.ctl[V.CTL_ABORTED]:
+            sure = V.WIN - int(r[K.R_ACTION_LIMIT]) - 1  # every win is worth more, every loss less
+            lo = np.where(wdl == V.WIN, sure, -V.INF)
+            hi = np.where(wdl == -V.WIN, -sure, V.INF)
+            refined[:] = (np.abs(wdl) != V.WIN).astype(np.int64)  # draws and expectations have no plies
+            V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, lo, hi, 1, exact, refined, *sv.tt(), sv.ctl,
+                          sv.ff, sv.fi, sv.fkey)
     finally:
         if timer is not None:
             timer.cancel()
     elapsed = _time.perf_counter() - start
+    actions = int(pos.state[K.F_ACTIONS])
     rows = []
-    line = np.zeros(256, dtype=np.int64)
     for i in range(n):
         move = Move.from_code(int(moves[i]))
-        if not done[i]:
-            rows.append((float("-inf"), i, move, None, None, None, [move]))
+        if not proven[i]:
+            rows.append(((-2.0, 0.0), i, move, None, None, None, [move]))
             continue
-        raw = float(values[i])
-        value, score, plies = _classify(raw, pos)
-        child = pos.state.copy()
-        K.apply_move(child, r, moves[i])
-        k = int(V.principal_line(child, r, sv.bufs[0], *sv.tt(), line))
-        pv = [move] + [Move.from_code(int(c)) for c in line[:k]]
-        if value == "draw" and child[K.F_PHASE] == K.PH_OVER:
-            plies = len(pv)  # a draw has no tie-break; say how long the shown line is
-        rows.append((raw, i, move, value, score, plies, pv))
-    rows.sort(key=lambda row: (-row[0], row[1]))
+        value, score = _classify(float(wdl[i]), pos)
+        plies = None
+        pv, ended = lines[i]
+        if value in ("win", "loss") and refined[i]:
+            plies = int(round(V.WIN - abs(float(exact[i])))) - actions
+            pv, _ended = _line(pos, sv, int(moves[i]), 2)
+        elif value == "draw" and ended:
+            plies = len(pv)  # a draw has no tie-break: the length of the line shown
+        # rank: the score, then the sooner win or the later loss
+        tie = 0.0 if plies is None else (-plies if value == "win" else plies)
+        rows.append(((score, tie), i, move, value, score, plies, pv))
+    rows.sort(key=lambda row: (-row[0][0], -row[0][1], row[1]))
     result_moves = [
-        SolvedMove(rank, move, value, score, plies, pv, raw if value is not None else 0.0)
-        for rank, (raw, _i, move, value, score, plies, pv) in enumerate(rows, 1)
+        SolvedMove(rank, move, value, score, plies, pv, float(exact[i]) if value is not None and plies is not None
+                   else (float(wdl[i]) if value is not None else 0.0))
+        for rank, (_key, i, move, value, score, plies, pv) in enumerate(rows, 1)
     ]
     return SolveResult(
         actor=pos.actor,
@@ -241,3 +274,32 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         time_budget=time,
         position=pos.name,
     )
+
+
+def solve_table(result: SolveResult) -> str:
+    """The text form of a solve: a header and one row per move."""
+    pov = seat_name(result.actor)
+    solved = sum(m.proven for m in result.moves)
+    if result.proven:
+        verdict = f"proven: {result.value} for {pov}"
+    else:
+        verdict = f"not proven: the budget ran out with {solved} of {len(result.moves)} moves solved"
+    lines = [
+        f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
+        f"{verdict}; {result.nodes:,} nodes in {result.seconds:.3f} s ({result.nodes_per_second:,.0f} nodes/s)",
+        f"values are {pov}'s; plies count to the end of the game under best play",
+        "",
+    ]
+    header = ("#", "move", "value", "plies", "principal line")
+    rows = []
+    for m in result.moves:
+        value = "not proven" if m.value is None else m.value
+        if m.value == "expected":
+            value = f"expected {m.score:.3f}"
+        rows.append((str(m.rank), m.move.text(), value, "-" if m.plies is None else str(m.plies),
+                     ", ".join(x.text() for x in m.pv[:10]) + (", ..." if len(m.pv) > 10 else "")))
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    for r in [header] + rows:
+        cells = [c.rjust(w) if i in (0, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
