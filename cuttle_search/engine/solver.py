@@ -95,6 +95,7 @@ from .kernels import (
     MT_MASK,
     MT_PASS,
     PH_OVER,
+    R_ACTION_LIMIT,
     ST_WIN,
     generate_moves,
     apply_move,
@@ -107,8 +108,8 @@ INF = float(2**50)
 
 # table entries: one row of four 64-bit words per slot, seen through three views of the
 # same buffer (tt_u: uint64, tt_f: float64, tt_i: int64), so a probe touches one place
-TT_KEY, TT_VALUE, TT_MOVE, TT_FLAG = 0, 1, 2, 3
-TT_WORDS = 4
+TT_KEY, TT_VALUE, TT_MOVE, TT_FLAG, TT_ACTIONS, TT_DEPTH = 0, 1, 2, 3, 4, 5
+TT_WORDS = 6
 # the flag word is generation * 4 + bound; a zero word is an empty slot, and an entry of
 # another generation (the other pass of solve) is ignored, so no pass clears the table
 TT_EXACT = 1
@@ -127,7 +128,7 @@ SORT_LIMIT = 256  # order the moves of a node with at most this many (larger: th
 
 # the state fields a rule reads (two seats)
 HASH_FIELDS = np.array(
-    [F_PHASE, F_TURN, F_ACTOR, F_ACTIONS, F_PASSES, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_TWOS, F_NTWOS,
+    [F_PHASE, F_TURN, F_ACTOR, F_PASSES, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_TWOS, F_NTWOS,
      F_CHAIN_TOP, F_DISCARDS, F_REVEALED, F_SCUTTLE_CARD, F_SCUTTLE_TARGET, F_SCRAP, F_DECK_N]
     + [F_JACK_ON + j for j in range(4)] + [F_JACK_BY + j for j in range(4)] + [F_JACK_LEVEL + j for j in range(4)]
     + [f + p for f in (F_HAND, F_POINTS, F_FACE, F_OWNED, F_FROZEN) for p in range(2)],
@@ -136,6 +137,7 @@ HASH_FIELDS = np.array(
 _ZRNG = np.random.default_rng(0x5EED_C0DE)
 HASH_KEYS = _ZRNG.integers(0, 2**63, size=len(HASH_FIELDS), dtype=np.int64).astype(np.uint64)
 DECK_KEYS = _ZRNG.integers(0, 2**63, size=64, dtype=np.int64).astype(np.uint64)
+ACTIONS_KEY = np.uint64(_ZRNG.integers(0, 2**63, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -149,9 +151,12 @@ def _mix(x):
 
 
 @njit(cache=True)
-def state_key(s):
-    """The 64-bit transposition key of a state (see the module docstring)."""
+def state_key(s, with_actions):
+    """The 64-bit transposition key of a state (see the module docstring); the action
+    count is part of it only ``with_actions``."""
     h = np.uint64(0)
+    if with_actions:
+        h = _mix(np.uint64(s[F_ACTIONS]) ^ ACTIONS_KEY)
     for i in range(HASH_FIELDS.shape[0]):
         h ^= _mix(np.uint64(s[HASH_FIELDS[i]]) ^ HASH_KEYS[i])
     for i in range(s[F_DECK_N]):
@@ -227,12 +232,14 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win):
 # frame slots of the explicit search stack (one row per ply)
 FR_ALPHA, FR_BETA, FR_ALPHA0, FR_BEST, FR_TOTAL = 0, 1, 2, 3, 4
 FR_FLOATS = 5
-FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE = 0, 1, 2, 3, 4, 5, 6
-FR_INTS = 7
+FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE, FR_DEPTH = 0, 1, 2, 3, 4, 5, 6, 7
+FR_INTS = 8
 
 
 @njit(cache=True)
-def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen):
+def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
+    tt_i[slot, TT_ACTIONS] = actions
+    tt_i[slot, TT_DEPTH] = depth
     tt_u[slot, TT_KEY] = key
     tt_f[slot, TT_VALUE] = v
     tt_i[slot, TT_MOVE] = m
@@ -242,19 +249,24 @@ def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen):
 @njit(cache=True)
 def _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
     """Open the node ``states[ply]`` with the window (alpha, beta). Returns True when its
-    value is already known (a table hit or a win on the spot), written to ``out[0]``;
-    otherwise sets up its frame and returns False."""
+    value is already known (a table hit or a win on the spot), written to ``out[0]`` with
+    the depth of the search behind it in ``out[1]``; otherwise sets up its frame and
+    returns False."""
     s = states[ply]
     seat = node_seat(s)
-    key = state_key(s)
+    key = state_key(s, tb)
     slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
     first = np.int64(-1)
     gen = tb + 1
-    if tt_u[slot, TT_KEY] == key and (tt_i[slot, TT_FLAG] >> 2) == gen:
+    a = s[F_ACTIONS]
+    if tt_u[slot, TT_KEY] == key and (tt_i[slot, TT_FLAG] >> 2) == gen and (
+        tb or a == tt_i[slot, TT_ACTIONS] or max(a, tt_i[slot, TT_ACTIONS]) + tt_i[slot, TT_DEPTH] < r[R_ACTION_LIMIT]
+    ):
         v = tt_f[slot, TT_VALUE]
         f = tt_i[slot, TT_FLAG] & 3
         if f == TT_EXACT or (f == TT_LOWER and v >= beta) or (f == TT_UPPER and v <= alpha):
             out[0] = v
+            out[1] = tt_i[slot, TT_DEPTH]
             return True
         first = tt_i[slot, TT_MOVE]
     moves = bufs[ply]
@@ -268,8 +280,9 @@ def _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl,
         win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True)
         if win >= 0:  # no line can end sooner than a win on the spot
             v = WIN - (s[F_ACTIONS] + 1) * tb
-            _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen)
+            _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen, a, 1)
             out[0] = v
+            out[1] = 1
             return True
     ff[ply, FR_ALPHA] = alpha
     ff[ply, FR_BETA] = beta
@@ -282,6 +295,7 @@ def _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl,
     fi[ply, FR_SEAT] = seat
     fi[ply, FR_SLOT] = slot
     fi[ply, FR_CHANCE] = 1 if chance else 0
+    fi[ply, FR_DEPTH] = 0
     fkey[ply] = key
     return False
 
@@ -294,17 +308,20 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
     An explicit stack (``ff``/``fi``/``fkey``, one row per ply) instead of recursion: Numba's
     cache does not load recursive functions safely, and the depth can reach the action cap.
     A chance node searches every outcome with the full window and takes the mean."""
-    out = np.zeros(1, dtype=np.float64)
+    out = np.zeros(2, dtype=np.float64)
     ply = ply0
     ctl[CTL_NODES] += 1
     if _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
         return out[0]
-    have = False  # a child's value (for this frame's seat) waits in ``res``
+    have = False  # a child's value (for this frame's seat) waits in ``res``, its depth in ``resd``
     res = 0.0
+    resd = 0
     while True:
         done = False
         if have:
             have = False
+            if resd + 1 > fi[ply, FR_DEPTH]:
+                fi[ply, FR_DEPTH] = resd + 1
             if fi[ply, FR_CHANCE]:
                 ff[ply, FR_TOTAL] += res
             elif res > ff[ply, FR_BEST]:
@@ -319,7 +336,8 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
             slot = fi[ply, FR_SLOT]
             if fi[ply, FR_CHANCE]:
                 v = ff[ply, FR_TOTAL] / fi[ply, FR_N]
-                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, TT_EXACT, -1, tb + 1)
+                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, TT_EXACT, -1, tb + 1, states[ply][F_ACTIONS],
+                       fi[ply, FR_DEPTH])
             else:
                 v = ff[ply, FR_BEST]
                 if v <= ff[ply, FR_ALPHA0]:
@@ -328,9 +346,11 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     flag = TT_LOWER
                 else:
                     flag = TT_EXACT
-                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1)
+                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1, states[ply][F_ACTIONS],
+                       fi[ply, FR_DEPTH])
             if ply == ply0:
                 return v
+            resd = fi[ply, FR_DEPTH]
             ply -= 1
             res = -v if fi[ply, FR_FLIP] else v
             have = True
@@ -351,6 +371,7 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         seat = fi[ply, FR_SEAT]
         if child[F_PHASE] == PH_OVER:
             res = terminal_value(child, seat, tb)
+            resd = 0
             have = True
             continue
         flip = node_seat(child) != seat
@@ -363,6 +384,7 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
             ca, cb = ff[ply, FR_ALPHA], ff[ply, FR_BETA]
         if _enter(states, bufs, orders, r, ply + 1, ca, cb, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
             res = -out[0] if flip else out[0]
+            resd = np.int64(out[1])
             have = True
             continue
         ply += 1
@@ -417,7 +439,7 @@ def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
     ``out`` and return how many. Stops at the end, a chance node, or a missing entry."""
     k = 0
     while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
-        key = state_key(s)
+        key = state_key(s, gen - 1)
         slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
         if tt_u[slot, TT_KEY] != key or tt_i[slot, TT_FLAG] != gen * 4 + TT_EXACT:
             break
