@@ -253,6 +253,10 @@ def _analysis_table(result) -> str:
         f"win rates are {pov}'s (the player to act); score counts a draw as half a win; gap = best score - score",
         "",
     ]
+    if result.solver is not None:  # the exact solver ran first (nothing hidden)
+        s = result.solver
+        verdict = f"proven {s['value']}" if s["proven"] else f"{s['solvedMoves']} of {len(result.moves)} moves proven"
+        lines.insert(-1, f"exact solver first: {verdict}, {s['nodes']:,} nodes in {s['seconds']:.3f} s")
     header = ("#", "move", "visits", "score", "win", "draw", "95% interval", "gap", "principal variation")
     rows = []
     for m in result.moves:
@@ -269,6 +273,11 @@ def _analysis_table(result) -> str:
                 ", ".join(x.text() for x in m.pv[:8]),
             )
         )
+        if m.solved:
+            proven = "-" if m.proven is None else m.proven + ("" if m.plies is None else f" in {m.plies}")
+            rows[-1] = rows[-1][:-1] + (proven,) + rows[-1][-1:]
+    if result.solver is not None:
+        header = header[:-1] + ("proven",) + header[-1:]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     right = {0, 2, 3, 4, 5, 7}
     for r in [header] + rows:

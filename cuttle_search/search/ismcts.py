@@ -134,6 +134,13 @@ def run_search(
     if inference is not None and not isinstance(inference, HandInference):
         raise SearchError(f"inference: expected a HandInference, got {inference!r}")
     policy = ROLLOUTS[rollout]
+    from .solve import solve_first
+
+    first = solve_first(pos, limit)  # the exact answer when nothing is hidden, within the budget
+    if first is not None and first.proven:
+        return first.analysis(pos, threads, seed, rollout, exploration)
+    if first is not None:
+        limit = first.remaining(limit)
     r = pos.rules_array
     root = pos.state.copy()
     # what every determinization re-deals: the unseen cards, and the inference (excluded, fresh)
@@ -184,7 +191,7 @@ def run_search(
     elapsed = time.perf_counter() - start
     result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration)
     result.compile_seconds = compile_seconds
-    return result
+    return result if first is None else first.annotate(result)
 
 
 class Snapshot:

@@ -30,6 +30,11 @@ class MoveStat:
     interval: tuple[float, float]
     gap: float
     pv: list[Move] = field(default_factory=list)
+    # set when the exact solver ran on the position (nothing hidden): its value for the
+    # move ("win", "draw", "loss", or "expected" through a random 4), None if unproven
+    solved: bool = False
+    proven: str | None = None
+    plies: int | None = None
 
     @property
     def lcb(self) -> float:
@@ -48,6 +53,7 @@ class MoveStat:
             "ucb": round(self.interval[1], 6),
             "gap": round(self.gap, 6),
             "pv": [m.text() for m in self.pv],
+            **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
         }
 
 
@@ -83,6 +89,7 @@ class AnalysisResult:
     engine_version: str
     position: str = ""
     compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
+    solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
 
     @property
     def best(self) -> MoveStat:
@@ -112,6 +119,7 @@ class AnalysisResult:
                 "rollout": self.rollout,
                 "exploration": self.exploration,
                 "engineVersion": self.engine_version,
+                **({"solver": self.solver} if self.solver is not None else {}),
             },
         }
 
@@ -120,5 +128,7 @@ class AnalysisResult:
         d = self.to_json()
         for k in ("seconds", "iterationsPerSecond", "compileSeconds"):
             d["rootInfo"].pop(k)
+        if "solver" in d["rootInfo"]:
+            d["rootInfo"]["solver"] = {k: v for k, v in d["rootInfo"]["solver"].items() if k not in ("seconds", "nodesPerSecond")}
         return d
 

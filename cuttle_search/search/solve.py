@@ -303,3 +303,93 @@ def solve_table(result: SolveResult) -> str:
         cells = [c.rjust(w) if i in (0, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the analyser's first step
+NODES_PER_ITERATION = 40  # the solver's node budget per tree iteration: about the same time
+SOLVE_FIRST_DECK = 4  # with more cards in a known deck the exact search rarely finishes in a hint's budget
+_RANK_GROUP = {"win": 0, "draw": 1, "expected": 1}  # proven losses go below every unproven move
+
+
+def solver_applies(pos: Position) -> bool:
+    """Whether ``analyse`` solves first: nothing hidden from the player to act (the deck is
+    empty, or a full view) and at most ``SOLVE_FIRST_DECK`` cards in the deck."""
+    return (not pos.is_over and pos.actor != K.ACTOR_CHANCE and is_single_state(pos)
+            and int(pos.state[K.F_DECK_N]) <= SOLVE_FIRST_DECK)
+
+
+@dataclass
+class FirstSolve:
+    """The solver's answer before the tree search: all of it, or what it proved in time."""
+
+    result: SolveResult
+
+    @property
+    def proven(self) -> bool:
+        return self.result.proven
+
+    def info(self) -> dict[str, Any]:
+        r = self.result
+        return {"proven": r.proven, "value": r.value, "solvedMoves": sum(m.proven for m in r.moves),
+                "nodes": r.nodes, "seconds": round(r.seconds, 6), "nodesPerSecond": round(r.nodes_per_second, 1),
+                "nodeBudget": r.node_budget}
+
+    def remaining(self, limit):
+        """The tree's budget: the time the solver left (the iterations are unchanged)."""
+        from .ismcts import Limit
+
+        if limit.time is None:
+            return limit
+        return Limit(limit.iterations, max(limit.time - self.result.seconds, 0.01))
+
+    def analysis(self, pos: Position, threads: int, seed: int, rollout: str, exploration: float):
+        """An ``AnalysisResult`` that is the solver's answer (no tree search)."""
+        from .. import __version__
+        from .result import AnalysisResult, MoveStat
+
+        best = self.result.moves[0].score
+        stats = [
+            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,
+                     win_rate=1.0 if m.value == "win" else 0.0, draw_rate=1.0 if m.value == "draw" else 0.0,
+                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,
+                     plies=m.plies)
+            for m in self.result.moves
+        ]
+        return AnalysisResult(
+            viewer=pos.actor, phase=pos.phase_name, rules=pos.rules.spec, moves=stats, iterations=0,
+            determinizations=0, nodes=0, seconds=self.result.seconds, threads=threads, seed=seed, rollout=rollout,
+            exploration=float(exploration), engine_version=__version__, position=pos.name, solver=self.info(),
+        )
+
+    def annotate(self, tree):
+        """The tree's result with the proven values added: proven wins (the shortest first),
+        then proven draws, then the unproven moves in the tree's order, then proven losses
+        (the longest first). A proven value is exact; an unproven move may still be anything."""
+        from dataclasses import replace
+
+        solved = {m.move.code(): m for m in self.result.moves}
+        rows = []
+        for i, ms in enumerate(tree.moves):
+            sm = solved.get(ms.move.code())
+            value = sm.value if sm is not None else None
+            group = 2 if value is None else _RANK_GROUP.get(value, 3)
+            order = (group, -(sm.score or 0.0) if value is not None else 0.0,
+                     (sm.plies or 0) * (1 if value == "win" else -1) if value in ("win", "loss") else 0, i)
+            pv = sm.pv if value is not None and len(sm.pv) > 1 else ms.pv
+            rows.append((order, replace(ms, solved=True, proven=value, plies=None if sm is None else sm.plies, pv=pv)))
+        rows.sort(key=lambda row: row[0])
+        tree.moves = [replace(ms, rank=rank) for rank, (_o, ms) in enumerate(rows, 1)]
+        best = tree.moves[0].score
+        tree.moves = [replace(ms, gap=best - ms.score) for ms in tree.moves]
+        tree.solver = self.info()
+        return tree
+
+
+def solve_first(pos: Position, limit) -> FirstSolve | None:
+    """Run the solver within ``limit`` (a search ``Limit``) when it applies, else None."""
+    if not solver_applies(pos):
+        return None
+    iterations = limit.effective_iterations
+    nodes = None if iterations is None else iterations * NODES_PER_ITERATION
+    seconds = None if limit.time is None else limit.time / 2
+    return FirstSolve(solve(pos, nodes=nodes, time=seconds))
