@@ -1,6 +1,10 @@
-"""The exact solver: agreement with a plain minimax, hand-made scenarios, budgets, refusals."""
+"""The exact solver: agreement with a plain minimax, hand-made scenarios, budgets, refusals,
+the solve command and the analyser's use of it."""
 
-import numpy as np
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from cuttle_search.engine import kernels as K
@@ -218,3 +222,86 @@ def test_chance_root_is_refused_and_chance_inside_is_an_expectation():
     res = solve(pos)
     _agrees_with_minimax(pos, res)
     assert res.proven
+
+
+# ---------------------------------------------------------------- the CLI and the analyser
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from cuttle_search.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_solve_table_and_json():
+    r = _cli("solve", "positions/deck-out-endgame.json")
+    assert r.exit_code == 0, r.output
+    assert "proven: win for p0" in r.output and "nodes/s" in r.output
+    assert re.search(r"^ 1  \S+ \S+ \S+\s+win\s+1  ", r.output, re.M)
+    j = json.loads(_cli("solve", "positions/deck-out-endgame.json", "--json").output)
+    assert j["proven"] and j["value"] == "win" and j["nodes"] > 0 and j["nodesPerSecond"] > 0
+    assert len(j["moves"]) == len(Position.load("positions/deck-out-endgame.json").legal_moves())
+    first = j["moves"][0]
+    assert first["value"] == "win" and first["plies"] == 1 and first["pv"] == [first["move"]]
+    assert {m["value"] for m in j["moves"]} == {"win", "draw", "loss"}
+
+
+def test_cli_solve_budget_says_not_proven():
+    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    pos.save("/tmp/cuttle-solver-test-budget.json")
+    j = json.loads(_cli("solve", "/tmp/cuttle-solver-test-budget.json", "--nodes", "1024", "--json").output)
+    assert j["proven"] is False and j["value"] is None and j["budget"]["nodes"] == 1024
+    assert any(m["value"] is None for m in j["moves"])
+    r = _cli("solve", "/tmp/cuttle-solver-test-budget.json", "--nodes", "1024")
+    assert "not proven" in r.output
+
+
+def test_cli_solve_refuses_hidden_cards_in_one_line():
+    r = _cli("solve", "positions/opening-p0.json")
+    assert r.exit_code == 2
+    assert r.output.strip().count("\n") == 0 and "hides cards" in r.output
+
+
+def test_analyse_answers_a_deck_out_with_the_proof():
+    from cuttle_search.search import analyse, best_move
+
+    r = analyse("positions/deck-out-endgame.json", iterations=1000, seed=1)
+    assert r.solver is not None and r.solver["proven"] and r.iterations == 0
+    assert r.best.proven == "win" and r.best.plies == 1 and r.best.score == 1.0
+    j = r.to_json()
+    assert all(set(m) >= {"proven", "plies", "visits", "score", "pv"} for m in j["moves"])
+    assert j["rootInfo"]["solver"]["value"] == "win"
+    losses = [m for m in r.moves if m.proven == "loss"]
+    assert losses and all(m.rank > 5 for m in losses)
+    assert best_move("positions/deck-out-endgame.json", iterations=1000).to_json()["move"] == r.best.move.text()
+
+
+def test_analyse_falls_back_to_the_tree_and_ranks_proven_moves():
+    from cuttle_search.search import analyse
+
+    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    full = solve(pos)
+    r = analyse(pos, iterations=20, seed=1)  # 800 nodes: the solver stops early
+    assert r.solver is not None and not r.solver["proven"] and r.iterations == 20
+    exact = {m.move.code(): m.value for m in full.moves}
+    for m in r.moves:
+        assert m.solved and m.proven in (None, exact[m.move.code()])
+    groups = [{"win": 0, "draw": 1, None: 2, "loss": 3}[m.proven] for m in r.moves]
+    assert groups == sorted(groups)
+    assert [m.rank for m in r.moves] == list(range(1, len(r.moves) + 1))
+
+
+def test_analyse_keeps_its_keys_when_cards_are_hidden():
+    from cuttle_search.search import analyse
+
+    j = analyse("positions/win-in-one-p0.json", iterations=200, seed=1).to_json()
+    assert "solver" not in j["rootInfo"] and all("proven" not in m for m in j["moves"])
+
+
+def test_hint_protocol_reports_proven_moves():
+    from cuttle_search.hint import answer
+
+    data = json.loads(Path("positions/deck-out-endgame.json").read_text())
+    out = answer(json.dumps({"id": 7, "position": data, "iterations": 500}), {})
+    assert out["id"] == 7 and out["score"] == 1.0 and out["proven"] == "win" and out["plies"] == 1
+    assert all("proven" in m for m in out["runnersUp"])
