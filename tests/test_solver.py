@@ -305,3 +305,38 @@ def test_hint_protocol_reports_proven_moves():
     out = answer(json.dumps({"id": 7, "position": data, "iterations": 500}), {})
     assert out["id"] == 7 and out["score"] == 1.0 and out["proven"] == "win" and out["plies"] == 1
     assert all("proven" in m for m in out["runnersUp"])
+
+
+# ---------------------------------------------------------------- MCTS-Solver in the tree
+def test_tree_solver_proves_a_win_on_the_spot_and_the_losses_around_it():
+    from cuttle_search.search import analyse
+
+    # full information with a long known deck (no exact solve first): only the King wins
+    # now, and every other move lets p1's King win at once
+    pos = build(
+        p0Points=["TH", "4H"], p0Hand=["KD", "QS", "5D"], p1Points=["TC", "9H"], p1FaceCards=["QH"], p1Hand=["KC"],
+        deck_top=["4C", "5C"],
+    )
+    r = analyse(pos, iterations=3000, seed=6)
+    assert r.solver is None and r.iterations == 3000
+    assert r.best.move.text() == "royal KD" and r.best.proven == "win" and r.best.score == 1.0
+    assert r.best.visits > 0.9 * r.iterations  # a proven win takes every later visit
+    assert all(m.visits < 50 and m.proven in (None, "loss") for m in r.moves[1:])
+    assert r.best.to_json()["proven"] == "win"
+
+
+def test_tree_solver_never_picks_a_proven_losing_move_again():
+    from cuttle_search.search import analyse
+
+    pos = build(
+        p0Hand=["TS", "6D", "7H"], p0Points=["5C"], p1Points=["TH", "5D", "4S"], p1Hand=["KC"],
+        deck_top=["8C", "QD", "9H", "9D"],
+    )
+    small = analyse(pos, iterations=2000, seed=3)
+    big = analyse(pos, iterations=20000, seed=3)
+    assert big.best.move.text() == "scuttle TS TH"
+    lost = {m.move.code(): m.visits for m in small.moves if m.proven == "loss"}
+    assert lost
+    for m in big.moves:
+        if m.move.code() in lost:  # proven by 2,000 iterations: no visit after that
+            assert m.proven == "loss" and m.visits == lost[m.move.code()] and m.score == 0.0

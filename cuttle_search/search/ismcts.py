@@ -224,11 +224,16 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration) -
                 acc[i] += x
     for code in pos.legal_codes():  # a move the budget never reached still gets a row
         merged.setdefault(int(code), [0, 0, 0, 0])
+    proven: dict[int, int] = {}  # the MCTS-Solver's proofs at the root (nothing hidden only)
+    for w in workers:
+        proven.update(w.tree.root_proven())
     order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + 0.5 * kv[1][2]), kv[0]))
     best_score = None
     stats = []
     for rank, (code, (v, wins, draws, avail)) in enumerate(order, 1):
         score, lo, hi = score_interval(v, wins, draws)
+        if code in proven:  # exact, whatever the visits before the proof said
+            score = lo = hi = 1.0 if proven[code] > 0 else 0.0
         if best_score is None:
             best_score = score
         owner = max(workers, key=lambda w: w.tree.root_stats().get(code, (0,))[0])
@@ -242,11 +247,12 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration) -
                 draws=draws,
                 availability=avail,
                 score=score,
-                win_rate=wins / v if v else 0.0,
-                draw_rate=draws / v if v else 0.0,
+                win_rate=(wins / v if v else 0.0) if code not in proven else float(proven[code] > 0),
+                draw_rate=(draws / v if v else 0.0) if code not in proven else 0.0,
                 interval=(lo, hi),
                 gap=best_score - score,
                 pv=pv,
+                **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
             )
         )
     iterations = sum(w.tree.iterations for w in workers)

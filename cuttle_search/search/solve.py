@@ -372,11 +372,15 @@ class FirstSolve:
         for i, ms in enumerate(tree.moves):
             sm = solved.get(ms.move.code())
             value = sm.value if sm is not None else None
+            if value is None and ms.proven is not None:  # the tree's MCTS-Solver proved it
+                value = ms.proven
             group = 2 if value is None else _RANK_GROUP.get(value, 3)
-            order = (group, -(sm.score or 0.0) if value is not None else 0.0,
-                     (sm.plies or 0) * (1 if value == "win" else -1) if value in ("win", "loss") else 0, i)
-            pv = sm.pv if value is not None and len(sm.pv) > 1 else ms.pv
-            rows.append((order, replace(ms, solved=True, proven=value, plies=None if sm is None else sm.plies, pv=pv)))
+            exact = sm is not None and sm.value is not None
+            order = (group, -(sm.score or 0.0) if exact else 0.0,
+                     (sm.plies or 0) * (1 if value == "win" else -1) if exact and value in ("win", "loss") else 0, i)
+            pv = sm.pv if exact and len(sm.pv) > 1 else ms.pv
+            plies = sm.plies if sm is not None and sm.value is not None else None
+            rows.append((order, replace(ms, solved=True, proven=value, plies=plies, pv=pv)))
         rows.sort(key=lambda row: row[0])
         tree.moves = [replace(ms, rank=rank) for rank, (_o, ms) in enumerate(rows, 1)]
         best = tree.moves[0].score
