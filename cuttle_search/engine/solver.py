@@ -6,49 +6,57 @@ children from ``apply_move`` on a copy, and the end of the game (a win, three pa
 action cap) from the status ``apply_move`` sets. The caller (``cuttle_search.search.solve``)
 checks that the position has no hidden cards and allocates every buffer.
 
-Values
-======
+Values and the two passes
+=========================
 A value is a float from the point of view of one seat, the node's *seat*: the actor of a
-decision, or the turn player at a chance node. A game that ends with ``F_ACTIONS == a``
-is worth ``WIN - a`` to its winner, ``-(WIN - a)`` to the loser and ``0`` for a draw
-(three passes or the action cap). So a sooner win is worth more and a later loss less:
-the tie-break (shortest win, longest loss) is part of the value, and since the value of a
-line depends only on where it ends, not on where the search started, negamax only negates
-(when the seat changes: in counter phases the actor is not the turn player, so a 2 answered
-by a 2 keeps the same seat two levels down) and the transposition table stores values as
-they are. ``WIN = 2**44`` leaves the action count exact in a double.
+decision, or the turn player at a chance node. Negamax negates a child's value only when
+the seat changes: in counter phases the actor is not the turn player, so a 2 answered by a
+2 keeps the same seat two levels down. Values come in two scorings, one per pass (``tb``):
+
+- ``tb = 0``, win/draw/loss: a won game is worth ``WIN`` to its winner, ``-WIN`` to the
+  loser, ``0`` for a draw (three passes or the action cap). ``solve`` proves every root
+  move with this scoring first: three values prune far better than exact lengths.
+- ``tb = 1``, with the tie-break: a game that ends with ``F_ACTIONS == a`` is worth
+  ``WIN - a`` to its winner and ``-(WIN - a)`` to the loser, so a sooner win is worth more
+  and a later loss less. ``solve`` then searches each won (lost) root move with a window
+  that holds only wins (losses), which finds its plies under best play. The value of a
+  line depends only on where it ends, not where the search started, so the table stores
+  values as they are. ``WIN = 2**44`` keeps the action count exact in a double.
 
 A ``four=random`` 4 is a chance node (``PH_FOUR_RANDOM``, actor ``ACTOR_CHANCE``): its value
-is the mean over its equally likely outcomes, each searched with the full window. Values
-through a chance node are therefore expected scores, not just win/draw/loss: a value of at
-least ``WIN - R_ACTION_LIMIT`` is still a sure win (a non-win outcome of probability ``q``
-costs about ``q * WIN``, which is far more than any action count unless ``q < 1e-10``) and
-at most ``-(WIN - R_ACTION_LIMIT)`` a sure loss; anything in between is an expectation,
-and ``0`` there can be a sure draw or a balance of wins and losses (the Python layer says
-"expected" for it, see ``solve.py``).
+is the mean over its equally likely outcomes, each searched with the full window. With
+``tb = 0`` that mean is exact: ``WIN`` only when every outcome wins, ``-WIN`` only when
+every outcome loses, otherwise ``(P(win) - P(loss)) * WIN`` (``solve`` reports it as an
+expected score).
 
 Transposition table and the two stalemates
 ==========================================
 The table has ``2**k`` slots indexed by the low bits of a 64-bit Zobrist-style key; each
-slot keeps the full key, the value, its bound (exact, lower, upper) and the best move, and
-a new result always replaces the old one. The key mixes every state field a rule reads,
-each with its own random constant, and XORs them: the phase, turn, actor, the pending
-one-off and counter chain, discards, revealed cards, the pending scuttle, the scrap, the
-deck (count and order), the jacks, each seat's hand, points, royals, owned cards and
-frozen card, the consecutive passes (``F_PASSES``: the three-pass stalemate depends on them)
-and the action count (``F_ACTIONS``). Left out are the fields no rule reads: the turn
-counter, which hand cards are public and how many deck cards are known.
+slot is one row: the full key, the value, the best move, the bound (exact, lower, upper)
+with the pass it belongs to (a generation: entries of the other pass are ignored, so the
+table is never cleared), the action count it was found at and the depth of the search
+behind it (the longest line searched below it). A new result always replaces the old one.
+The key mixes every state field a rule reads, each with its own random constant, and XORs
+them: the phase, turn, actor, the pending one-off and counter chain, discards, revealed
+cards, the pending scuttle, the scrap, the deck (count and order), the jacks, each seat's
+hand, points, royals, owned cards and frozen card, and the consecutive passes
+(``F_PASSES``: the three-pass stalemate depends on them). Left out are the fields no rule
+reads: the turn counter, which hand cards are public and how many deck cards are known.
 
-Hashing ``F_ACTIONS`` is the choice that makes every stored value exact: the 1,000-action
-cap and the tie-break both depend on the absolute action count, so a value found at one
-count is not the value at another. The cost is that two lines of different lengths never
-share an entry; since every move adds exactly one action, the usual transpositions (the
-same moves in another order) have the same count and still meet. The alternative, to leave
-the count out and trust an entry only when the cap cannot be reached within the remaining
-horizon, would also need a relative (depth-adjusted) encoding of the tie-break, which is
-not linear through a chance node's mean. Positions with a cycle (a 3 that takes a 3 back,
-``three-takes-three``) are still solved exactly: the cycle ends at the cap, and the search
-depth is bounded by ``R_ACTION_LIMIT - F_ACTIONS``, which sizes the per-ply buffers.
+The action count (``F_ACTIONS``, for the 1,000-action cap) is handled per pass:
+
+- With the tie-break (``tb = 1``) the key includes it: the scores depend on the absolute
+  count, so an entry is exact only at its own count. Two lines of different lengths never
+  share an entry; the usual transpositions (the same moves in another order) have the same
+  count, since every move adds exactly one action, and still meet.
+- Without it (``tb = 0``) the key leaves it out, and an entry found at count ``a`` with
+  search depth ``d`` is trusted at count ``a'`` when ``a' == a``, or when
+  ``max(a, a') + d < R_ACTION_LIMIT``: then no line it searched reached the cap from either
+  count, every one of them ends the same way, and so the value or bound holds at both.
+
+Positions with a cycle (a 3 that takes a 3 back, ``three-takes-three``) are still solved
+exactly: the cycle ends at the cap, which the search follows; the depth is bounded by
+``R_ACTION_LIMIT - F_ACTIONS``, which sizes the per-ply buffers. Such positions can be slow.
 
 Budgets
 =======
