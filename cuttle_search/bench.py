@@ -54,6 +54,9 @@ def warm_up() -> None:
     K.checked_random_games(r, 1, 0, 1, s, buf, np.zeros((1, 6), np.int64))
     analyse(pos.view_of(0), iterations=200, seed=1)
     analyse(pos.view_of(0), iterations=200, seed=1, rollout="random")
+    from .search.solve import solve
+
+    solve(POSITIONS / "deck-out-endgame.json")  # the exact solver
 
 
 def _median_runs(fn, repeats: int) -> float:
