@@ -254,13 +254,13 @@ def test_cli_solve_table_and_json():
     assert {m["value"] for m in j["moves"]} == {"win", "draw", "loss"}
 
 
-def test_cli_solve_budget_says_not_proven():
-    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
-    pos.save("/tmp/cuttle-solver-test-budget.json")
-    j = json.loads(_cli("solve", "/tmp/cuttle-solver-test-budget.json", "--nodes", "1024", "--json").output)
+def test_cli_solve_budget_says_not_proven(tmp_path):
+    path = tmp_path / "endgame.json"
+    random_deck_out("cuttle-cards", 8, max_hand=5).save(path)
+    j = json.loads(_cli("solve", path, "--nodes", "1024", "--json").output)
     assert j["proven"] is False and j["value"] is None and j["budget"]["nodes"] == 1024
     assert any(m["value"] is None for m in j["moves"])
-    r = _cli("solve", "/tmp/cuttle-solver-test-budget.json", "--nodes", "1024")
+    r = _cli("solve", path, "--nodes", "1024")
     assert "not proven" in r.output
 
 
