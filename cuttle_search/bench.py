@@ -62,6 +62,9 @@ def warm_up() -> None:
     agents = [make_agent(spec) for spec in ("greedy", "cuttlebot", "pimc:iterations=40", "ismcts:iterations=40,infer=1")]
     play_game(rules, 1, (agents[0], agents[1]), 1)
     play_game(rules, 2, (agents[2], agents[3]), 2)
+    from .search.solve import solve
+
+    solve(POSITIONS / "deck-out-endgame.json")  # the exact solver
 
 
 def _median_runs(fn, repeats: int) -> float:

@@ -304,6 +304,10 @@ def _analysis_table(result) -> str:
         f"win rates are {pov}'s (the player to act); score counts a draw as half a win; gap = best score - score",
         "",
     ]
+    if result.solver is not None:  # the exact solver ran first (nothing hidden)
+        s = result.solver
+        verdict = f"proven {s['value']}" if s["proven"] else f"{s['solvedMoves']} of {len(result.moves)} moves proven"
+        lines.insert(-1, f"exact solver first: {verdict}, {s['nodes']:,} nodes in {s['seconds']:.3f} s")
     header = ("#", "move", "visits", "score", "win", "draw", "95% interval", "gap", "principal variation")
     rows = []
     for m in result.moves:
@@ -320,12 +324,45 @@ def _analysis_table(result) -> str:
                 ", ".join(x.text() for x in m.pv[:8]),
             )
         )
+        if m.solved:
+            proven = "-" if m.proven is None else m.proven + ("" if m.plies is None else f" in {m.plies}")
+            rows[-1] = rows[-1][:-1] + (proven,) + rows[-1][-1:]
+    if result.solver is not None:
+        header = header[:-1] + ("proven",) + header[-1:]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     right = {0, 2, 3, 4, 5, 7}
     for r in [header] + rows:
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+@main.command()
+@click.argument("position", type=click.Path(dir_okay=False))
+@click.option("--nodes", "-n", type=click.IntRange(1, None), default=None, help="Node budget [default: none].")
+@click.option("--time", "-t", "seconds", type=click.FloatRange(0, min_open=True), default=None,
+              help="Time budget in seconds [default: none].")
+@rules_option
+@json_option
+def solve(position, nodes, seconds, rules, as_json):
+    """Solve POSITION exactly: every legal move with its value (win, draw or loss for the
+    player to act), the plies to the end under best play and the principal line.
+
+    POSITION must hide nothing: a full-information file, or a one-seat view once the deck
+    is empty. When a budget runs out, the moves not yet solved are marked not proven."""
+    from .search import SearchError
+    from .search.solve import solve as run_solve, solve_table
+
+    pos = _load(position, rules)
+    try:
+        result = run_solve(pos, nodes=nodes, time=seconds)
+    except SearchError as e:
+        raise InputError(f"{position}: {e}") from None
+    result.position = pos.name or position
+    if as_json:
+        _emit_json(result.to_json())
+    else:
+        click.echo(solve_table(result))
 
 
 @main.command()

@@ -449,15 +449,26 @@ def _filter_moves(buf, n, listed, keep_listed):
 @njit(nogil=True, cache=True)
 def ismcts_iterate(
     root, r, viewer, unknown, excluded, fresh, iterations, rng, exploration, policy,
-    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta,
+    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta,
     s, buf, seen, path, cards, scratch, root_moves, root_mode,
 ):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
     when the node arrays are nearly full). Node 0 is the root. ``root_mode`` restricts the
     viewer's moves at the root: ROOT_ALL (every legal move), ROOT_ONLY (only those in
-    ``root_moves``) or ROOT_AVOID (all but those); the caller ensures one remains."""
+    ``root_moves``) or ROOT_AVOID (all but those); the caller ensures one remains.
+
+    When nothing is hidden (``unknown == 0``) every node is one state and the MCTS-Solver
+    (Winands, Bjornsson and Saito 2008) runs on top: ``t_proven[k]`` is 1 when the state
+    after move ``k`` is a proven win for its mover, -1 a proven loss, 0 unknown (draws and
+    chance are not proven). A move that ends the game is proven when it is made; a node
+    with a child proven to win for its actor is proven won, one whose every legal move is
+    proven lost is proven lost (found as selection passes through). Selection never picks
+    a proven-losing child while another is left, and a proven-winning child ends the
+    selection: the iteration scores that result without a rollout. With hidden cards none
+    of this runs and the search is exactly the plain ISMCTS."""
     cap = t_move.shape[0]
     done = 0
+    solver_on = unknown == 0
     while done < iterations:
         if meta[META_NODES] + 2 > cap:
             break
@@ -465,6 +476,7 @@ def ismcts_iterate(
         node = 0
         depth = 0
         path[0] = 0
+        forced = -1  # with the solver: the winner of a proven node where the selection stopped
         while s[F_PHASE] != PH_OVER:
             n = generate_moves(s, r, buf)
             if depth == 0 and root_mode != ROOT_ALL:
@@ -478,6 +490,7 @@ def ismcts_iterate(
                 apply_move(s, r, m)
                 if c < 0:
                     c = _new_node(m, node, -1, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                    t_proven[c] = 0
                     depth += 1
                     path[depth] = c
                     break
@@ -492,6 +505,7 @@ def ismcts_iterate(
                 seen[i] = False
             best = -1
             best_val = -1.0
+            lost = 0  # children proven lost for the actor (solver only)
             c = t_first[node]
             while c >= 0:
                 mv = t_move[c]
@@ -503,6 +517,12 @@ def ismcts_iterate(
                         val = (t_wins[c] + 0.5 * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
                         if decisive >= 0:
                             val = 1.0 if i == decisive else -1.0
+                        if solver_on and t_proven[c] != 0:
+                            if t_proven[c] > 0:
+                                val = 1e9  # a proven win is always the pick
+                            else:
+                                val = -1e9 + t_visits[c]  # never, unless every move is lost
+                                lost += 1
                         if val > best_val:
                             best_val = val
                             best = c
@@ -516,6 +536,16 @@ def ismcts_iterate(
             for i in range(n):
                 if not seen[i]:
                     untried += 1
+            if solver_on and best >= 0 and (t_proven[best] > 0 or (untried == 0 and lost == n)):
+                # the node is proven: won through ``best``, or lost whatever the actor plays
+                winner = actor if t_proven[best] > 0 else other(s, actor)
+                if node > 0 and t_mover[node] >= 0:
+                    t_proven[node] = 1 if t_mover[node] == winner else -1
+                apply_move(s, r, t_move[best])
+                depth += 1
+                path[depth] = best
+                forced = winner
+                break
             if untried > 0:
                 m = buf[0]
                 pick = rng_below(rng, untried)
@@ -527,6 +557,9 @@ def ismcts_iterate(
                         pick -= 1
                 apply_move(s, r, m)
                 c = _new_node(m, node, actor, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                t_proven[c] = 0
+                if solver_on and s[F_PHASE] == PH_OVER and s[F_STATUS] == ST_WIN:
+                    t_proven[c] = 1 if s[F_WINNER] == actor else -1
                 depth += 1
                 path[depth] = c
                 break
@@ -534,9 +567,13 @@ def ismcts_iterate(
             depth += 1
             path[depth] = best
             node = best
-        rollout(s, r, rng, buf, policy, scratch)
-        won = s[F_STATUS] == ST_WIN
-        winner = s[F_WINNER]
+        if forced >= 0:
+            won = True
+            winner = forced
+        else:
+            rollout(s, r, rng, buf, policy, scratch)
+            won = s[F_STATUS] == ST_WIN
+            winner = s[F_WINNER]
         t_visits[0] += 1
         for d in range(1, depth + 1):
             k = path[d]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -105,6 +106,22 @@ def root_restriction(pos: Position, allow: object = None, avoid: object = None) 
     return np.array(sorted(codes), np.int64), np.int64(S.ROOT_ONLY if allow is not None else S.ROOT_AVOID)
 
 
+def _searchable(code: int, roots: tuple) -> bool:
+    """Whether the root restriction ``roots`` lets the search look at move ``code``."""
+    mode = int(roots[1])
+    return mode == S.ROOT_ALL or (code in {int(c) for c in roots[0]}) == (mode == S.ROOT_ONLY)
+
+
+def _restricted(result: AnalysisResult, roots: tuple) -> AnalysisResult:
+    """A solved analysis with only the moves the root restriction lets through, re-ranked."""
+    if int(roots[1]) == S.ROOT_ALL:
+        return result
+    kept = [m for m in result.moves if _searchable(m.move.code(), roots)]
+    best = kept[0].score
+    result.moves = [dataclasses.replace(m, rank=i, gap=best - m.score) for i, m in enumerate(kept, 1)]
+    return result
+
+
 class _Worker:
     """One thread's tree, generator and scratch buffers."""
 
@@ -198,6 +215,15 @@ def run_search(
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
     policy = ROLLOUTS[rollout]
     roots = root_restriction(pos, allow_moves, avoid_moves)
+    from .solve import solve_first
+
+    first = solve_first(pos, limit)  # the exact answer when nothing is hidden, within the budget
+    if first is not None and first.proven:
+        solved = first.analysis(pos, threads, seed, rollout, exploration)
+        solved.stop_reason = "proven"
+        return _restricted(solved, roots)
+    if first is not None:
+        limit = first.remaining(limit)
     r = pos.rules_array
     root = pos.state.copy()
     # what every determinization re-deals: the unseen cards, and the inference (excluded, fresh)
@@ -265,7 +291,7 @@ def run_search(
     result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots)
     result.compile_seconds = compile_seconds
     result.stop_reason = reason[0]
-    return result
+    return result if first is None else first.annotate(result)
 
 
 class Snapshot:
@@ -310,15 +336,19 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
             acc = merged.setdefault(code, [0, 0, 0, 0])
             for i, x in enumerate((v, wins, draws, avail)):
                 acc[i] += x
-    listed, mode = {int(c) for c in roots[0]}, int(roots[1])
     for code in pos.legal_codes():  # a move the budget never reached still gets a row (if searchable)
-        if mode == S.ROOT_ALL or (int(code) in listed) == (mode == S.ROOT_ONLY):
+        if _searchable(int(code), roots):
             merged.setdefault(int(code), [0, 0, 0, 0])
+    proven: dict[int, int] = {}  # the MCTS-Solver's proofs at the root (nothing hidden only)
+    for w in workers:
+        proven.update(w.tree.root_proven())
     order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + 0.5 * kv[1][2]), kv[0]))
     best_score = None
     stats = []
     for rank, (code, (v, wins, draws, avail)) in enumerate(order, 1):
         score, lo, hi = score_interval(v, wins, draws)
+        if code in proven:  # exact, whatever the visits before the proof said
+            score = lo = hi = 1.0 if proven[code] > 0 else 0.0
         if best_score is None:
             best_score = score
         owner = max(workers, key=lambda w: w.tree.root_stats().get(code, (0,))[0])
@@ -332,11 +362,12 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
                 draws=draws,
                 availability=avail,
                 score=score,
-                win_rate=wins / v if v else 0.0,
-                draw_rate=draws / v if v else 0.0,
+                win_rate=(wins / v if v else 0.0) if code not in proven else float(proven[code] > 0),
+                draw_rate=(draws / v if v else 0.0) if code not in proven else 0.0,
                 interval=(lo, hi),
                 gap=best_score - score,
                 pv=pv,
+                **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
             )
         )
     iterations = sum(w.tree.iterations for w in workers)

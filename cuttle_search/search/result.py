@@ -30,6 +30,11 @@ class MoveStat:
     interval: tuple[float, float]
     gap: float
     pv: list[Move] = field(default_factory=list)
+    # set when the exact solver ran on the position (nothing hidden): its value for the
+    # move ("win", "draw", "loss", or "expected" through a random 4), None if unproven
+    solved: bool = False
+    proven: str | None = None
+    plies: int | None = None
 
     @property
     def lcb(self) -> float:
@@ -48,6 +53,7 @@ class MoveStat:
             "ucb": round(self.interval[1], 6),
             "gap": round(self.gap, 6),
             "pv": [m.text() for m in self.pv],
+            **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
         }
 
 
@@ -83,8 +89,9 @@ class AnalysisResult:
     engine_version: str
     position: str = ""
     compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
-    stop_reason: str = "budget"  # budget | time | confident | cancelled
+    stop_reason: str = "budget"  # budget | time | confident | cancelled | proven
     during_search: bool = False  # a partial result, taken while the search goes on
+    solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
 
     def separated(self) -> bool:
         """Whether the best move's lower bound clears every other move's upper bound."""
@@ -119,6 +126,7 @@ class AnalysisResult:
                 "exploration": self.exploration,
                 "engineVersion": self.engine_version,
                 "stopReason": self.stop_reason,
+                **({"solver": self.solver} if self.solver is not None else {}),
             },
         }
 
@@ -127,5 +135,7 @@ class AnalysisResult:
         d = self.to_json()
         for k in ("seconds", "iterationsPerSecond", "compileSeconds"):
             d["rootInfo"].pop(k)
+        if "solver" in d["rootInfo"]:
+            d["rootInfo"]["solver"] = {k: v for k, v in d["rootInfo"]["solver"].items() if k not in ("seconds", "nodesPerSecond")}
         return d
 

@@ -16,6 +16,7 @@ FIELDS = (
     ("draws", np.int32),
     ("first", np.int32),
     ("sibling", np.int32),
+    ("proven", np.int8),  # MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
 )
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
 LINKS = ("parent", "first", "sibling")  # fields that hold node numbers
@@ -80,6 +81,12 @@ class Tree:
             int(a["move"][c]): (int(a["visits"][c]), int(a["wins"][c]), int(a["draws"][c]), int(a["avail"][c]))
             for c in self.children(0)
         }
+
+    def root_proven(self) -> dict[int, int]:
+        """Move code -> 1 (a proven win for the viewer) or -1 (a proven loss) for the root's
+        children the MCTS-Solver proved (only when nothing is hidden)."""
+        a = self.arrays
+        return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0) if a["proven"][c] != 0}
 
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
         """The root move, then the most visited child at each step below it."""

@@ -1,0 +1,350 @@
+"""The exact solver: agreement with a plain minimax, hand-made scenarios, budgets, refusals,
+the solve command and the analyser's use of it."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cuttle_search.engine import kernels as K
+from cuttle_search.position import Position
+from cuttle_search.rules import get_ruleset
+from cuttle_search.search import SearchError
+from cuttle_search.search.solve import is_single_state, solve
+
+from .helpers import build
+from .minimax import Minimax, expected_answer, random_deck_out
+from .test_properties import ALL_RULES
+
+CI_POSITIONS = 100
+SLOW_POSITIONS = 1000
+
+
+def _positions(count: int, max_hand: int = 3, states: int = 20_000):
+    """``count`` random deck-out positions, the rulesets in turn (every two-seat one), each
+    with the reference's root values. Every other position, and every one where 3s can take
+    3s back (a line can then cycle to the cap), starts near the action cap, so the plain
+    reference finishes. Seeds where the game ends first or the reference needs more than
+    ``states`` states are passed over, deterministically."""
+    seed = 0
+    out = []
+    while len(out) < count:
+        spec = ALL_RULES[len(out) % len(ALL_RULES)]
+        for _ in range(500):
+            seed += 1
+            near = seed % 2 == 1 or get_ruleset(spec).three_takes_three
+            pos = random_deck_out(spec, seed, max_hand=max_hand, near_cap=near)
+            if pos is None:
+                continue
+            try:
+                ref = Minimax(pos.rules_array, limit=states).root_values(pos.state)
+            except RuntimeError:
+                continue
+            out.append((pos, ref))
+            break
+        else:
+            raise AssertionError(f"no deck-out position of {spec} in 500 seeds")
+    return out
+
+
+def _agree(pos, res, ref):
+    """Every root move: the value, score and plies the reference's values imply."""
+    assert res.proven
+    assert sorted(m.move.code() for m in res.moves) == sorted(ref)
+    for m in res.moves:
+        value, score, plies = expected_answer(pos, *ref[m.move.code()])
+        assert m.value == value, (m.move.text(), pos.to_json())
+        if value != "draw":  # a draw has no tie-break: its plies are only the length of the line shown
+            assert m.plies == plies, (m.move.text(), pos.to_json())
+        assert m.score == pytest.approx(score, abs=1e-12)
+
+
+def _check_agreement(cases):
+    for pos, ref in cases:
+        _agree(pos, solve(pos, tt_bits=16), ref)
+
+
+def _coverage(cases):
+    phases = {pos.phase_name for pos, _ in cases}
+    passes = {int(pos.state[K.F_PASSES]) for pos, _ in cases}
+    rules = {pos.rules.spec for pos, _ in cases}
+    near_cap = sum(int(pos.rules_array[K.R_ACTION_LIMIT]) - int(pos.state[K.F_ACTIONS]) < 30 for pos, _ in cases)
+    return phases, passes, rules, near_cap
+
+
+def test_solver_agrees_with_plain_minimax_on_random_deck_outs():
+    cases = _positions(CI_POSITIONS)
+    phases, passes, rules, near_cap = _coverage(cases)
+    assert {"main", "countering"} <= phases
+    assert {0, 1, 2} <= passes
+    assert len(rules) == len(ALL_RULES)
+    assert near_cap >= CI_POSITIONS // 3
+    _check_agreement(cases)
+
+
+@pytest.mark.slow
+def test_solver_agrees_with_plain_minimax_on_many_deck_outs():
+    cases = _positions(SLOW_POSITIONS, max_hand=4)
+    phases, passes, _rules, _near = _coverage(cases)
+    assert {"main", "countering", "resolvingThree"} <= phases and {0, 1, 2} <= passes
+    _check_agreement(cases)
+
+
+# ---------------------------------------------------------------- scenarios
+def _values(res):
+    return {m.move.text(): m.value for m in res.moves}
+
+
+def _agrees_with_minimax(pos, res):
+    _agree(pos, res, Minimax(pos.rules_array).root_values(pos.state))
+
+
+def test_a_king_that_wins_at_once():
+    pos = build(p0Hand=["KS", "3C"], p0Points=["TC", "9C"], p1Hand=["TS"], p1Points=["TD"], rest="scrap")
+    res = solve(pos)
+    best = res.moves[0]
+    assert best.move.text() == "royal KS" and best.value == "win" and best.plies == 1
+    assert res.value == "win" and res.proven
+    assert [m.text() for m in best.pv] == ["royal KS"]
+    _agrees_with_minimax(pos, res)
+
+
+def test_pass_pass_pass_draws():
+    pos = build(p0Points=["TC"], p1Points=["TD"], rest="scrap")
+    res = solve(pos)
+    assert _values(res) == {"pass": "draw"}
+    assert res.moves[0].plies == 3 and [m.text() for m in res.moves[0].pv] == ["pass"] * 3
+    two = build(p0Points=["TC"], p1Points=["TD"], rest="scrap", passes=2)
+    res = solve(two)
+    assert res.moves[0].value == "draw" and res.moves[0].plies == 1
+
+
+def test_a_countered_ace_that_keeps_a_win():
+    # p1 countered p0's Ace with 2D; re-countering with 2C wipes p1's 20 points for good
+    pos = build(
+        phase="countering", oneOff="AS", twos=["2D"], p0Hand=["2C", "TS", "8S", "3S"],
+        p1Hand=["7D"], p1Points=["TD", "TH"], rest="scrap",
+    )
+    assert pos.actor == 0
+    res = solve(pos)
+    assert _values(res) == {"counter 2C": "win", "resolve": "loss"}
+    assert res.moves[0].move.text() == "counter 2C"
+    _agrees_with_minimax(pos, res)
+
+
+def test_a_queen_forbids_the_counter():
+    fields = dict(p0Hand=["AS", "TS", "8S", "3S"], p1Hand=["2D", "7D"], p1Points=["TD", "TH"], rest="scrap")
+    with_queen = build(p0FaceCards=["QS"], **fields)
+    res = solve(with_queen)
+    assert _values(res)["one-off AS"] == "win"
+    without = build(**fields)
+    assert _values(solve(without))["one-off AS"] == "loss"  # p1 counters, then plays 7D
+    # and after the Ace, p1's only move is to let it resolve
+    with_queen.play("one-off AS")
+    res = solve(with_queen)
+    assert [m.move.text() for m in res.moves] == ["resolve"] and res.moves[0].value == "loss"
+
+
+def test_a_frozen_card_cannot_be_played():
+    fields = dict(p0Hand=["TH"], p0Points=["9C", "2C"], p1Hand=["2D"], p1Points=["TD", "9D"], rest="scrap")
+    frozen = build(frozen="TH", **fields)
+    res = solve(frozen)
+    assert _values(res) == {"pass": "loss"}  # TH would reach 21 but is frozen; p1 plays 2D
+    assert res.moves[0].plies == 2
+    assert _values(solve(build(**fields)))["points TH"] == "win"
+
+
+def test_the_three_must_pick_one_exact_card():
+    # p0 has 11 points and needs 10 more: only TS (the one ten in the scrap) wins; p1's jacks
+    # cannot pass p0's Queen, so p1 can only pass
+    pos = build(
+        phase="resolvingThree", oneOff="3C", p0Points=["TC", "AC"], p0FaceCards=["QC"],
+        p1Hand=["JC", "JD", "JH", "JS"], p1Points=["TD", "TH"], rest="scrap",
+    )
+    res = solve(pos)
+    values = _values(res)
+    assert len(values) >= 30
+    assert [t for t, v in values.items() if v == "win"] == ["take TS"]
+    assert set(values.values()) == {"win", "draw"}
+    assert res.moves[0].move.text() == "take TS" and res.moves[0].plies == 3
+    _agrees_with_minimax(pos, res)
+
+
+def test_shipped_deck_out_endgame():
+    res = solve("positions/deck-out-endgame.json")
+    assert res.proven and res.value == "win"
+    assert all(m.plies == 1 for m in res.moves if m.value == "win")
+    assert {m.value for m in res.moves} == {"win", "draw", "loss"}
+
+
+# ---------------------------------------------------------------- budgets, refusals, chance
+def test_a_node_budget_leaves_moves_unproven():
+    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    full = solve(pos)
+    assert full.proven and full.nodes > 3000
+    cut = solve(pos, nodes=1024)
+    assert not cut.proven and cut.value is None
+    assert cut.nodes < full.nodes
+    unproven = [m for m in cut.moves if not m.proven]
+    assert unproven and all(m.value is None and m.score is None for m in unproven)
+    exact = {m.move.code(): (m.value, m.plies) for m in full.moves}
+    for m in cut.moves:
+        if m.proven:  # what was proven before the budget ran out is exact
+            assert m.value == exact[m.move.code()][0]
+            assert m.plies in (None, exact[m.move.code()][1])
+    # proven moves rank above the unproven ones
+    assert [m.proven for m in cut.moves] == sorted((m.proven for m in cut.moves), reverse=True)
+
+
+def test_a_time_budget_stops_the_search():
+    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    res = solve(pos, time=1e-4)
+    assert res.seconds < 0.5
+
+
+def test_hidden_cards_are_refused_but_an_empty_deck_view_is_solved():
+    with pytest.raises(SearchError, match=r"^view: p0's view hides cards"):
+        solve("positions/opening-p0.json")
+    full = Position.load("positions/deck-out-endgame.json")
+    view = full.view_of(0)
+    assert view.hidden is not None and is_single_state(view)
+    a, b = solve(view), solve(full)
+    assert [(m.move.code(), m.value, m.plies) for m in a.moves] == [(m.move.code(), m.value, m.plies) for m in b.moves]
+
+
+@pytest.mark.parametrize("nodes,time,field", [(0, None, "nodes"), (None, -1.0, "time"), (1.5, None, "nodes")])
+def test_bad_budgets_name_the_field(nodes, time, field):
+    with pytest.raises(SearchError, match=f"^{field}: "):
+        solve("positions/deck-out-endgame.json", nodes=nodes, time=time)
+
+
+def test_chance_root_is_refused_and_chance_inside_is_an_expectation():
+    pos = build("cuttle-cards:four=random", phase="resolvingFourRandom", p0Hand=["TS"], p1Hand=["2D", "9D", "TD"],
+                p0Points=["9C", "2C"], rest="scrap")
+    with pytest.raises(SearchError, match="^phase: "):
+        solve(pos)
+    # one step earlier p1 decides whether to let p0's 4 resolve: the outcomes are averaged
+    pos = build("cuttle-cards:four=random", phase="countering", oneOff="4C", p0Hand=["TS"], p1Hand=["2D", "9D", "TD"],
+                p0Points=["9C", "2C"], p1Points=["8D"], rest="scrap")
+    res = solve(pos)
+    _agrees_with_minimax(pos, res)
+    assert res.proven
+
+
+# ---------------------------------------------------------------- the CLI and the analyser
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from cuttle_search.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_solve_table_and_json():
+    r = _cli("solve", "positions/deck-out-endgame.json")
+    assert r.exit_code == 0, r.output
+    assert "proven: win for p0" in r.output and "nodes/s" in r.output
+    assert re.search(r"^ 1  \S+ \S+ \S+\s+win\s+1  ", r.output, re.M)
+    j = json.loads(_cli("solve", "positions/deck-out-endgame.json", "--json").output)
+    assert j["proven"] and j["value"] == "win" and j["nodes"] > 0 and j["nodesPerSecond"] > 0
+    assert len(j["moves"]) == len(Position.load("positions/deck-out-endgame.json").legal_moves())
+    first = j["moves"][0]
+    assert first["value"] == "win" and first["plies"] == 1 and first["pv"] == [first["move"]]
+    assert {m["value"] for m in j["moves"]} == {"win", "draw", "loss"}
+
+
+def test_cli_solve_budget_says_not_proven(tmp_path):
+    path = tmp_path / "endgame.json"
+    random_deck_out("cuttle-cards", 8, max_hand=5).save(path)
+    j = json.loads(_cli("solve", path, "--nodes", "1024", "--json").output)
+    assert j["proven"] is False and j["value"] is None and j["budget"]["nodes"] == 1024
+    assert any(m["value"] is None for m in j["moves"])
+    r = _cli("solve", path, "--nodes", "1024")
+    assert "not proven" in r.output
+
+
+def test_cli_solve_refuses_hidden_cards_in_one_line():
+    r = _cli("solve", "positions/opening-p0.json")
+    assert r.exit_code == 2
+    assert r.output.strip().count("\n") == 0 and "hides cards" in r.output
+
+
+def test_analyse_answers_a_deck_out_with_the_proof():
+    from cuttle_search.search import analyse, best_move
+
+    r = analyse("positions/deck-out-endgame.json", iterations=1000, seed=1)
+    assert r.solver is not None and r.solver["proven"] and r.iterations == 0
+    assert r.best.proven == "win" and r.best.plies == 1 and r.best.score == 1.0
+    j = r.to_json()
+    assert all(set(m) >= {"proven", "plies", "visits", "score", "pv"} for m in j["moves"])
+    assert j["rootInfo"]["solver"]["value"] == "win"
+    losses = [m for m in r.moves if m.proven == "loss"]
+    assert losses and all(m.rank > 5 for m in losses)
+    assert best_move("positions/deck-out-endgame.json", iterations=1000).to_json()["move"] == r.best.move.text()
+
+
+def test_analyse_falls_back_to_the_tree_and_ranks_proven_moves():
+    from cuttle_search.search import analyse
+
+    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    full = solve(pos)
+    r = analyse(pos, iterations=20, seed=1)  # 800 nodes: the solver stops early
+    assert r.solver is not None and not r.solver["proven"] and r.iterations == 20
+    exact = {m.move.code(): m.value for m in full.moves}
+    for m in r.moves:
+        assert m.solved and m.proven in (None, exact[m.move.code()])
+    groups = [{"win": 0, "draw": 1, None: 2, "loss": 3}[m.proven] for m in r.moves]
+    assert groups == sorted(groups)
+    assert [m.rank for m in r.moves] == list(range(1, len(r.moves) + 1))
+
+
+def test_analyse_keeps_its_keys_when_cards_are_hidden():
+    from cuttle_search.search import analyse
+
+    j = analyse("positions/win-in-one-p0.json", iterations=200, seed=1).to_json()
+    assert "solver" not in j["rootInfo"] and all("proven" not in m for m in j["moves"])
+
+
+def test_hint_protocol_reports_proven_moves():
+    from cuttle_search.hint import answer
+
+    data = json.loads(Path("positions/deck-out-endgame.json").read_text())
+    out = answer(json.dumps({"id": 7, "position": data, "iterations": 500}), {})
+    assert out["id"] == 7 and out["score"] == 1.0 and out["proven"] == "win" and out["plies"] == 1
+    assert all("proven" in m for m in out["runnersUp"])
+
+
+# ---------------------------------------------------------------- MCTS-Solver in the tree
+def test_tree_solver_proves_a_win_on_the_spot_and_the_losses_around_it():
+    from cuttle_search.search import analyse
+
+    # full information with a long known deck (no exact solve first): only the King wins
+    # now, and every other move lets p1's King win at once
+    pos = build(
+        p0Points=["TH", "4H"], p0Hand=["KD", "QS", "5D"], p1Points=["TC", "9H"], p1FaceCards=["QH"], p1Hand=["KC"],
+        deck_top=["4C", "5C"],
+    )
+    r = analyse(pos, iterations=3000, seed=6)
+    assert r.solver is None and r.iterations == 3000
+    assert r.best.move.text() == "royal KD" and r.best.proven == "win" and r.best.score == 1.0
+    assert r.best.visits > 0.9 * r.iterations  # a proven win takes every later visit
+    assert all(m.visits < 50 and m.proven in (None, "loss") for m in r.moves[1:])
+    assert r.best.to_json()["proven"] == "win"
+
+
+def test_tree_solver_never_picks_a_proven_losing_move_again():
+    from cuttle_search.search import analyse
+
+    pos = build(
+        p0Hand=["TS", "6D", "7H"], p0Points=["5C"], p1Points=["TH", "5D", "4S"], p1Hand=["KC"],
+        deck_top=["8C", "QD", "9H", "9D"],
+    )
+    small = analyse(pos, iterations=2000, seed=3)
+    big = analyse(pos, iterations=20000, seed=3)
+    assert big.best.move.text() == "scuttle TS TH"
+    lost = {m.move.code(): m.visits for m in small.moves if m.proven == "loss"}
+    assert lost
+    for m in big.moves:
+        if m.move.code() in lost:  # proven by 2,000 iterations: no visit after that
+            assert m.proven == "loss" and m.visits == lost[m.move.code()] and m.score == 0.0
