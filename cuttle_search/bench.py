@@ -63,8 +63,10 @@ def warm_up() -> None:
     play_game(rules, 1, (agents[0], agents[1]), 1)
     play_game(rules, 2, (agents[2], agents[3]), 2)
     from .search.solve import solve
+    from .search.tree import Tree
 
     solve(POSITIONS / "deck-out-endgame.json")  # the exact solver
+    Tree(4).grow()  # the breadth-first renumbering of a tree that fills
 
 
 def _median_runs(fn, repeats: int) -> float:

@@ -95,14 +95,18 @@ HISTORY_ZONES = ("p0Hand", "p1Hand", "p0Points", "p1Points", "p0FaceCards", "p1F
 GAMESTATE_KEYS = HISTORY_ZONES + ("deck", "phase", "turn", "oneOff", "oneOffTarget", "twos")
 
 
-def _base_cards(items: Any) -> set[str]:
+def _base_cards(items: Any, where: str) -> set[str]:
     """The cards of a zone list, jack stacks reduced to their point card ('TH(JH-p0)' -> 'TH')
     and the jacks on it."""
+    if items is None:
+        return set()
+    if not isinstance(items, list) or len(items) > 60:
+        raise GameLogError(f"{where}: expected a list of cards, got {brief(items)}")
     out: set[str] = set()
-    for item in items or []:
+    for item in items:
         text = item.get("id") if isinstance(item, Mapping) else item
         if not isinstance(text, str):
-            raise GameLogError(f"expected card strings, got {brief(text)}")
+            raise GameLogError(f"{where}: expected card strings, got {brief(text)}")
         for part in text.replace("(", ",").replace(")", "").split(","):
             part = part.strip().split("-")[0].upper()
             if part:
@@ -158,9 +162,12 @@ def read_history(rows: Any) -> tuple[Position, list[Move]]:
             raise GameLogError(f"rows[{i}]: {e}") from None
         mine = pos.to_dict()
         for key in HISTORY_ZONES:
-            if key in row and _base_cards(row[key]) != _base_cards(mine[key]):
-                raise GameLogError(f"rows[{i}].{key}: after {move.text()} the log has {sorted(_base_cards(row[key]))}, "
-                                   f"the rules give {sorted(_base_cards(mine[key]))}")
+            if key not in row:
+                continue
+            logged, ruled = _base_cards(row[key], f"rows[{i}].{key}"), _base_cards(mine[key], key)
+            if logged != ruled:
+                raise GameLogError(f"rows[{i}].{key}: after {move.text()} the log has {sorted(logged)}, "
+                                   f"the rules give {sorted(ruled)}")
     start = Position.from_dict({k: rows[0][k] for k in GAMESTATE_KEYS if k in rows[0]})
     return start, moves
 

@@ -198,10 +198,16 @@ def _dumps(reply: dict[str, Any]) -> str:
         return json.dumps(_error(reply.get("id"), "internal: the answer held a non-finite number", "internal"))
 
 
+QUEUE_PER_WORKER = 4  # requests read ahead of the searches, per worker: memory stays bounded
+
+
 class Server:
-    """The request loop: answers in order with one worker, or up to ``workers`` requests at
-    once (answers then carry their ``id`` and may come out of order). Actions are answered
-    at once: ``query_version``, and ``terminate`` (cancels the requests with ``terminateId``)."""
+    """The request loop. Searches run on ``workers`` threads: with one, answers come in the
+    order of the requests; with more, up to ``workers`` at once, and answers carry their
+    ``id`` and may come out of order. The reading loop answers actions at once, even while
+    a search runs: ``query_version``, and ``terminate`` (cancels the requests with
+    ``terminateId``). At most ``QUEUE_PER_WORKER`` requests a worker wait to be searched;
+    past that the reader waits, so a client streaming requests cannot fill the memory."""
 
     def __init__(self, stdout: IO[str], defaults: Mapping[str, Any], limits: ServerLimits, workers: int = 1) -> None:
         self.stdout = stdout
@@ -211,8 +217,8 @@ class Server:
         self.lock = threading.Lock()
         self.active: dict[int, tuple[Any, threading.Event]] = {}  # ticket -> (id, cancel)
         self.ticket = 0
-        self.pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
-        self.pending: list[Any] = []
+        self.pool = ThreadPoolExecutor(max_workers=workers)
+        self.room = threading.BoundedSemaphore(workers * (1 + QUEUE_PER_WORKER))
 
     def write(self, reply: dict[str, Any]) -> None:
         text = _dumps(reply)
@@ -246,6 +252,7 @@ class Server:
         finally:
             with self.lock:
                 self.active.pop(ticket, None)
+            self.room.release()
 
     def handle(self, line: str | bytes | None) -> None:
         if line is None:
@@ -262,18 +269,16 @@ class Server:
             self.write(_error(None, str(e), "request" if str(e).startswith("request:") else None))
             return
         cancel = threading.Event()
+        self.room.acquire()  # wait while the queue is full
         with self.lock:
             self.ticket += 1
             ticket = self.ticket
             self.active[ticket] = (req_id, cancel)
-        if self.pool is None:
-            self._run(ticket, req, cancel)
-        else:
-            self.pending.append(self.pool.submit(self._run, ticket, req, cancel))
+        self.pool.submit(self._run, ticket, req, cancel)
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True)
+        """Wait for every request read so far to be answered."""
+        self.pool.shutdown(wait=True)
 
 
 def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits(),

@@ -371,22 +371,15 @@ def _card(value: Any, where: str) -> Card:
 
 
 def _card_list(data: Mapping[str, Any], key: str) -> list[Any]:
-    value = data.get(key, [])
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise PositionError(f"{key}: expected a list of cards, got {type(value).__name__}")
-    if len(value) > C.N_CARDS:
-        raise PositionError(f"{key}: {len(value)} entries, but a deck has {C.N_CARDS} cards")
-    return value
+    return _list_field(data.get(key, []), key)
 
 
 def _list_field(value: Any, where: str) -> list[Any]:
-    """A list in a cuttle.cards GameState (``hand``, ``points``, ``attachments``...)."""
+    """A list of cards (a zone, or a GameState's ``hand``, ``points``, ``attachments``...)."""
     if value is None:
         return []
     if not isinstance(value, list):
-        raise PositionError(f"{where}: expected a list, got {type(value).__name__}")
+        raise PositionError(f"{where}: expected a list of cards, got {type(value).__name__}")
     if len(value) > C.N_CARDS:
         raise PositionError(f"{where}: {len(value)} entries, but a deck has {C.N_CARDS} cards")
     return value
@@ -680,11 +673,10 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     _set_phase(s, r, phase)
     hidden = None
     if view is not None:
-        o = 1 - view
-        if unknown_in_hand[o] and s[K.F_FACE + view] & C.EIGHTS:
-            raise PositionError(f"p{o}Hand: p{view} has glasses, so every card of p{o}'s hand is visible; '??' is not allowed")
-        if unknown_in_hand[o] and not deck_cards:
-            raise PositionError(f"p{o}Hand: the deck is empty, so both hands are visible; '??' is not allowed")
+        for o, hidden_cards in unknown_in_hand.items():
+            if hidden_cards and I.sees_hand(s, view, o):  # the engine says this hand is in plain sight
+                why = "the deck is empty" if not deck_cards else f"p{view} has glasses"
+                raise PositionError(f"p{o}Hand: {why}, so every card of p{o}'s hand is visible; '??' is not allowed")
         hidden = Hidden(view, {p: n for p, n in unknown_in_hand.items() if n}, sum(1 for x in deck_cards if x is None))
     about = data.get("about") or ""
     if not isinstance(about, str):

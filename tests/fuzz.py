@@ -37,6 +37,23 @@ def seed_game_log() -> dict[str, Any]:
     return record.to_json()
 
 
+def seed_history(log: dict[str, Any]) -> list[dict[str, Any]]:
+    """The game of ``log`` as a cuttle.cards history: GameStateRow objects, the deal first."""
+    from cuttle_search.position import Position
+
+    pos = Position.from_dict(log["start"])
+    rows = [{"playedBy": None, "moveType": "initialize", "turn": 0, "phase": 1, **pos.to_gamestate()}]
+    zones = ("p0Hand", "p1Hand", "p0Points", "p1Points", "p0FaceCards", "p1FaceCards", "scrap")
+    for text in log["moves"]:
+        by = pos.actor
+        body = pos.play(text).to_json()
+        d = pos.to_dict()
+        rows.append({"playedBy": by, "moveType": body["moveType"], "playedCard": body.get("cardId"),
+                     "targetCard": body.get("targetId"), "discardedCards": body.get("cardIds", []),
+                     **{k: d[k] for k in zones}})
+    return rows
+
+
 def _weird(rng: random.Random) -> Any:
     if rng.random() < 0.2:
         return rng.choice(CARDS)
@@ -136,12 +153,32 @@ def _hint_request(position: dict[str, Any], rng: random.Random) -> dict[str, Any
 
 
 def fuzz_inputs(seed: int, count: int) -> Iterator[tuple[str, bytes]]:
-    """``count`` inputs: ``("position" | "hint" | "log", bytes)``, reproducible for ``seed``."""
+    """``count`` inputs: ``("position" | "hint" | "log" | "history", bytes)``, reproducible
+    for ``seed`` (a history is a cuttle.cards game history)."""
     rng = random.Random(seed)
     positions = seed_positions()
     log = seed_game_log()
+    history = seed_history(log)
     for _ in range(count):
-        kind = rng.choices(["position", "hint", "log"], weights=[5, 3, 2])[0]
+        kind = rng.choices(["position", "hint", "log", "history"], weights=[5, 3, 2, 1])[0]
+        if kind == "history":
+            rows = json.loads(json.dumps(history))
+            for _ in range(rng.choice([1, 2])):
+                op = rng.random()
+                i = rng.randrange(len(rows))
+                if op < 0.3 and isinstance(rows[i], dict) and rows[i]:
+                    rows[i][rng.choice(list(rows[i]))] = _weird(rng)
+                elif op < 0.5:
+                    rows[i] = _weird(rng)
+                elif op < 0.6 and len(rows) > 2:
+                    rows.pop(rng.randrange(1, len(rows)))
+                elif op < 0.8 and isinstance(rows[0], dict):
+                    rows[0] = mutate_position(rows[0], rng)
+                elif isinstance(rows[i], dict):
+                    rows[i]["playedCard"] = rng.choice(CARDS)
+            text = json.dumps(rows, allow_nan=True)
+            yield kind, (mutate_text(text, rng) if rng.random() < 0.1 else text.encode("utf-8"))
+            continue
         if kind == "position":
             data: Any = mutate_position(rng.choice(positions), rng)
         elif kind == "hint":

@@ -68,6 +68,13 @@ def check_input(kind: str, raw: bytes, tmp: Path, rng: np.random.Generator) -> s
     try:
         if kind == "position":
             pos = Position.load(path)
+        elif kind == "history":
+            from cuttle_search.gamelog import read_game, read_json_file
+
+            start, moves, _ = read_game(read_json_file(path))
+            pos = start.copy()
+            for m in moves:
+                pos.push(m)
         else:
             from cuttle_search.gamelog import read_game_log
 
@@ -95,7 +102,7 @@ def run_fuzz(seed: int, count: int, tmp: Path) -> Counter:
 def _report(counts: Counter) -> str:
     total = sum(counts.values())
     refused = sum(v for (k, o), v in counts.items() if o == "refused")
-    kinds = ", ".join(f"{k} {counts[k, 'accepted']}+{counts[k, 'refused']}" for k in ("position", "hint", "log"))
+    kinds = ", ".join(f"{k} {counts[k, 'accepted']}+{counts[k, 'refused']}" for k in ("position", "hint", "log", "history"))
     return f"{total} inputs: {refused} refused cleanly, {total - refused} accepted and played ({kinds}, accepted+refused)"
 
 
@@ -104,7 +111,7 @@ def test_fuzz_api(tmp_path, capsys):
     with capsys.disabled():
         print("\nfuzz (API):", _report(counts))
     # the corpus exercises both sides of every reader
-    for kind in ("position", "hint", "log"):
+    for kind in ("position", "hint", "log", "history"):
         assert counts[kind, "accepted"] > 0 and counts[kind, "refused"] > 0
 
 
@@ -130,6 +137,8 @@ def run_cli_sample(seed: int, count: int, tmp: Path) -> Counter:
         path.write_bytes(raw)
         if kind == "log":
             cmd = ["replay", str(path)]
+        elif kind == "history":
+            cmd = ["review", str(path), "-n", "20"]
         elif kind == "hint":
             cmd = ["hint", "--max-threads", "2"]
         else:

@@ -219,3 +219,20 @@ def _legal(position):
     from cuttle_search.cli import main
 
     return json.loads(CliRunner().invoke(main, ["moves", str(POS / "midgame-main-p0.json"), "--json"]).stdout)["moves"]
+
+
+def test_actions_are_answered_while_a_search_runs_with_one_worker():
+    position = json.loads((POS / "opening-p0.json").read_text())
+    proc = _server("--max-time", "30")
+    try:
+        _send(proc, {"id": 17, "position": position, "time": 20})
+        time.sleep(0.5)
+        t0 = time.perf_counter()
+        _send(proc, {"id": "t", "action": "terminate", "terminateId": 17})
+        first, second = _read(proc), _read(proc)
+        waited = time.perf_counter() - t0
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert first == {"id": "t", "action": "terminate", "terminateId": 17, "cancelled": 1}
+    assert second["id"] == 17 and second["stopReason"] == "cancelled" and waited < 5

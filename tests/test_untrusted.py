@@ -136,9 +136,9 @@ def test_the_hint_server_answers_an_oversized_hand_and_keeps_serving():
         ({"actions": 2**63}, "actions: expected a whole number"),
         ({"passes": 10**20}, "passes: expected a whole number"),
         ({"deckKnown": -(2**70)}, "deckKnown: expected a whole number"),
-        ('{"p0": {"hand": 5}}', "p0.hand: expected a list, got int"),
-        ('{"p0": {"points": "7H"}}', "p0.points: expected a list, got str"),
-        ('{"p1": {"faceCards": {"a": 1}}}', "p1.faceCards: expected a list, got dict"),
+        ('{"p0": {"hand": 5}}', "p0.hand: expected a list of cards, got int"),
+        ('{"p0": {"points": "7H"}}', "p0.points: expected a list of cards, got str"),
+        ('{"p1": {"faceCards": {"a": 1}}}', "p1.faceCards: expected a list of cards, got dict"),
         ('{"p0": {"points": [{"id": "7H", "attachments": 3}]}}', "p0.points[0].attachments: expected a list"),
         ('{"p0": 7}', "p0: expected an object"),
         ('{"p0Hand": [' + ",".join(['"AC"'] * 60) + "]}", "p0Hand: 60 entries"),
@@ -381,8 +381,28 @@ def test_no_writable_cache_directory_compiles_in_memory(tmp_path):
     assert int(moves) == len(Position.deal("cuttle-cards", seed=1).legal_moves())
     # the package's own directory and the home cache are refused; the system temporary
     # directory (Python's fallback for a bad TMPDIR) takes the cache
-    assert cache_flag == "True" and cache_dir.endswith("cuttle_search-numba")
+    assert cache_flag == "True" and cache_dir.endswith(f"cuttle_search-numba-{os.getuid()}")
     assert Path(cache_dir).parent == Path(tempfile.gettempdir())
+
+
+def test_hands_never_pass_their_cap_in_play():
+    """The proof of ``hand_cap`` checked in play: random games that favour draws and 9s (the
+    ways a hand grows) in every hand-limit style; every state stays loadable."""
+    import random
+
+    for spec in ("cuttle-cards", "cuttle-cards-2", "bga-balanced", "cuttle-cards:hand-limit=block",
+                 "classic:hand-limit=discard"):
+        for g in range(12):
+            pos = Position.deal(spec, seed=g)
+            rng = random.Random(g)
+            s, r = pos.state, pos.rules_array
+            while not pos.is_over:
+                for q in range(2):
+                    assert bin(int(s[K.F_HAND + q])).count("1") <= K.hand_cap(s, r, q), (spec, g)
+                assert K.position_error(s, r) == (0, 0), (spec, g)
+                codes = list(pos.legal_codes())
+                grow = [c for c in codes if c & 15 == K.MT_DRAW or (c & 15 == K.MT_ONE_OFF and (c >> 7) & 15 == 8)]
+                K.apply_move(s, r, np.int64(rng.choice(grow) if grow and rng.random() < 0.7 else rng.choice(codes)))
 
 
 def test_the_cache_choice_falls_back_to_memory(monkeypatch):

@@ -64,6 +64,19 @@ def _writable(d: Path) -> bool:
         return False
 
 
+def _private(d: Path) -> bool:
+    """Whether ``d`` (in the shared temporary directory) is, or can be made, this user's
+    alone: created with mode 0700, or already owned by this user and not writable by others."""
+    try:
+        d.mkdir(mode=0o700, exist_ok=True)
+        st = d.stat()
+    except OSError:
+        return False
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return False
+    return not st.st_mode & 0o022
+
+
 def _choose_cache() -> bool:
     """Find a writable place for Numba's cache; False means compile in memory only.
 
@@ -78,7 +91,10 @@ def _choose_cache() -> bool:
     import tempfile
 
     home_cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for candidate in (Path(home_cache) / "cuttle_search" / "numba", Path(tempfile.gettempdir()) / "cuttle_search-numba"):
+    shared = Path(tempfile.gettempdir()) / f"cuttle_search-numba-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    for candidate in (Path(home_cache) / "cuttle_search" / "numba", shared):
+        if candidate == shared and not _private(candidate):
+            continue  # someone else's directory: compiled code loaded from it could be theirs
         if _writable(candidate):
             os.environ["NUMBA_CACHE_DIR"] = str(candidate)
             try:

@@ -1314,6 +1314,8 @@ def setup_pending(s, r):
         return 32, turn
     if ph != PH_SCUTTLE_COUNTER and s[F_SCUTTLE_CARD] >= 0:
         return 33, turn
+    if s[F_ONEOFF_TARGET] >= 0 and not has_oneoff:
+        return 49, turn
     if ph == PH_OVER:
         return 34, turn
     actor = turn
@@ -1389,6 +1391,7 @@ SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {
     46: "revealed: a 7 reveals at most {limit} cards in this ruleset",
     47: "scuttle: phase 'counteringScuttle' needs the pending scuttle",
     48: "phase: 'counteringScuttle' needs the ten-counters-scuttle option",
+    49: "oneOffTarget: a target but no pending one-off in phase '{phase}' (a 7 resolving takes none)",
 }
 SETUP_LIMITS = {43: R_HAND_LIMIT, 46: R_SEVEN_REVEAL}  # which rules slot {limit} reads
 

@@ -54,24 +54,26 @@ class Tree:
         order = np.empty(n, np.int64)
         rank = np.empty(n, np.int64)
         S.breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
+        grown = {}
         for name, t in FIELDS:
             values = self.arrays[name][:n][order]
             if name in LINKS:  # node numbers: renumber them too
                 linked = values >= 0
                 values[linked] = rank[values[linked]]
-            a = np.zeros(2 * old, dtype=t)
-            a[:n] = values
-            self.arrays[name] = a
+            grown[name] = np.zeros(2 * old, dtype=t)
+            grown[name][:n] = values
+        self.arrays = grown  # one swap: a reader on another thread sees the old tree or the new
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
         return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta,)
 
-    def children(self, node: int) -> list[int]:
+    def children(self, node: int, arrays: dict | None = None) -> list[int]:
+        a = arrays or self.arrays
         out = []
-        c = int(self.arrays["first"][node])
+        c = int(a["first"][node])
         while c >= 0:
             out.append(c)
-            c = int(self.arrays["sibling"][c])
+            c = int(a["sibling"][c])
         return out
 
     def root_stats(self) -> dict[int, tuple[int, int, int, int]]:
@@ -79,22 +81,22 @@ class Tree:
         a = self.arrays
         return {
             int(a["move"][c]): (int(a["visits"][c]), int(a["wins"][c]), int(a["draws"][c]), int(a["avail"][c]))
-            for c in self.children(0)
+            for c in self.children(0, a)
         }
 
     def root_proven(self) -> dict[int, int]:
         """Move code -> 1 (a proven win for the viewer) or -1 (a proven loss) for the root's
         children the MCTS-Solver proved (only when nothing is hidden)."""
         a = self.arrays
-        return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0) if a["proven"][c] != 0}
+        return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0, a) if a["proven"][c] != 0}
 
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
         """The root move, then the most visited child at each step below it."""
         a = self.arrays
-        node = next((c for c in self.children(0) if int(a["move"][c]) == move), None)
+        node = next((c for c in self.children(0, a) if int(a["move"][c]) == move), None)
         pv = [move]
         while node is not None and len(pv) < max_len:
-            kids = self.children(node)
+            kids = self.children(node, a)
             if not kids:
                 break
             node = max(kids, key=lambda c: (int(a["visits"][c]), -c))
