@@ -246,35 +246,40 @@ class Server:
             return {"id": req_id, "action": action, "terminateId": target, "cancelled": len(hits)}
         raise RequestError(f"action: expected 'query_version' or 'terminate', got {brief(action)}")
 
-    def _run(self, ticket: int, req: Mapping[str, Any], cancel: threading.Event) -> None:
+    def _run(self, ticket: int, req: Mapping[str, Any] | None, cancel: threading.Event,
+             refusal: dict[str, Any] | None) -> None:
         try:
-            self.write(answer(req, self.defaults, self.limits, emit=self.write, cancel=cancel))
+            self.write(refusal if refusal is not None else
+                       answer(req, self.defaults, self.limits, emit=self.write, cancel=cancel))
         finally:
             with self.lock:
                 self.active.pop(ticket, None)
             self.room.release()
 
     def handle(self, line: str | bytes | None) -> None:
+        """Answer an action now; queue anything else (a refusal too, so that with one
+        worker every answer keeps the order of the requests)."""
+        req, req_id, refusal = None, None, None
         if line is None:
-            self.write(_error(None, f"request: longer than the server's limit of {self.limits.max_request_bytes:,} bytes",
-                              "request"))
-            return
-        try:
-            req = parse_request(line)
-            if "action" in req:
-                self.write(self._action(req))
-                return
-            req_id = _request_id(req)
-        except CuttleError as e:
-            self.write(_error(None, str(e), "request" if str(e).startswith("request:") else None))
-            return
+            refusal = _error(None, f"request: longer than the server's limit of {self.limits.max_request_bytes:,} bytes",
+                             "request")
+        else:
+            try:
+                req = parse_request(line)
+                if "action" in req:
+                    self.write(self._action(req))
+                    return
+                req_id = _request_id(req)
+            except CuttleError as e:
+                refusal = _error(None, str(e), "request" if str(e).startswith("request:") else None)
         cancel = threading.Event()
         self.room.acquire()  # wait while the queue is full
         with self.lock:
             self.ticket += 1
             ticket = self.ticket
-            self.active[ticket] = (req_id, cancel)
-        self.pool.submit(self._run, ticket, req, cancel)
+            if refusal is None:
+                self.active[ticket] = (req_id, cancel)
+        self.pool.submit(self._run, ticket, req, cancel, refusal)
 
     def close(self) -> None:
         """Wait for every request read so far to be answered."""
