@@ -191,6 +191,7 @@ class Ismcts(Agent):
         self.exploration = float(self.params.get("c", self.params.get("exploration", DEFAULT_EXPLORATION)))
         self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
         self.infer = bool(self.params.get("infer", False))
+        self.solver = bool(self.params.get("solver", True))
         self._tracker: InferenceTracker | None = None
 
     def start_game(self, seat):
@@ -211,7 +212,8 @@ class Ismcts(Agent):
         inference = None
         if self._tracker is not None and self._tracker.seat == seat:
             inference = self._tracker.inference(game, view)
-        result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference)
+        result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference,
+                            solver=self.solver)
         return result.best.move.code()
 
 
@@ -231,7 +233,8 @@ def _flag(value: str) -> bool:
 
 
 _PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION}
-_SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag}
+_SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag,
+                  "solver": _flag}
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),

@@ -153,3 +153,31 @@ def test_several_games_share_the_workers_and_match_single_reviews(tmp_path):
     for path, game in zip(paths, both):
         single = json.loads(CliRunner().invoke(main, ["review", str(path), "-n", "200", "--json"]).stdout)
         assert game["decisions"] == single["decisions"] and game["game"] == str(path)
+
+
+def test_a_game_of_perfect_play_has_no_mistakes():
+    """A deck-out endgame played out by the exact solver: every decision is proven, and the
+    review finds no loss and no label."""
+    from cuttle_search.endgames import random_deck_out
+    from cuttle_search.search.solve import solve
+
+    def perfect_game(start):
+        pos, moves = start.copy(), []
+        while not pos.is_over:
+            best = min(solve(pos).moves, key=lambda m: m.rank)
+            assert best.proven
+            moves.append(best.move)
+            pos.push(best.move)
+        return moves
+
+    reviewed = 0
+    for seed in range(60):
+        start = random_deck_out("cuttle-cards", seed)
+        if start is None:
+            continue
+        review = review_game(start, perfect_game(start), iterations=300, seed=1)
+        assert all(d.loss == 0 and d.sure_loss == 0 and d.label is None for d in review.decisions)
+        reviewed += len(review.decisions)
+        if reviewed >= 10:
+            break
+    assert reviewed >= 10, "the endgames should hold unforced decisions"

@@ -450,14 +450,14 @@ def _filter_moves(buf, n, listed, keep_listed):
 def ismcts_iterate(
     root, r, viewer, unknown, excluded, fresh, iterations, rng, exploration, policy,
     t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta,
-    s, buf, seen, path, cards, scratch, root_moves, root_mode,
+    s, buf, seen, path, cards, scratch, root_moves, root_mode, solver,
 ):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
     when the node arrays are nearly full). Node 0 is the root. ``root_mode`` restricts the
     viewer's moves at the root: ROOT_ALL (every legal move), ROOT_ONLY (only those in
     ``root_moves``) or ROOT_AVOID (all but those); the caller ensures one remains.
 
-    When nothing is hidden (``unknown == 0``) every node is one state and the MCTS-Solver
+    When nothing is hidden (``unknown == 0``) and ``solver`` is 1, every node is one state and the MCTS-Solver
     (Winands, Bjornsson and Saito 2008) runs on top: ``t_proven[k]`` is 1 when the state
     after move ``k`` is a proven win for its mover, -1 a proven loss, 0 unknown (draws and
     chance are not proven). A move that ends the game is proven when it is made; a node
@@ -468,7 +468,7 @@ def ismcts_iterate(
     of this runs and the search is exactly the plain ISMCTS."""
     cap = t_move.shape[0]
     done = 0
-    solver_on = unknown == 0
+    solver_on = unknown == 0 and solver != 0
     while done < iterations:
         if meta[META_NODES] + 2 > cap:
             break

@@ -125,7 +125,8 @@ def _restricted(result: AnalysisResult, roots: tuple) -> AnalysisResult:
 class _Worker:
     """One thread's tree, generator and scratch buffers."""
 
-    def __init__(self, seed: int, index: int, capacity: int) -> None:
+    def __init__(self, seed: int, index: int, capacity: int, solver: bool = True) -> None:
+        self.solver = solver  # the MCTS-Solver where nothing is hidden
         self.tree = Tree(capacity)
         self.rng = S.seed_rng(np.uint64(seed & (2**64 - 1)), index)
         self.s = np.zeros(K.STATE_SIZE, dtype=np.int64)
@@ -139,6 +140,7 @@ class _Worker:
         return S.ismcts_iterate(
             root, r, viewer, *deal, n, self.rng, exploration, policy,
             *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch, *roots,
+            np.int64(self.solver),
         )
 
     def run(self, root, r, viewer, deal, n, exploration, policy, roots=None) -> int:
@@ -199,6 +201,7 @@ def run_search(
     every: float = 0.1,
     allow_moves: object = None,
     avoid_moves: object = None,
+    solver: bool = True,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
     narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
@@ -208,7 +211,8 @@ def run_search(
     "cancelled"); ``stop_rule`` is asked after each chunk of iterations whether to stop
     (``stop_reason`` "confident"). With one thread it is asked at fixed iteration counts,
     so a seed still reproduces the result. ``allow_moves`` / ``avoid_moves`` restrict the
-    root moves searched and reported (see :func:`root_restriction`)."""
+    root moves searched and reported (see :func:`root_restriction`). ``solver=False`` turns
+    off the exact solver's first answer and the MCTS-Solver (to measure what they bring)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration)
     if inference is not None and not isinstance(inference, HandInference):
@@ -217,7 +221,7 @@ def run_search(
     roots = root_restriction(pos, allow_moves, avoid_moves)
     from .solve import solve_first
 
-    first = solve_first(pos, limit)  # the exact answer when nothing is hidden, within the budget
+    first = solve_first(pos, limit) if solver else None  # exact when nothing is hidden, within the budget
     if first is not None and first.proven:
         solved = first.analysis(pos, threads, seed, rollout, exploration)
         solved.stop_reason = "proven"
@@ -232,7 +236,7 @@ def run_search(
         np.int64(0 if inference is None else inference.excluded),
         np.int64(0 if inference is None else inference.fresh),
     )
-    workers = [_Worker(seed, i, node_capacity) for i in range(threads)]
+    workers = [_Worker(seed, i, node_capacity, solver) for i in range(threads)]
     total = limit.effective_iterations
     quotas = [None] * threads if total is None else [total // threads + (i < total % threads) for i in range(threads)]
     deadline = None if limit.time is None else time.perf_counter() + limit.time
