@@ -58,6 +58,8 @@ LADDER = [
     ("oracle:iterations=10000,rollout=heuristic", "cuttlebot", None, ""),
     ("oracle:iterations=10000,rollout=heuristic", "openspiel-ismcts:iterations=1000", None,
      "what perfect information scores against OpenSpiel's IS-MCTS: a bound on the equal-time target"),
+    ("ismcts:iterations=1000", "ismcts:iterations=1000,solver=0", None,
+     "the exact solver (first answer at deck-out, MCTS-Solver in the tree) against the same search without it"),
 ]
 
 
