@@ -281,6 +281,11 @@ class Server:
                 self.active[ticket] = (req_id, cancel)
         self.pool.submit(self._run, ticket, req, cancel, refusal)
 
+    def cancel_all(self) -> None:
+        with self.lock:
+            for _rid, cancel in self.active.values():
+                cancel.set()
+
     def close(self) -> None:
         """Wait for every request read so far to be answered."""
         self.pool.shutdown(wait=True)
@@ -299,6 +304,9 @@ def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: 
                 continue
             count += 1
             server.handle(line)
+    except BaseException:  # interrupted: cancel what runs, so the server stops at once
+        server.cancel_all()
+        raise
     finally:
         server.close()
     return count

@@ -236,3 +236,16 @@ def test_actions_are_answered_while_a_search_runs_with_one_worker():
         proc.wait(timeout=30)
     assert first == {"id": "t", "action": "terminate", "terminateId": 17, "cancelled": 1}
     assert second["id"] == 17 and second["stopReason"] == "cancelled" and waited < 5
+
+
+def test_an_interrupted_server_stops_at_once():
+    import signal
+
+    position = json.loads((POS / "opening-p0.json").read_text())
+    proc = _server("--max-time", "30")
+    _send(proc, {"id": 1, "position": position, "time": 20})
+    time.sleep(1.0)
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert time.perf_counter() - t0 < 5 and json.loads(out.splitlines()[0])["stopReason"] == "cancelled"
