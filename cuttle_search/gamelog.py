@@ -59,6 +59,13 @@ def check_game_log(data: Any) -> dict[str, Any]:
 def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
     """The position of a checked game log after its first ``upto`` moves (all of them by
     default), every move checked for legality."""
+    pos, _played = _play_log(log, upto)
+    return pos
+
+
+def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[Move]]:
+    """Play a checked log's first ``upto`` moves from its start: the position reached and
+    the moves as played (each checked for legality, errors naming the move)."""
     try:
         pos = Position.from_dict(log["start"])
     except PositionError as e:
@@ -70,14 +77,15 @@ def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
         raise GameLogError(f"moves: {len(moves):,} moves, more than a game of {pos.rules.spec} can last")
     if upto is not None and not 0 <= upto <= len(moves):
         raise GameLogError(f"ply: the game has {len(moves)} moves, so the ply must be 0-{len(moves)}")
+    played = []
     for i, text in enumerate(moves[:upto]):
         if pos.is_over:
             raise GameLogError(f"moves[{i}]: the game was already over")
         try:
-            pos.play(text)
+            played.append(pos.play(text))
         except CuttleError as e:
             raise GameLogError(f"moves[{i}]: {e}") from None
-    return pos
+    return pos, played
 
 
 def describe(log: Mapping[str, Any], played: int) -> str:
@@ -179,14 +187,6 @@ def read_game(data: Any) -> tuple[Position, list[Move], dict[str, Any]]:
         start, moves = read_history(data)
         return start, moves, {"source": "cuttle.cards history", "players": {}}
     log = check_game_log(data)
-    pos = replay(log, 0)
-    start = pos.copy()
-    moves = []
-    for i, text in enumerate(log["moves"]):
-        if pos.is_over:
-            raise GameLogError(f"moves[{i}]: the game was already over")
-        try:
-            moves.append(pos.play(text))
-        except CuttleError as e:
-            raise GameLogError(f"moves[{i}]: {e}") from None
+    start = replay(log, 0)
+    _end, moves = _play_log(log, None)
     return start, moves, {"source": "game log", "players": dict(log.get("players") or {}), "dealSeed": log.get("dealSeed")}

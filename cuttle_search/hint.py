@@ -142,12 +142,10 @@ def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], l
         if every is not None and every < MIN_REPORT_EVERY:
             raise SearchError(f"reportDuringSearchEvery: expected at least {MIN_REPORT_EVERY} seconds, got {brief(every)}")
         pos = load_position(data, rules=rules)
-        progress = None
-        if every is not None and emit is not None:
-            def progress(_done: int, snap: Any) -> None:
-                partial = snap.result()
-                partial.during_search = True
-                emit(_hint_json(req_id, Hint(partial.moves[0], partial.moves[1 : 1 + runners_up], partial)))
+        def report(_done: int, snap: Any) -> None:
+            partial = snap.partial()
+            emit(_hint_json(req_id, Hint(partial.moves[0], partial.moves[1 : 1 + runners_up], partial)))
+
         hint = best_move(
             pos,
             iterations=limit.iterations,
@@ -161,7 +159,7 @@ def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], l
             cancel=cancel,
             allow_moves=req.get("allowMoves"),
             avoid_moves=req.get("avoidMoves"),
-            progress=progress,
+            progress=report if every is not None and emit is not None else None,
             every=every or 0.1,
         )
     except CuttleError as e:

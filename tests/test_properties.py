@@ -33,7 +33,7 @@ def test_random_games_keep_every_invariant(spec):
     bad = K.checked_random_games(r, 12345, 0, GAMES_PER_RULESET, s, buf, res)
     if bad:
         g = int(np.nonzero(res[:, 3])[0][0])
-        pytest.fail(f"game {g}: {K.INVARIANT_ERRORS[int(res[g, 3])]} at ply {int(res[g, 4])}")
+        pytest.fail(f"game {g}: {K.POSITION_ERRORS[int(res[g, 3])]} at ply {int(res[g, 4])}")
     assert np.all(res[:, 1] != K.ST_ONGOING)
     assert res[:, 0].min() > 0
     # both seats win sometimes: random play is not stuck in one pattern

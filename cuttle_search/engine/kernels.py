@@ -1113,7 +1113,7 @@ def zone_union_count(s):
 
 @njit(cache=True)
 def check_invariants(s):
-    """0 when the state is sound, otherwise a positive error code (see ``INVARIANT_ERRORS``)."""
+    """0 when the state is sound, otherwise a positive error code (see ``POSITION_ERRORS``)."""
     u, cnt = zone_union_count(s)
     if u != ALL_CARDS or cnt != N_CARDS:
         return 1
@@ -1417,4 +1417,3 @@ POSITION_ERRORS = {
     18: "the 7 revealed fewer cards than it must while the deck still holds more",
     19: "a 7 resolves exactly while its revealed cards wait (phase 'resolvingSeven'), and it must be a 7",
 }
-INVARIANT_ERRORS = POSITION_ERRORS  # the name the property tests use

@@ -119,9 +119,7 @@ def analyse_stream(position: PositionSource, every: float = 0.5, **options: Any)
     pos = _position(position)
 
     def report(_done: int, snap: Snapshot) -> None:
-        partial = snap.result()
-        partial.during_search = True
-        out.put(partial)
+        out.put(snap.partial())
 
     def run() -> None:
         try:

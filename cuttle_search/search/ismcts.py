@@ -106,17 +106,18 @@ def root_restriction(pos: Position, allow: object = None, avoid: object = None) 
     return np.array(sorted(codes), np.int64), np.int64(S.ROOT_ONLY if allow is not None else S.ROOT_AVOID)
 
 
-def _searchable(code: int, roots: tuple) -> bool:
-    """Whether the root restriction ``roots`` lets the search look at move ``code``."""
-    mode = int(roots[1])
-    return mode == S.ROOT_ALL or (code in {int(c) for c in roots[0]}) == (mode == S.ROOT_ONLY)
+def _searchable(roots: tuple) -> Callable[[int], bool]:
+    """Whether the root restriction ``roots`` lets the search look at a move code."""
+    mode, listed = int(roots[1]), {int(c) for c in roots[0]}
+    return lambda code: mode == S.ROOT_ALL or (code in listed) == (mode == S.ROOT_ONLY)
 
 
 def _restricted(result: AnalysisResult, roots: tuple) -> AnalysisResult:
     """A solved analysis with only the moves the root restriction lets through, re-ranked."""
     if int(roots[1]) == S.ROOT_ALL:
         return result
-    kept = [m for m in result.moves if _searchable(m.move.code(), roots)]
+    searchable = _searchable(roots)
+    kept = [m for m in result.moves if searchable(m.move.code())]
     best = kept[0].score
     result.moves = [dataclasses.replace(m, rank=i, gap=best - m.score) for i, m in enumerate(kept, 1)]
     return result
@@ -313,6 +314,12 @@ class Snapshot:
     def iterations(self) -> int:
         return sum(w.tree.iterations for w in self.workers)
 
+    def partial(self) -> AnalysisResult:
+        """The analysis as it stands now, marked as taken during the search."""
+        result = self.result()
+        result.during_search = True
+        return result
+
     def result(self) -> AnalysisResult:
         """The analysis as it stands now."""
         viewer, start, threads, seed, rollout, exploration, roots = self._args
@@ -340,8 +347,9 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
             acc = merged.setdefault(code, [0, 0, 0, 0])
             for i, x in enumerate((v, wins, draws, avail)):
                 acc[i] += x
+    searchable = _searchable(roots)
     for code in pos.legal_codes():  # a move the budget never reached still gets a row (if searchable)
-        if _searchable(int(code), roots):
+        if searchable(int(code)):
             merged.setdefault(int(code), [0, 0, 0, 0])
     proven: dict[int, int] = {}  # the MCTS-Solver's proofs at the root (nothing hidden only)
     for w in workers:
