@@ -19,9 +19,11 @@ import numpy as np
 from tqdm import tqdm
 
 from . import __version__
-from .engine import kernels as K
-from .position import Position
-from .rules import PRESETS, get_ruleset
+from .engine import layout as L
+from .engine.seats import opponents
+from .engine.harness import checked_random_games, random_games
+from .game.position import Position
+from .game.rules import PRESETS, get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 POSITIONS = ROOT / "positions"
@@ -30,12 +32,11 @@ SEARCH_POSITIONS = ("opening-p0", "midgame-main-p0", "kings-race-p1", "scuttle-o
 _FIRST_CALL = """
 import time, numpy as np
 t0 = time.perf_counter()
-from cuttle_search.engine import kernels as K
-from cuttle_search.rules import get_ruleset
+from cuttle_search.game.rules import get_ruleset
 r = get_ruleset("cuttle-cards").to_array()
-s = np.zeros(K.STATE_SIZE, np.int64); buf = np.zeros(K.MAX_MOVES, np.int64)
+s = np.zeros(L.STATE_SIZE, np.int64); buf = np.zeros(L.MAX_MOVES, np.int64)
 res = np.zeros((1, 3), np.int64)
-K.random_games(r, 1, 0, 1, s, buf, res)
+random_games(r, 1, 0, 1, s, buf, res)
 print(time.perf_counter() - t0)
 """
 
@@ -43,27 +44,28 @@ print(time.perf_counter() - t0)
 def warm_up() -> None:
     """Compile or load every kernel the commands use: the game, perft, the checks, the
     search with each rollout policy, and every built-in agent (greedy, cuttlebot, pimc)."""
-    from .agents import make_agent
-    from .arena import play_game
-    from .perft import perft
-    from .search import analyse
-    from .search.ismcts import ROLLOUTS
+    from .play.agents import make_agent
+    from .play.arena import play_game
+    from .game.perft import perft
+    from .analysis import analyse
+    from .analysis.ismcts import ROLLOUTS
 
     rules = get_ruleset("cuttle-cards")
     pos = Position.deal(rules, seed=1)
     perft(pos, 2)
     r = rules.to_array()
-    s = np.zeros(K.STATE_SIZE, np.int64)
-    buf = np.zeros(K.MAX_MOVES, np.int64)
-    K.random_games(r, 1, 0, 1, s, buf, np.zeros((1, 3), np.int64))
-    K.checked_random_games(r, 1, 0, 1, s, buf, np.zeros((1, 6), np.int64))
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    random_games(r, 1, 0, 1, s, buf, np.zeros((1, 3), np.int64))
+    checked_random_games(r, 1, 0, 1, s, buf, np.zeros((1, 6), np.int64))
+    opponents(pos.state, r, 0)  # the seat helpers the N-seat rules build on
     for rollout in ROLLOUTS:
         analyse(pos.view_of(0), iterations=200, seed=1, rollout=rollout)
     agents = [make_agent(spec) for spec in ("greedy", "cuttlebot", "pimc:iterations=40", "ismcts:iterations=40,infer=1")]
     play_game(rules, 1, (agents[0], agents[1]), 1)
     play_game(rules, 2, (agents[2], agents[3]), 2)
-    from .search.solve import solve
-    from .search.tree import Tree
+    from .analysis.solve import solve
+    from .analysis.tree import Tree
 
     solve(POSITIONS / "deck-out-endgame.json")  # the exact solver
     Tree(4).grow()  # the breadth-first renumbering of a tree that fills
@@ -75,14 +77,14 @@ def _median_runs(fn, repeats: int) -> float:
 
 def rollout_throughput(spec: str, games: int, repeats: int) -> dict[str, float]:
     r = get_ruleset(spec).to_array()
-    s = np.zeros(K.STATE_SIZE, np.int64)
-    buf = np.zeros(K.MAX_MOVES, np.int64)
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
     res = np.zeros((games, 3), np.int64)
-    K.random_games(r, 0, 0, 10, s, buf, res)
+    random_games(r, 0, 0, 10, s, buf, res)
     plies_s, games_s = [], []
     for rep in range(repeats):
         t0 = time.perf_counter()
-        plies = K.random_games(r, 1000 + rep, 0, games, s, buf, res)
+        plies = random_games(r, 1000 + rep, 0, games, s, buf, res)
         dt = time.perf_counter() - t0
         plies_s.append(plies / dt)
         games_s.append(games / dt)
@@ -119,7 +121,7 @@ def command_seconds(args: list[str], repeats: int) -> float:
 
 
 def search_speed(name: str, iterations: int, threads: int, repeats: int) -> float:
-    from .search import analyse
+    from .analysis import analyse
 
     pos = Position.load(POSITIONS / f"{name}.json")
     analyse(pos, iterations=min(iterations, 500), threads=threads, seed=1)
@@ -160,7 +162,7 @@ def run_rollout(quick: bool = False, progress: bool = False) -> dict[str, Any]:
 
 _MEMORY_PROBE = """
 import sys
-from cuttle_search.search import analyse
+from cuttle_search.analysis import analyse
 analyse(sys.argv[1], iterations=500, seed=1)
 def rss(key):
     for line in open("/proc/self/status"):
@@ -188,8 +190,8 @@ def search_scaling(name: str, budgets: tuple[int, ...]) -> dict[str, Any]:
 
 
 def run_search(quick: bool = False, progress: bool = False) -> dict[str, Any]:
-    from .search import DEFAULT_ROLLOUT
-    from .search.tree import BYTES_PER_NODE
+    from .analysis import DEFAULT_ROLLOUT
+    from .analysis.tree import BYTES_PER_NODE
 
     iterations, repeats = (20_000, 3) if quick else (100_000, 5)
     cores = os.cpu_count() or 1
@@ -281,9 +283,9 @@ def hint_text(fig: dict[str, Any]) -> list[str]:
 
 def _review_game(target: int):
     """The first cuttlebot-vs-greedy deal whose game has ``target`` or more unforced decisions."""
-    from .agents import make_agent
-    from .arena import play_game
-    from .gamelog import read_game
+    from .play.agents import make_agent
+    from .play.arena import play_game
+    from .game.gamelog import read_game
 
     rules = get_ruleset("cuttle-cards")
     for deal in range(1000):
@@ -301,7 +303,7 @@ def _review_game(target: int):
 def run_review(quick: bool = False, progress: bool = False) -> dict[str, Any]:
     """Wall time to review a game of about 60 unforced decisions at 10,000 iterations a
     decision, both players, with one worker process per core."""
-    from .review import review_game
+    from .analysis.review import review_game
 
     iterations = 2_000 if quick else 10_000
     workers = os.cpu_count() or 1

@@ -17,10 +17,10 @@ import click
 from . import __version__
 from .display import describe_decision, render
 from .engine.jit import warn_if_compiling
-from .errors import CuttleError
-from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS
-from .position import Position, load_position, seat_name
-from .rules import PRESETS, RulesError, get_ruleset
+from .game.errors import CuttleError
+from .analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS
+from .game.position import Position, load_position, seat_name
+from .game.rules import PRESETS, RulesError, get_ruleset
 
 
 class InputError(click.ClickException):
@@ -174,7 +174,7 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 
     Draws and 7 reveals follow the file's deck order; each chance outcome of a
     four=random 4 counts as one move."""
-    from .perft import perft as run_perft, perft_divide
+    from .game.perft import perft as run_perft, perft_divide
 
     pos = _load(position, rules)
     if pos.view is not None:
@@ -208,7 +208,7 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 @json_option
 def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     """Play random games from fresh deals and summarise the results."""
-    from .selfplay import run_selfplay
+    from .play.selfplay import run_selfplay
 
     try:
         rs = get_ruleset(rules)
@@ -270,8 +270,8 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     """Rank the legal moves of the player whose view POSITION is, with win rates.
 
     Win rates are from that player's point of view; a draw counts half in the score."""
-    from .search import Limit, SearchError, run_search, search_viewer
-    from .search.ismcts import check_search_options
+    from .analysis import Limit, SearchError, run_search, search_viewer
+    from .analysis.ismcts import check_search_options
 
     pos = _load(position, rules)
     try:
@@ -350,8 +350,8 @@ def solve(position, nodes, seconds, rules, as_json):
 
     POSITION must hide nothing: a full-information file, or a one-seat view once the deck
     is empty. When a budget runs out, the moves not yet solved are marked not proven."""
-    from .search import SearchError
-    from .search.solve import solve as run_solve, solve_table
+    from .analysis import SearchError
+    from .analysis.solve import solve as run_solve, solve_table
 
     pos = _load(position, rules)
     try:
@@ -391,8 +391,8 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     import os
 
     from .hint import ServerLimits, serve
-    from .search import Limit, analyse
-    from .search.ismcts import check_search_options
+    from .analysis import Limit, analyse
+    from .analysis.ismcts import check_search_options
 
     limits = ServerLimits(max_iterations, max_time, max_threads or os.cpu_count() or 1, max_request_bytes)
     if iterations is not None and iterations > limits.max_iterations:
@@ -472,10 +472,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), openspiel-ismcts[:iterations=N] (needs the openspiel extra).
     Rollouts R: greedy (the default), heuristic or random. See docs/arena.md."""
-    from .agents import AgentError
-    from .arena import ArenaError, run_arena
-    from .backends import BackendError
-    from .statistics import SprtError
+    from .play.agents import AgentError
+    from .play.arena import ArenaError, run_arena
+    from .play.backends import BackendError
+    from .play.statistics import SprtError
 
     try:
         result = run_arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, progress=not as_json,
@@ -528,8 +528,8 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
     The decisions of all the games share the workers (or the Ray cluster)."""
     from tqdm import tqdm
 
-    from .gamelog import read_game, read_json_file
-    from .review import review_games, review_html, review_text
+    from .game.gamelog import read_game, read_json_file
+    from .analysis.review import review_games, review_html, review_text
 
     warn_if_compiling()
     loaded, sources = [], []
@@ -576,7 +576,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
 @click.option("--view", type=click.Choice(["full", "p0", "p1"]), default="full", help="Whose view to export.")
 def replay(log, ply, export, view):
     """Replay a game log (from arena --log-dir), show the board, and export any moment."""
-    from .gamelog import describe, read_game_log, replay as replay_log
+    from .game.gamelog import describe, read_game_log, replay as replay_log
 
     warn_if_compiling()
     try:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from cuttle_search.cards import card_str, parse_card
-from cuttle_search.rules import Ruleset
+from cuttle_search.game.cards import card_str, parse_card
+from cuttle_search.game.rules import Ruleset
 
 RANK = "A23456789TJQK"
 

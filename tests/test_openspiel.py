@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
-A = pytest.importorskip("cuttle_search.openspiel_adapter")
+A = pytest.importorskip("cuttle_search.interop.openspiel")
 
-from cuttle_search.arena import play_game  # noqa: E402
-from cuttle_search.agents import make_agent  # noqa: E402
-from cuttle_search.rules import get_ruleset  # noqa: E402
+from cuttle_search.play.arena import play_game  # noqa: E402
+from cuttle_search.play.agents import make_agent  # noqa: E402
+from cuttle_search.game.rules import get_ruleset  # noqa: E402
 
 
 @pytest.mark.parametrize(

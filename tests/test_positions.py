@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuttle_search.position import Position, PositionError, load_position
+from cuttle_search.game.position import Position, PositionError, load_position
 
 from .helpers import build
 
@@ -87,7 +87,7 @@ def test_cuttle_cards_unpacked_gamestate_with_card_objects():
         "deck": [], "scrap": [], "twos": [], "oneOff": None, "oneOffTarget": None,
     }
     named = {"AS", "9D", "JH", "KC", "QH", "2C", "TD"}
-    from cuttle_search.cards import card_str
+    from cuttle_search.game.cards import card_str
 
     gs["deck"] = [card_str(c) for c in range(52) if card_str(c) not in named]
     pos = Position.from_dict(gs)

@@ -12,7 +12,24 @@ the placement a position file with ``??`` in those places loads into.
 import numpy as np
 
 from .jit import njit
-from .kernels import EIGHTS, F_DECK, F_DECK_KNOWN, F_DECK_N, F_FACE, F_HAND, F_NPLAYERS, F_PUBLIC, bit, lowest, popcount
+from .layout import (
+    bit,
+    EIGHTS,
+    F_DECK,
+    F_DECK_KNOWN,
+    F_DECK_N,
+    F_FACE,
+    F_HAND,
+    F_NPLAYERS,
+    F_PUBLIC,
+    lowest,
+    move_card,
+    popcount,
+)
+from .movegen import generate_moves
+from .policies import wins_now
+from .rng import rng_below
+from .seats import next_seat, seat_after
 
 
 @njit(cache=True)
@@ -67,3 +84,87 @@ def view_state(s, viewer, out, hidden_in_hand):
         pool &= pool - 1
         out[F_DECK + i] = c
     return unknown
+
+
+@njit(cache=True)
+def _shuffle_into(cards, x, rng):
+    """List the cards of mask ``x`` into ``cards`` in uniformly random order."""
+    k = 0
+    while x:
+        cards[k] = lowest(x)
+        x &= x - 1
+        k += 1
+    for i in range(k - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+
+
+@njit(cache=True)
+def determinize(root, s, unknown, viewer, rng, cards, excluded, fresh):
+    """Copy ``root`` into ``s`` and deal the cards of ``unknown`` (the viewer's unseen
+    cards) uniformly into the slots they may occupy: every other seat's unknown hand cards
+    (seat by seat in turn order after the viewer) and the deck below its known top.
+    Everything the viewer knows stays where it is.
+
+    ``excluded`` is an inference about the opponent of a two-seat game: cards it does not
+    hold, except among its ``fresh`` cards drawn since the inference was made. The deal is
+    then uniform given that: all but ``fresh`` unknown hand cards come from outside
+    ``excluded``. An inference that cannot hold (too few cards outside it) is ignored, and
+    so is any inference with more than two seats."""
+    s[:] = root
+    if unknown == 0:
+        return
+    hidden_deck = root[F_DECK_N] - root[F_DECK_KNOWN]
+    n_seats = root[F_NPLAYERS]
+    if n_seats == 2 and excluded != 0:
+        o = next_seat(root, viewer)
+        in_hand = popcount(root[F_HAND + o] & unknown)
+        hand = root[F_HAND + o] & ~unknown
+        held = in_hand - fresh  # hand slots the inference speaks for
+        ex = excluded & unknown
+        if ex != 0 and held > 0 and popcount(unknown & ~ex) >= held:
+            _shuffle_into(cards, unknown & ~ex, rng)
+            for i in range(held):
+                hand |= bit(cards[i])
+            _shuffle_into(cards, unknown & ~hand, rng)
+            for i in range(fresh):
+                hand |= bit(cards[i])
+            s[F_HAND + o] = hand
+            for i in range(hidden_deck):
+                s[F_DECK + i] = cards[fresh + i]
+            return
+    _shuffle_into(cards, unknown, rng)
+    k = 0
+    for step in range(1, n_seats):
+        q = seat_after(root, viewer, step)
+        hand = root[F_HAND + q] & ~unknown
+        for _ in range(popcount(root[F_HAND + q] & unknown)):
+            hand |= bit(cards[k])
+            k += 1
+        s[F_HAND + q] = hand
+    for i in range(hidden_deck):
+        s[F_DECK + i] = cards[k + i]
+
+
+@njit(cache=True)
+def winning_cards(s, r, p, candidates, t, buf):
+    """The cards of ``candidates`` with which seat ``p``, deciding in the main phase of
+    ``s``, could win on the spot (points, a King or a Jack that meets the goal), had it
+    held them. ``t`` is a state-sized scratch array; only public fields are read, so the
+    candidates may be cards p's opponent cannot see."""
+    out = 0
+    base = s[F_HAND + p] & ~candidates
+    x = candidates
+    while x:
+        c = lowest(x)
+        x &= x - 1
+        t[:] = s
+        t[F_HAND + p] = base | bit(c)
+        n = generate_moves(t, r, buf)
+        for i in range(n):
+            if move_card(buf[i]) == c and wins_now(t, r, p, buf[i]):
+                out |= bit(c)
+                break
+    return out

@@ -3,7 +3,7 @@ transposition table, over the engine's own ``generate_moves`` / ``apply_move`` a
 
 Nothing of the rules is written here: a node's moves come from ``generate_moves``, its
 children from ``apply_move`` on a copy, and the end of the game (a win, three passes, the
-action cap) from the status ``apply_move`` sets. The caller (``cuttle_search.search.solve``)
+action cap) from the status ``apply_move`` sets. The caller (``cuttle_search.analysis.solve``)
 checks that the position has no hidden cards and allocates every buffer.
 
 Values and the two passes
@@ -70,7 +70,8 @@ exact values.
 import numpy as np
 
 from .jit import njit
-from .kernels import (
+from .apply import apply_move
+from .layout import (
     ACTOR_CHANCE,
     F_ACTIONS,
     F_ACTOR,
@@ -103,13 +104,12 @@ from .kernels import (
     MT_MASK,
     MT_PASS,
     PH_OVER,
+    popcount,
     R_ACTION_LIMIT,
     ST_WIN,
-    generate_moves,
-    apply_move,
-    points_total,
-    popcount,
 )
+from .movegen import generate_moves
+from .table import points_total
 
 WIN = float(2**44)
 INF = float(2**50)

@@ -21,8 +21,13 @@ from .errors import CuttleError, brief
 from . import cards as C
 from .cards import Card, CardError, card_str, cards_in, parse_card
 from .inputs import parse_json, read_text_file
-from .engine import info as I
-from .engine import kernels as K
+from ..engine import info as I
+from ..engine import layout as L
+from ..engine.apply import apply_move
+from ..engine.movegen import generate_moves, moves_overflowed
+from ..engine.seats import opponent
+from ..engine.setup import BLANK_STATE, deal, position_error, POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
+from ..engine.table import goal, hand_cap, points_total, stack_owner
 from .moves import Move
 from .rules import Ruleset, RulesError, get_ruleset
 
@@ -35,34 +40,34 @@ class PositionError(CuttleError):
 
 
 PHASE_NAMES = {
-    K.PH_MAIN: "main",
-    K.PH_COUNTER: "countering",
-    K.PH_THREE: "resolvingThree",
-    K.PH_FOUR: "resolvingFour",
-    K.PH_FOUR_RANDOM: "resolvingFourRandom",
-    K.PH_FIVE: "resolvingFive",
-    K.PH_HAND_LIMIT: "discardingToHandLimit",
-    K.PH_SEVEN: "resolvingSeven",
-    K.PH_SCUTTLE_COUNTER: "counteringScuttle",
-    K.PH_OVER: "gameOver",
+    L.PH_MAIN: "main",
+    L.PH_COUNTER: "countering",
+    L.PH_THREE: "resolvingThree",
+    L.PH_FOUR: "resolvingFour",
+    L.PH_FOUR_RANDOM: "resolvingFourRandom",
+    L.PH_FIVE: "resolvingFive",
+    L.PH_HAND_LIMIT: "discardingToHandLimit",
+    L.PH_SEVEN: "resolvingSeven",
+    L.PH_SCUTTLE_COUNTER: "counteringScuttle",
+    L.PH_OVER: "gameOver",
 }
 PHASE_OF_NAME = {v.lower(): k for k, v in PHASE_NAMES.items()}
 # cuttle.cards' GamePhase numbers
 CUTTLE_CARDS_PHASE = {
-    K.PH_MAIN: 1,
-    K.PH_COUNTER: 2,
-    K.PH_THREE: 3,
-    K.PH_FOUR: 4,
-    K.PH_FIVE: 5,
-    K.PH_HAND_LIMIT: 6,
-    K.PH_SEVEN: 7,
+    L.PH_MAIN: 1,
+    L.PH_COUNTER: 2,
+    L.PH_THREE: 3,
+    L.PH_FOUR: 4,
+    L.PH_FIVE: 5,
+    L.PH_HAND_LIMIT: 6,
+    L.PH_SEVEN: 7,
 }
 PHASE_OF_CUTTLE_CARDS = {v: k for k, v in CUTTLE_CARDS_PHASE.items()}
 STATUS_NAMES = {
-    K.ST_ONGOING: "ongoing",
-    K.ST_WIN: "won",
-    K.ST_STALEMATE_PASSES: "stalemate (three passes)",
-    K.ST_STALEMATE_ACTIONS: "stalemate (action limit)",
+    L.ST_ONGOING: "ongoing",
+    L.ST_WIN: "won",
+    L.ST_STALEMATE_PASSES: "stalemate (three passes)",
+    L.ST_STALEMATE_ACTIONS: "stalemate (action limit)",
 }
 
 _STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
@@ -72,7 +77,7 @@ _JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
 def sees_whole_hand(state: np.ndarray, p: int, q: int | None = None) -> bool:
     """Whether seat ``p`` sees seat ``q``'s whole hand (by default the next seat's): with
     glasses, or once the deck is out (``engine.info.sees_hand``)."""
-    return bool(I.sees_hand(state, p, int(K.other(state, p)) if q is None else q))
+    return bool(I.sees_hand(state, p, int(opponent(state, p)) if q is None else q))
 
 
 def seat_name(p: int) -> str:
@@ -116,7 +121,7 @@ class Position:
 
     @property
     def phase(self) -> int:
-        return int(self.state[K.F_PHASE])
+        return int(self.state[L.F_PHASE])
 
     @property
     def phase_name(self) -> str:
@@ -125,33 +130,33 @@ class Position:
     @property
     def actor(self) -> int:
         """Seat making the pending decision; ``-1`` for chance."""
-        return int(self.state[K.F_ACTOR])
+        return int(self.state[L.F_ACTOR])
 
     @property
     def turn_player(self) -> int:
-        return int(self.state[K.F_TURN])
+        return int(self.state[L.F_TURN])
 
     @property
     def is_over(self) -> bool:
-        return self.phase == K.PH_OVER
+        return self.phase == L.PH_OVER
 
     def copy(self) -> "Position":
         return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name, self.about)
 
     def hand(self, p: int) -> int:
-        return int(self.state[K.F_HAND + p])
+        return int(self.state[L.F_HAND + p])
 
     def points(self, p: int) -> int:
-        return int(K.points_total(self.state, p))
+        return int(points_total(self.state, p))
 
     def goal(self, p: int) -> int:
-        return int(K.goal(self.state, self.rules_array, p))
+        return int(goal(self.state, self.rules_array, p))
 
     def legal_codes(self) -> np.ndarray:
-        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-        n = K.generate_moves(self.state, self.rules_array, buf)
-        if K.moves_overflowed(buf, n):  # unreachable from a loaded position (K.hand_cap)
-            raise PositionError(f"phase: more than {K.MAX_MOVES - 1:,} legal moves; this position cannot be played")
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(self.state, self.rules_array, buf)
+        if moves_overflowed(buf, n):  # unreachable from a loaded position (hand_cap)
+            raise PositionError(f"phase: more than {L.MAX_MOVES - 1:,} legal moves; this position cannot be played")
         return buf[:n].copy()
 
     def legal_moves(self) -> list[Move]:
@@ -163,7 +168,7 @@ class Position:
 
     def push(self, move: Move) -> None:
         """Apply a move without a legality check (use :meth:`play` for a checked one)."""
-        K.apply_move(self.state, self.rules_array, np.int64(move.code()))
+        apply_move(self.state, self.rules_array, np.int64(move.code()))
 
     def play(self, move: Move | str) -> Move:
         """Apply a move after checking it is legal; text is parsed against the position."""
@@ -176,8 +181,8 @@ class Position:
         return move
 
     def result(self) -> dict[str, Any]:
-        st = int(self.state[K.F_STATUS])
-        w = int(self.state[K.F_WINNER])
+        st = int(self.state[L.F_STATUS])
+        w = int(self.state[L.F_WINNER])
         return {"status": STATUS_NAMES[st], "winner": seat_name(w) if w >= 0 else None}
 
     # ------------------------------------------------------------ output
@@ -193,31 +198,31 @@ class Position:
         if self.rules.overrides:
             d["options"] = self.rules.options()
         d["view"] = "full" if self.view is None else seat_name(self.view)
-        d["turn"] = int(s[K.F_TURN_COUNT])
+        d["turn"] = int(s[L.F_TURN_COUNT])
         d["phase"] = self.phase_name
         for p in range(2):
             d[f"p{p}Hand"] = self._hand_strings(p)
-            d[f"p{p}Points"] = [self._stack_str(c) for c in cards_in(int(s[K.F_POINTS + p]))]
-            d[f"p{p}FaceCards"] = [card_str(c) for c in cards_in(int(s[K.F_FACE + p]))]
+            d[f"p{p}Points"] = [self._stack_str(c) for c in cards_in(int(s[L.F_POINTS + p]))]
+            d[f"p{p}FaceCards"] = [card_str(c) for c in cards_in(int(s[L.F_FACE + p]))]
         d["deck"] = self._deck_strings()
-        d["scrap"] = [card_str(c) for c in cards_in(int(s[K.F_SCRAP]))]
-        pending = int(s[K.F_ONEOFF]) if s[K.F_ONEOFF] >= 0 else int(s[K.F_SEVEN])  # a 7 waits as cuttle.cards' oneOff
+        d["scrap"] = [card_str(c) for c in cards_in(int(s[L.F_SCRAP]))]
+        pending = int(s[L.F_ONEOFF]) if s[L.F_ONEOFF] >= 0 else int(s[L.F_SEVEN])  # a 7 waits as cuttle.cards' oneOff
         d["oneOff"] = card_str(pending) if pending >= 0 else None
-        d["oneOffTarget"] = card_str(int(s[K.F_ONEOFF_TARGET])) if s[K.F_ONEOFF_TARGET] >= 0 else None
-        d["twos"] = [card_str(c) for c in cards_in(int(s[K.F_TWOS]))]
-        if s[K.F_REVEALED]:
-            d["revealed"] = [card_str(c) for c in cards_in(int(s[K.F_REVEALED]))]
-        if s[K.F_SCUTTLE_CARD] >= 0:
-            d["scuttle"] = {"cardId": card_str(int(s[K.F_SCUTTLE_CARD])), "targetId": card_str(int(s[K.F_SCUTTLE_TARGET]))}
-        frozen = [int(s[K.F_FROZEN + p]) for p in range(2) if s[K.F_FROZEN + p] >= 0]
+        d["oneOffTarget"] = card_str(int(s[L.F_ONEOFF_TARGET])) if s[L.F_ONEOFF_TARGET] >= 0 else None
+        d["twos"] = [card_str(c) for c in cards_in(int(s[L.F_TWOS]))]
+        if s[L.F_REVEALED]:
+            d["revealed"] = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))]
+        if s[L.F_SCUTTLE_CARD] >= 0:
+            d["scuttle"] = {"cardId": card_str(int(s[L.F_SCUTTLE_CARD])), "targetId": card_str(int(s[L.F_SCUTTLE_TARGET]))}
+        frozen = [int(s[L.F_FROZEN + p]) for p in range(2) if s[L.F_FROZEN + p] >= 0]
         d["frozen"] = card_str(frozen[0]) if frozen else None
-        d["passes"] = int(s[K.F_PASSES])
-        d["actions"] = int(s[K.F_ACTIONS])
+        d["passes"] = int(s[L.F_PASSES])
+        d["actions"] = int(s[L.F_ACTIONS])
         if self.view is None:
-            d["deckKnown"] = int(s[K.F_DECK_KNOWN])
+            d["deckKnown"] = int(s[L.F_DECK_KNOWN])
         known = {}
         for p in range(2):
-            pub = int(s[K.F_PUBLIC + p])
+            pub = int(s[L.F_PUBLIC + p])
             if self.view is not None and p != self.view:
                 continue  # the viewer's named opponent cards are known by definition
             if pub:
@@ -250,17 +255,17 @@ class Position:
 
     def _deck_strings(self) -> list[str]:
         s = self.state
-        n = int(s[K.F_DECK_N])
-        top_first = [int(s[K.F_DECK + i]) for i in range(n - 1, -1, -1)]
+        n = int(s[L.F_DECK_N])
+        top_first = [int(s[L.F_DECK + i]) for i in range(n - 1, -1, -1)]
         if self.hidden is None:
             return [card_str(c) for c in top_first]
-        known = int(s[K.F_DECK_KNOWN])
+        known = int(s[L.F_DECK_KNOWN])
         return [card_str(c) if i < known else C.UNKNOWN for i, c in enumerate(top_first)]
 
     def _stack_str(self, card: Card) -> str:
         s = self.state
         jacks = sorted(
-            (int(s[K.F_JACK_LEVEL + j]), 40 + j, int(s[K.F_JACK_BY + j])) for j in range(4) if s[K.F_JACK_ON + j] == card
+            (int(s[L.F_JACK_LEVEL + j]), 40 + j, int(s[L.F_JACK_BY + j])) for j in range(4) if s[L.F_JACK_ON + j] == card
         )
         if not jacks:
             return card_str(card)
@@ -281,7 +286,7 @@ class Position:
         out.update(
             deck=deck,
             phase=CUTTLE_CARDS_PHASE[self.phase],
-            turn=int(s[K.F_TURN_COUNT]),
+            turn=int(s[L.F_TURN_COUNT]),
             oneOff=d["oneOff"],
             oneOffTarget=d["oneOffTarget"],
             twos=d["twos"],
@@ -308,9 +313,9 @@ class Position:
     def deal(cls, rules: str | Ruleset = "cuttle-cards", seed: int = 0) -> "Position":
         """A freshly shuffled and dealt full-information game."""
         rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
-        s = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed & (2**64 - 1)], dtype=np.uint64)
-        K.deal(s, rs.array, rng)
+        deal(s, rs.array, rng)
         return cls(rs, s)
 
     def view_of(self, p: int) -> "Position":
@@ -323,10 +328,10 @@ class Position:
         if self.is_over:
             raise PositionError("phase: the game is already over; there is nothing to analyse")
         state = np.empty_like(self.state)
-        in_hand = np.zeros(K.MAX_PLAYERS, np.int64)
+        in_hand = np.zeros(L.MAX_PLAYERS, np.int64)
         unknown = int(I.view_state(self.state, p, state, in_hand))
-        hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[K.F_NPLAYERS])]) if n}
-        deck_unknown = int(self.state[K.F_DECK_N] - self.state[K.F_DECK_KNOWN])
+        hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[L.F_NPLAYERS])]) if n}
+        deck_unknown = int(self.state[L.F_DECK_N] - self.state[L.F_DECK_KNOWN])
         return Position(self.rules, state, p, Hidden(p, hands, deck_unknown), unknown, self.name, self.about)
 
 
@@ -438,7 +443,7 @@ def _normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def _parse_phase(value: Any) -> int:
     if value is None:
-        return K.PH_MAIN
+        return L.PH_MAIN
     if isinstance(value, bool):
         raise PositionError(f"phase: unknown phase {brief(value)}")
     if isinstance(value, int):
@@ -494,7 +499,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
         view = _seat(raw_view, "view")
 
     seen = _Cards()
-    s = K.BLANK_STATE.copy()
+    s = BLANK_STATE.copy()
     unknown_in_hand = {0: 0, 1: 0}
 
     # ---- hands
@@ -511,7 +516,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
                 continue
             c = _card(item, where)
             seen.add(c, where)
-            s[K.F_HAND + p] |= 1 << c
+            s[L.F_HAND + p] |= 1 << c
 
     # ---- face cards
     for p in (0, 1):
@@ -527,7 +532,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
             if not (C.bit(c) & C.FACE_CARD_RANKS):
                 raise PositionError(f"{where}: {card_str(c)} cannot be a royal (royals are Kings, Queens and glasses 8s)")
             seen.add(c, where)
-            s[K.F_FACE + p] |= 1 << c
+            s[L.F_FACE + p] |= 1 << c
 
     # ---- point cards with jack stacks
     for p in (0, 1):
@@ -543,15 +548,15 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
             raise PositionError(f"{where}: '??' in the scrap (the scrap is public)")
         c = _card(item, where)
         seen.add(c, where)
-        s[K.F_SCRAP] |= 1 << c
+        s[L.F_SCRAP] |= 1 << c
 
     phase = _parse_phase(data.get("phase"))
     turn_count = _int_field(data, "turn", 0)
     turn = turn_count % 2
     if "turnPlayer" in data:
         turn = _seat(data["turnPlayer"], "turnPlayer")
-    s[K.F_TURN_COUNT] = turn_count
-    s[K.F_TURN] = turn
+    s[L.F_TURN_COUNT] = turn_count
+    s[L.F_TURN] = turn
 
     twos = _card_list(data, "twos")
     for i, item in enumerate(twos):
@@ -560,37 +565,37 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
         if c >> 2 != C.TWO:
             raise PositionError(f"{where}: {card_str(c)} is not a 2 (only 2s counter)")
         seen.add(c, where)
-        s[K.F_TWOS] |= 1 << c
-    s[K.F_NTWOS] = len(twos)
+        s[L.F_TWOS] |= 1 << c
+    s[L.F_NTWOS] = len(twos)
 
     one_off = data.get("oneOff")
-    if one_off is None and phase == K.PH_THREE:
+    if one_off is None and phase == L.PH_THREE:
         one_off = data.get("resolving")
     if one_off is not None:
         c = _card(one_off, "oneOff")
         seen.add(c, "oneOff")
-        if phase == K.PH_SEVEN:  # the 7 whose reveal waits: out of the scrap until the pick
-            s[K.F_SEVEN] = c
+        if phase == L.PH_SEVEN:  # the 7 whose reveal waits: out of the scrap until the pick
+            s[L.F_SEVEN] = c
         else:
-            s[K.F_ONEOFF] = c
-            s[K.F_ONEOFF_PLAYER] = turn
+            s[L.F_ONEOFF] = c
+            s[L.F_ONEOFF_PLAYER] = turn
     target = data.get("oneOffTarget")
     if target is not None:
         if one_off is None:
             raise PositionError("oneOffTarget: set but there is no oneOff")
-        s[K.F_ONEOFF_TARGET] = _card(target, "oneOffTarget")
+        s[L.F_ONEOFF_TARGET] = _card(target, "oneOffTarget")
 
     revealed = _card_list(data, "revealed")
     deck_items = list(_card_list(data, "deck"))
-    if phase == K.PH_SEVEN and not revealed:
+    if phase == L.PH_SEVEN and not revealed:
         # cuttle.cards keeps a 7's revealed cards as the top of the deck
-        n_rev = min(int(r[K.R_SEVEN_REVEAL]), len(deck_items))
+        n_rev = min(int(r[L.R_SEVEN_REVEAL]), len(deck_items))
         revealed, deck_items = deck_items[:n_rev], deck_items[n_rev:]
     for i, item in enumerate(revealed):
         where = f"revealed[{i}]"
         c = _card(item, where)
         seen.add(c, where)
-        s[K.F_REVEALED] |= 1 << c
+        s[L.F_REVEALED] |= 1 << c
 
     scuttle = data.get("scuttle")
     if scuttle is not None:
@@ -598,8 +603,8 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
             raise PositionError("scuttle: expected an object with cardId and targetId")
         c = _card(scuttle.get("cardId"), "scuttle.cardId")
         seen.add(c, "scuttle.cardId")
-        s[K.F_SCUTTLE_CARD] = c
-        s[K.F_SCUTTLE_TARGET] = _card(scuttle.get("targetId"), "scuttle.targetId")
+        s[L.F_SCUTTLE_CARD] = c
+        s[L.F_SCUTTLE_TARGET] = _card(scuttle.get("targetId"), "scuttle.targetId")
 
     # ---- deck: top first in the file; the engine keeps the top at the end
     deck_known = 0
@@ -635,12 +640,12 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     it = iter(unseen)
     for p in (0, 1):
         for _ in range(unknown_in_hand[p]):
-            s[K.F_HAND + p] |= 1 << next(it)
+            s[L.F_HAND + p] |= 1 << next(it)
     filled = [x if x is not None else next(it) for x in deck_cards]
-    s[K.F_DECK_N] = len(filled)
+    s[L.F_DECK_N] = len(filled)
     for i, c in enumerate(reversed(filled)):
-        s[K.F_DECK + i] = c
-    s[K.F_DECK_KNOWN] = deck_known
+        s[L.F_DECK + i] = c
+    s[L.F_DECK_KNOWN] = deck_known
 
     # ---- public hand cards, frozen card, counters
     known = data.get("known") or {}
@@ -652,22 +657,22 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
             raise PositionError(f"known.{key}: expected a list of cards")
         for i, item in enumerate(items):
             c = _card(item, f"known.{key}[{i}]")
-            if not (s[K.F_HAND + p] >> c) & 1 or (unknown_mask >> c) & 1:
+            if not (s[L.F_HAND + p] >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"known.{key}[{i}]: {card_str(c)} is not a named card in p{p}Hand")
-            s[K.F_PUBLIC + p] |= 1 << c
+            s[L.F_PUBLIC + p] |= 1 << c
     if view is not None:
         o = 1 - view
-        s[K.F_PUBLIC + o] |= int(s[K.F_HAND + o]) & ~unknown_mask
+        s[L.F_PUBLIC + o] |= int(s[L.F_HAND + o]) & ~unknown_mask
 
     frozen = data.get("frozen")
     if frozen is not None:
         c = _card(frozen, "frozen")
-        holders = [p for p in (0, 1) if (s[K.F_HAND + p] >> c) & 1 and not (unknown_mask >> c) & 1]
+        holders = [p for p in (0, 1) if (s[L.F_HAND + p] >> c) & 1 and not (unknown_mask >> c) & 1]
         if not holders:
             raise PositionError(f"frozen: {card_str(c)} is not in a hand (a frozen card is a card a 9 returned to a hand)")
-        s[K.F_FROZEN + holders[0]] = c
-    s[K.F_PASSES] = _int_field(data, "passes", 0)
-    s[K.F_ACTIONS] = _int_field(data, "actions", 0)
+        s[L.F_FROZEN + holders[0]] = c
+    s[L.F_PASSES] = _int_field(data, "passes", 0)
+    s[L.F_ACTIONS] = _int_field(data, "actions", 0)
 
     # ---- phase and decider
     _set_phase(s, r, phase)
@@ -682,7 +687,7 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
     if not isinstance(about, str):
         raise PositionError("about: expected a text description")
     pos = Position(rs, s, view, hidden, unknown_mask, about=about)
-    code, detail = (int(x) for x in K.position_error(s, r))
+    code, detail = (int(x) for x in position_error(s, r))
     if code:
         raise PositionError(_impossible(pos, code, detail))
     return pos
@@ -691,28 +696,28 @@ def _build_position(data: Any, rules_override: str | Ruleset | None) -> Position
 def _impossible(pos: Position, code: int, detail: int) -> str:
     """The message for an engine ``position_error`` code, naming the field at fault."""
     s, r = pos.state, pos.rules_array
-    why = K.POSITION_ERRORS[code]
+    why = POSITION_ERRORS[code]
     if code == 9:
         return (f"p{detail}Points: p{detail} has {pos.points(detail)} points against a goal of "
                 f"{pos.goal(detail)}; the game would already be over")
     if code == 10:
-        cap = int(K.hand_cap(s, r, detail))
+        cap = int(hand_cap(s, r, detail))
         return (f"p{detail}Hand: {bin(pos.hand(detail)).count('1')} cards, but no hand can hold more than {cap} "
                 f"at this point under {pos.rules.spec} (hand limit: {pos.rules.hand_limit})")
     if code == 11:
-        return f"actions: {int(s[K.F_ACTIONS])} actions reach the limit of {int(r[K.R_ACTION_LIMIT])}; the game would be over"
+        return f"actions: {int(s[L.F_ACTIONS])} actions reach the limit of {int(r[L.R_ACTION_LIMIT])}; the game would be over"
     if code == 12:
-        return f"passes: {int(s[K.F_PASSES])} passes already end the game in a stalemate"
+        return f"passes: {int(s[L.F_PASSES])} passes already end the game in a stalemate"
     if code in (13, 18):
         return f"{'passes' if code == 13 else 'revealed'}: {why}"
     if code in (14, 15):
         return f"frozen: {card_str(detail)}: {why}"
     if code == 16:
-        target = int(s[K.F_ONEOFF_TARGET])
+        target = int(s[L.F_ONEOFF_TARGET])
         played = card_str(detail) + (f" on {card_str(target)}" if target >= 0 else " with no target")
         return f"oneOff: {played}: {why}"
     if code == 17:
-        return f"scuttle: {card_str(detail)} on {card_str(int(s[K.F_SCUTTLE_TARGET]))}: {why}"
+        return f"scuttle: {card_str(detail)} on {card_str(int(s[L.F_SCUTTLE_TARGET]))}: {why}"
     return f"the position is inconsistent: {why}"
 
 
@@ -746,11 +751,11 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
             jacks.append((j, by))
     for level, (j, by) in enumerate(jacks):
         idx = j - 40
-        s[K.F_JACK_ON + idx] = c
-        s[K.F_JACK_BY + idx] = by
-        s[K.F_JACK_LEVEL + idx] = level
-    # who owns (played) the card: the engine replays the stack (K.stack_owner)
-    owner = int(K.stack_owner(s, rs.array, c, p))
+        s[L.F_JACK_ON + idx] = c
+        s[L.F_JACK_BY + idx] = by
+        s[L.F_JACK_LEVEL + idx] = level
+    # who owns (played) the card: the engine replays the stack (stack_owner)
+    owner = int(stack_owner(s, rs.array, c, p))
     if owner == -1:
         j, by = jacks[-1]
         raise PositionError(f"{where}: the top jack {card_str(j)} is p{by}'s, so the card belongs in p{by}Points")
@@ -759,15 +764,15 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
         who = f"p{twice} played two jacks in a row on {card_str(c)}" if twice is not None else \
             f"a jack on {card_str(c)} sits on its own player's card"
         raise PositionError(f"{where}: {who} (a jack only goes on an opponent's card here)")
-    s[K.F_POINTS + p] |= 1 << c
-    s[K.F_OWNED + owner] |= 1 << c
+    s[L.F_POINTS + p] |= 1 << c
+    s[L.F_OWNED + owner] |= 1 << c
 
 
 def _set_phase(s: np.ndarray, r: np.ndarray, phase: int) -> None:
     """Set the phase and what it implies (the deciding seat, the chain's top, the discard
-    count), as the engine derives it (``K.setup_pending``); refuse fields that contradict it."""
-    s[K.F_PHASE] = phase
-    code, seat = (int(x) for x in K.setup_pending(s, r))
+    count), as the engine derives it (``setup_pending``); refuse fields that contradict it."""
+    s[L.F_PHASE] = phase
+    code, seat = (int(x) for x in setup_pending(s, r))
     if code:
-        limit = int(r[K.SETUP_LIMITS[code]]) if code in K.SETUP_LIMITS else 0
-        raise PositionError(K.SETUP_ERRORS[code].format(phase=PHASE_NAMES[phase], seat=seat_name(seat), limit=limit))
+        limit = int(r[SETUP_LIMITS[code]]) if code in SETUP_LIMITS else 0
+        raise PositionError(SETUP_ERRORS[code].format(phase=PHASE_NAMES[phase], seat=seat_name(seat), limit=limit))

@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from .errors import CuttleError, brief
-from .engine import kernels as K
+from ..engine import layout as L
 
 
 class RulesError(CuttleError):
@@ -56,29 +56,29 @@ class Ruleset:
 
     def to_array(self) -> np.ndarray:
         """A fresh ``int64`` rules array for the kernels (layout in ``engine/kernels.py``)."""
-        r = np.zeros(K.RULES_SIZE, dtype=np.int64)
-        r[K.R_NPLAYERS] = self.players
-        r[K.R_HAND_LIMIT_STYLE] = {"none": K.HL_NONE, "discard": K.HL_DISCARD, "block": K.HL_BLOCK}[self.hand_limit]
-        r[K.R_HAND_LIMIT] = self.hand_limit_size
-        r[K.R_DEAL_FIRST] = self.deal_first
-        r[K.R_DEAL_OTHER] = self.deal_other
+        r = np.zeros(L.RULES_SIZE, dtype=np.int64)
+        r[L.R_NPLAYERS] = self.players
+        r[L.R_HAND_LIMIT_STYLE] = {"none": L.HL_NONE, "discard": L.HL_DISCARD, "block": L.HL_BLOCK}[self.hand_limit]
+        r[L.R_HAND_LIMIT] = self.hand_limit_size
+        r[L.R_DEAL_FIRST] = self.deal_first
+        r[L.R_DEAL_OTHER] = self.deal_other
         for i, g in enumerate(self.goals):
-            r[K.R_GOAL + i] = g
-        r[K.R_FOUR_RANDOM] = self.four == "random"
-        r[K.R_NINE_MODE] = {"frozen": K.NINE_FROZEN, "unfrozen": K.NINE_UNFROZEN, "deck-top": K.NINE_DECK_TOP}[self.nine]
-        r[K.R_NINE_POINTS] = self.nine_targets_points
-        r[K.R_TARGET_ANY_SIDE] = self.target_any_side
-        r[K.R_JACK_SWITCH] = self.jack_switches
-        r[K.R_JACK_OWN] = self.jack_on_own
-        r[K.R_QUEENS_PROTECT_QUEENS] = self.queens_protect_queens
-        r[K.R_THREE_TAKES_THREE] = self.three_takes_three
-        r[K.R_EIGHT_ONE_OFF] = self.eight_one_off
-        r[K.R_TEN_COUNTERS_SCUTTLE] = self.ten_counters_scuttle
-        r[K.R_FIVE_DISCARD] = self.five_discards
-        r[K.R_FIVE_DRAW] = self.five_draws
-        r[K.R_SEVEN_REVEAL] = self.seven_reveals
-        r[K.R_ACTION_LIMIT] = self.action_limit
-        r[K.R_PASS_LIMIT] = self.pass_limit
+            r[L.R_GOAL + i] = g
+        r[L.R_FOUR_RANDOM] = self.four == "random"
+        r[L.R_NINE_MODE] = {"frozen": L.NINE_FROZEN, "unfrozen": L.NINE_UNFROZEN, "deck-top": L.NINE_DECK_TOP}[self.nine]
+        r[L.R_NINE_POINTS] = self.nine_targets_points
+        r[L.R_TARGET_ANY_SIDE] = self.target_any_side
+        r[L.R_JACK_SWITCH] = self.jack_switches
+        r[L.R_JACK_OWN] = self.jack_on_own
+        r[L.R_QUEENS_PROTECT_QUEENS] = self.queens_protect_queens
+        r[L.R_THREE_TAKES_THREE] = self.three_takes_three
+        r[L.R_EIGHT_ONE_OFF] = self.eight_one_off
+        r[L.R_TEN_COUNTERS_SCUTTLE] = self.ten_counters_scuttle
+        r[L.R_FIVE_DISCARD] = self.five_discards
+        r[L.R_FIVE_DRAW] = self.five_draws
+        r[L.R_SEVEN_REVEAL] = self.seven_reveals
+        r[L.R_ACTION_LIMIT] = self.action_limit
+        r[L.R_PASS_LIMIT] = self.pass_limit
         return r
 
     @property

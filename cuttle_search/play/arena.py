@@ -20,14 +20,16 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from . import __version__
+from .. import __version__
 from .agents import Agent, make_agent
 from .backends import make_backend
-from .engine import kernels as K
-from .errors import CuttleError
-from .moves import Move
-from .position import Position, PositionError
-from .rules import Ruleset, get_ruleset
+from ..engine import layout as L
+from ..engine.apply import apply_move
+from ..engine.rng import game_seed
+from ..game.errors import CuttleError
+from ..game.moves import Move
+from ..game.position import Position, PositionError
+from ..game.rules import Ruleset, get_ruleset
 from .statistics import (
     Z95,
     Sprt,
@@ -46,7 +48,7 @@ MAX_ROUNDS = 25  # a match of nothing but drawn rounds stops here, drawn
 
 # ---------------------------------------------------------------- one game
 def deal_seed(seed: int, deal: int) -> int:
-    return int(K.game_seed(np.uint64(seed), deal))
+    return int(game_seed(np.uint64(seed), deal))
 
 
 @dataclass
@@ -88,7 +90,7 @@ def play_game(rules: Ruleset, deal: int, agents: tuple[Agent, Agent], rng_seed: 
         agent.start_game(seat)
     while not pos.is_over:
         actor = pos.actor
-        if actor == K.ACTOR_CHANCE:
+        if actor == L.ACTOR_CHANCE:
             codes = pos.legal_codes()
             code = int(codes[rng.integers(len(codes))])
         else:
@@ -101,7 +103,7 @@ def play_game(rules: Ruleset, deal: int, agents: tuple[Agent, Agent], rng_seed: 
         for agent in agents:
             agent.observe(pos, actor, code)
         moves.append(Move.from_code(code).text())
-        K.apply_move(pos.state, pos.rules_array, np.int64(code))
+        apply_move(pos.state, pos.rules_array, np.int64(code))
     res = pos.result()
     winner = None if res["winner"] is None else int(res["winner"][1])
     return GameRecord(rules.spec, deal, (agents[0].name, agents[1].name), moves, winner, res["status"], seconds, decisions)

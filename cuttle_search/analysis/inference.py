@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import kernels as K
-from ..engine import search as S
-from ..position import Position
+from ..engine import layout as L
+from ..engine.seats import opponent
+from ..engine.info import winning_cards
+from ..game.position import Position
 from .ismcts import HandInference
 
 
@@ -25,10 +26,10 @@ class InferenceTracker:
         self.opp_hand = 0  # the opponent's hand size when last looked at (public)
 
     def _opponent(self, game: Position) -> int:
-        return int(K.other(game.state, self.seat))
+        return int(opponent(game.state, self.seat))
 
     def _count_gains(self, game: Position) -> None:
-        size = int(game.state[K.F_HAND + self._opponent(game)]).bit_count()
+        size = int(game.state[L.F_HAND + self._opponent(game)]).bit_count()
         if self.excluded is not None and size > self.opp_hand:
             self.fresh += size - self.opp_hand
         self.opp_hand = size
@@ -36,14 +37,14 @@ class InferenceTracker:
     def observe(self, game: Position, mover: int) -> None:
         """``mover`` is about to make a move in the full-information ``game``."""
         self._count_gains(game)
-        if mover != self._opponent(game) or game.phase != K.PH_MAIN:
+        if mover != self._opponent(game) or game.phase != L.PH_MAIN:
             return
         view = game.view_of(self.seat)
         self.excluded = None
         if view.hidden is not None and view.unknown_cards:
-            self.excluded = int(S.winning_cards(
+            self.excluded = int(winning_cards(
                 view.state, view.rules_array, mover, np.int64(view.unknown_cards),
-                np.zeros(K.STATE_SIZE, np.int64), np.zeros(K.MAX_MOVES, np.int64),
+                np.zeros(L.STATE_SIZE, np.int64), np.zeros(L.MAX_MOVES, np.int64),
             ))
             self.fresh = 0
 

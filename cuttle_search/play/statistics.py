@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .errors import CuttleError
+from ..game.errors import CuttleError
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 NELO_SCALE = 800.0 / math.log(10.0)

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..moves import Move
+from ..game.moves import Move
 
 Z95 = 1.959963984540054
 

@@ -23,14 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from .errors import CuttleError, brief
-from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
-from .cards import cards_in
-from .engine import kernels as K
-from .engine import search as S
-from .position import Position
-from .search.inference import InferenceTracker
-from .search.ismcts import (
+from ..game.errors import CuttleError, brief
+from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
+from ..game.cards import cards_in
+from ..engine import layout as L
+from ..engine.baselines import cuttlebot_move, pimc_move
+from ..engine.policies import apply_unopposed, material
+from ..engine.table import goal, points_total
+from ..game.position import Position
+from ..analysis.inference import InferenceTracker
+from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_ROLLOUT,
     ROLLOUTS,
@@ -91,7 +93,7 @@ _CARD_VALUE = np.array([[1, 8, 3, 4, 5, 6, 7, 8, 9, 10, 9, 12, 13][c >> 2] for c
 def _material(s: np.ndarray, r: np.ndarray, me: int) -> float:
     """Points, the race to the goal, royals and cards in hand, for ``me`` minus the opponent
     (:func:`cuttle_search.engine.search.material`, shared with the greedy rollouts)."""
-    return S.material(s, r, me) - S.material(s, r, 1 - me)
+    return material(s, r, me) - material(s, r, 1 - me)
 
 
 class Greedy(Agent):
@@ -112,21 +114,21 @@ class Greedy(Agent):
         results = []
         for code in codes:
             child = s0.copy()
-            S.apply_unopposed(child, r, np.int64(code))  # the opponent lets a one-off resolve
-            if child[K.F_PHASE] == K.PH_OVER and child[K.F_STATUS] == K.ST_WIN and child[K.F_WINNER] == seat:
+            apply_unopposed(child, r, np.int64(code))  # the opponent lets a one-off resolve
+            if child[L.F_PHASE] == L.PH_OVER and child[L.F_STATUS] == L.ST_WIN and child[L.F_WINNER] == seat:
                 return int(code)
             results.append((int(code), child))
-        phase = int(s0[K.F_PHASE])
-        if phase in (K.PH_FOUR, K.PH_FIVE, K.PH_HAND_LIMIT):
+        phase = int(s0[L.F_PHASE])
+        if phase in (L.PH_FOUR, L.PH_FIVE, L.PH_HAND_LIMIT):
             return min(codes, key=lambda c: (_CARD_VALUE[list(cards_in(int(c) >> 5))].sum(), int(c)))
-        if phase == K.PH_THREE:
+        if phase == L.PH_THREE:
             return max(codes, key=lambda c: (_CARD_VALUE[(int(c) >> 5) & 63], -int(c)))
-        gap_now = float(K.goal(s0, r, o) - K.points_total(s0, o))
+        gap_now = float(goal(s0, r, o) - points_total(s0, o))
 
         def opp_gap(child):
-            if child[K.F_PHASE] == K.PH_OVER:
-                return -100.0 if child[K.F_WINNER] == o else 100.0
-            return float(K.goal(child, r, o) - K.points_total(child, o))
+            if child[L.F_PHASE] == L.PH_OVER:
+                return -100.0 if child[L.F_WINNER] == o else 100.0
+            return float(goal(child, r, o) - points_total(child, o))
 
         if gap_now <= 10:
             best = max(results, key=lambda cr: (opp_gap(cr[1]), _material(cr[1], r, seat)))
@@ -135,7 +137,7 @@ class Greedy(Agent):
         base = _material(s0, r, seat)
         scored = [(_material(child, r, seat) - base, code) for code, child in results]
         best_delta = max(d for d, _ in scored)
-        draw = K.make_move(K.MT_DRAW, K.NO_CARD, K.NO_CARD)
+        draw = L.make_move(L.MT_DRAW, L.NO_CARD, L.NO_CARD)
         if draw in codes and best_delta <= 0.4:  # drawing is worth one card in hand
             return draw
         top = [c for d, c in scored if d >= best_delta - 1e-9]
@@ -147,12 +149,12 @@ class CuttleBot(Agent):
     sees_everything = True
 
     def __post_init__(self) -> None:
-        self._bufs = [np.zeros(K.MAX_MOVES, np.int64) for _ in range(2)]
-        self._states = [np.zeros(K.STATE_SIZE, np.int64) for _ in range(2)]
+        self._bufs = [np.zeros(L.MAX_MOVES, np.int64) for _ in range(2)]
+        self._states = [np.zeros(L.STATE_SIZE, np.int64) for _ in range(2)]
 
     def choose(self, game, seat, rng):
         return int(
-            S.cuttlebot_move(game.state, game.rules_array, _rng_state(rng), *self._bufs, *self._states)
+            cuttlebot_move(game.state, game.rules_array, _rng_state(rng), *self._bufs, *self._states)
         )
 
 
@@ -160,13 +162,13 @@ class Pimc(Agent):
     def __post_init__(self) -> None:
         self.iterations = int(self.params.get("iterations", 10_000))
         self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
-        self._s = np.zeros(K.STATE_SIZE, np.int64)
-        self._child = np.zeros(K.STATE_SIZE, np.int64)
-        self._buf = np.zeros(K.MAX_MOVES, np.int64)
-        self._moves = np.zeros(K.MAX_MOVES, np.int64)
-        self._scores = np.zeros(K.MAX_MOVES, np.float64)
+        self._s = np.zeros(L.STATE_SIZE, np.int64)
+        self._child = np.zeros(L.STATE_SIZE, np.int64)
+        self._buf = np.zeros(L.MAX_MOVES, np.int64)
+        self._moves = np.zeros(L.MAX_MOVES, np.int64)
+        self._scores = np.zeros(L.MAX_MOVES, np.float64)
         self._cards = np.zeros(64, np.int64)
-        self._scratch = np.zeros(K.STATE_SIZE, np.int64)
+        self._scratch = np.zeros(L.STATE_SIZE, np.int64)
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -177,7 +179,7 @@ class Pimc(Agent):
         unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
         policy = ROLLOUTS[self.rollout]
         return int(
-            S.pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
+            pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
                         self._s, self._child, self._buf, self._moves, self._scores, self._cards, self._scratch)
         )
 
@@ -198,7 +200,7 @@ class Ismcts(Agent):
         self._tracker = InferenceTracker(seat) if self.infer and not self.sees_everything else None
 
     def observe(self, game, mover, code):
-        """Inference (``infer=1``): see :class:`cuttle_search.search.inference.InferenceTracker`."""
+        """Inference (``infer=1``): see :class:`cuttle_search.analysis.inference.InferenceTracker`."""
         if self._tracker is not None:
             self._tracker.observe(game, mover)
 
@@ -274,7 +276,7 @@ def make_agent(spec: str) -> Agent:
         raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
     if cls is None:
         try:
-            from .openspiel_adapter import OpenSpielIsmcts
+            from ..interop.openspiel import OpenSpielIsmcts
         except ImportError:
             raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
 

@@ -17,10 +17,10 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .engine import kernels as K
-from .errors import CuttleError
-from .moves import Move
-from .position import Position, seat_name
+from ..engine.rng import game_seed
+from ..game.errors import CuttleError
+from ..game.moves import Move
+from ..game.position import Position, seat_name
 
 LABELS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))  # by sure loss in score
 
@@ -112,13 +112,13 @@ class Review:
 
 def decision_seed(seed: int, ply: int) -> int:
     """The search seed of the decision before move ``ply``: any decision re-runs alone."""
-    return int(K.game_seed(np.uint64(seed), ply)) & (2**63 - 1)
+    return int(game_seed(np.uint64(seed), ply)) & (2**63 - 1)
 
 
 def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     """Analyse one masked decision (runs in a worker process): (game index, decision)."""
-    from .rules import get_ruleset
-    from .search import analyse
+    from ..game.rules import get_ruleset
+    from . import analyse
 
     game, view_dict, rules_spec, ply, seat, played_code, iterations, seconds, seed, rollout = job
     view = Position.from_dict(view_dict, rules=get_ruleset(rules_spec))
@@ -150,9 +150,9 @@ def review_games(
     not depend on which, nor on how many."""
     import time as clock
 
-    from .backends import make_backend
-    from .search import DEFAULT_ROLLOUT, Limit
-    from .search.ismcts import check_search_options
+    from ..play.backends import make_backend
+    from . import DEFAULT_ROLLOUT, Limit
+    from .ismcts import check_search_options
 
     limit = Limit(iterations, time)
     rollout = rollout or DEFAULT_ROLLOUT

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from .engine import kernels as K
-from .rules import Ruleset
+from ..engine import layout as L
+from ..engine.harness import random_games
+from ..game.rules import Ruleset
 
 CHUNK = 2000
 
@@ -17,15 +18,15 @@ CHUNK = 2000
 def run_selfplay(rules: Ruleset, games: int, seed: int, progress: bool = False) -> dict[str, Any]:
     """Play ``games`` uniformly random games; game ``g`` depends only on (seed, g)."""
     r = rules.to_array()
-    s = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+    s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
     results = np.zeros((games, 3), dtype=np.int64)
     start = time.perf_counter()
     total = 0
     with tqdm(total=games, desc="selfplay", unit="game", disable=not progress or None) as bar:
         for first in range(0, games, CHUNK):
             n = min(CHUNK, games - first)
-            total += int(K.random_games(r, seed, first, n, s, buf, results[first : first + n]))
+            total += int(random_games(r, seed, first, n, s, buf, results[first : first + n]))
             bar.update(n)
     elapsed = time.perf_counter() - start
     status, winner = results[:, 1], results[:, 2]
@@ -34,10 +35,10 @@ def run_selfplay(rules: Ruleset, games: int, seed: int, progress: bool = False) 
         "seed": seed,
         "rules": rules.spec,
         "wins": {"p0": int(np.sum(winner == 0)), "p1": int(np.sum(winner == 1))},
-        "draws": int(np.sum(status != K.ST_WIN)),
+        "draws": int(np.sum(status != L.ST_WIN)),
         "stalemates": {
-            "passes": int(np.sum(status == K.ST_STALEMATE_PASSES)),
-            "actionLimit": int(np.sum(status == K.ST_STALEMATE_ACTIONS)),
+            "passes": int(np.sum(status == L.ST_STALEMATE_PASSES)),
+            "actionLimit": int(np.sum(status == L.ST_STALEMATE_ACTIONS)),
         },
         "meanPlies": float(results[:, 0].mean()),
         "plies": total,

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from ..errors import CuttleError, brief
-from ..moves import Move
-from ..position import Position, load_position
+from ..game.errors import CuttleError, brief
+from ..game.moves import Move
+from ..game.position import Position, load_position
 from .ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_ITERATIONS,

@@ -5,14 +5,16 @@ from __future__ import annotations
 import numpy as np
 from tqdm import tqdm
 
-from .engine import kernels as K
+from ..engine import layout as L
+from ..engine.apply import apply_move
+from ..engine.harness import perft as perft_kernel
 from .moves import Move
 from .position import Position
 
 
 def _buffers(depth: int) -> tuple[np.ndarray, np.ndarray]:
-    states = np.zeros((depth + 1, K.STATE_SIZE), dtype=np.int64)
-    bufs = np.zeros((max(depth, 1), K.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((depth + 1, L.STATE_SIZE), dtype=np.int64)
+    bufs = np.zeros((max(depth, 1), L.MAX_MOVES), dtype=np.int64)
     return states, bufs
 
 
@@ -20,7 +22,7 @@ def perft(pos: Position, depth: int) -> int:
     """Move sequences of length ``depth`` from ``pos`` (a game that ends early stops)."""
     states, bufs = _buffers(depth)
     states[0] = pos.state
-    return int(K.perft(states, bufs, pos.rules_array, depth, 0))
+    return int(perft_kernel(states, bufs, pos.rules_array, depth, 0))
 
 
 def perft_divide(pos: Position, depth: int, progress: bool = False) -> list[tuple[Move, int]]:
@@ -33,7 +35,7 @@ def perft_divide(pos: Position, depth: int, progress: bool = False) -> list[tupl
     codes = pos.legal_codes()
     for code in tqdm(codes, desc="perft", unit="move", disable=not progress or None, leave=False, file=None):
         child = pos.state.copy()
-        K.apply_move(child, r, np.int64(code))
+        apply_move(child, r, np.int64(code))
         states[0] = child
-        rows.append((Move.from_code(code), int(K.perft(states, bufs, r, depth - 1, 0))))
+        rows.append((Move.from_code(code), int(perft_kernel(states, bufs, r, depth - 1, 0))))
     return rows

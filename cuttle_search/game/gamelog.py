@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from .engine import kernels as K
+from ..engine import layout as L
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
 from .moves import Move
@@ -73,7 +73,7 @@ def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[
     if pos.view is not None:
         raise GameLogError("start.view: a game log starts from a full-information position")
     moves = log["moves"]
-    if len(moves) > int(pos.rules_array[K.R_ACTION_LIMIT]):
+    if len(moves) > int(pos.rules_array[L.R_ACTION_LIMIT]):
         raise GameLogError(f"moves: {len(moves):,} moves, more than a game of {pos.rules.spec} can last")
     if upto is not None and not 0 <= upto <= len(moves):
         raise GameLogError(f"ply: the game has {len(moves)} moves, so the ply must be 0-{len(moves)}")

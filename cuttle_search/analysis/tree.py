@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import search as S
+from ..engine.ismcts import breadth_first_order
 
 FIELDS = (
     ("move", np.int64),
@@ -53,7 +53,7 @@ class Tree:
         old, n = self.capacity, self.nodes
         order = np.empty(n, np.int64)
         rank = np.empty(n, np.int64)
-        S.breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
+        breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
         grown = {}
         for name, t in FIELDS:
             values = self.arrays[name][:n][order]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import kernels as K
-from .position import Position
-from .rules import get_ruleset
+from ..engine import layout as L
+from ..engine.apply import apply_move
+from ..engine.movegen import generate_moves
+from ..engine.setup import check_invariants
+from ..game.position import Position
+from ..game.rules import get_ruleset
 
 
 def random_deck_out(spec: str, seed: int, max_hand: int = 4, near_cap: bool = False,
@@ -26,37 +29,37 @@ def random_deck_out(spec: str, seed: int, max_hand: int = 4, near_cap: bool = Fa
     rng = np.random.default_rng(seed)
     pos = Position.deal(rs, seed)
     s = pos.state
-    buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-    while int(s[K.F_PHASE]) != K.PH_OVER and not (int(s[K.F_DECK_N]) == 0 and int(s[K.F_PHASE]) == K.PH_MAIN):
-        n = K.generate_moves(s, r, buf)
+    buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    while int(s[L.F_PHASE]) != L.PH_OVER and not (int(s[L.F_DECK_N]) == 0 and int(s[L.F_PHASE]) == L.PH_MAIN):
+        n = generate_moves(s, r, buf)
         m = buf[rng.integers(n)]
-        if int(s[K.F_DECK_N]) > 0 and int(buf[0]) & K.MT_MASK == K.MT_DRAW and rng.random() < draw_bias:
+        if int(s[L.F_DECK_N]) > 0 and int(buf[0]) & L.MT_MASK == L.MT_DRAW and rng.random() < draw_bias:
             m = buf[0]
-        K.apply_move(s, r, m)
-    if int(s[K.F_PHASE]) == K.PH_OVER:
+        apply_move(s, r, m)
+    if int(s[L.F_PHASE]) == L.PH_OVER:
         return None
     for p in (0, 1):
-        cards = [c for c in range(52) if (int(s[K.F_HAND + p]) >> c) & 1]
+        cards = [c for c in range(52) if (int(s[L.F_HAND + p]) >> c) & 1]
         keep = int(rng.integers(1, max_hand + 1))
         for c in rng.permutation(cards)[: max(0, len(cards) - keep)]:
-            s[K.F_HAND + p] &= ~(1 << int(c))
-            s[K.F_PUBLIC + p] &= ~(1 << int(c))
-            s[K.F_SCRAP] |= 1 << int(c)
-            if int(s[K.F_FROZEN + p]) == int(c):
-                s[K.F_FROZEN + p] = -1
-    s[K.F_ACTIONS] = min(int(s[K.F_ACTIONS]), int(r[K.R_ACTION_LIMIT]) - 50)
+            s[L.F_HAND + p] &= ~(1 << int(c))
+            s[L.F_PUBLIC + p] &= ~(1 << int(c))
+            s[L.F_SCRAP] |= 1 << int(c)
+            if int(s[L.F_FROZEN + p]) == int(c):
+                s[L.F_FROZEN + p] = -1
+    s[L.F_ACTIONS] = min(int(s[L.F_ACTIONS]), int(r[L.R_ACTION_LIMIT]) - 50)
     found: list[np.ndarray] = []
     for _ in range(int(rng.integers(1, 12))):
-        if int(s[K.F_PHASE]) == K.PH_OVER:
+        if int(s[L.F_PHASE]) == L.PH_OVER:
             break
-        if int(s[K.F_ACTOR]) >= 0:
+        if int(s[L.F_ACTOR]) >= 0:
             found.append(s.copy())
-        n = K.generate_moves(s, r, buf)
-        K.apply_move(s, r, buf[rng.integers(n)])
+        n = generate_moves(s, r, buf)
+        apply_move(s, r, buf[rng.integers(n)])
     if not found:
         return None
     chosen = found[-1 - int(rng.integers(min(3, len(found))))]
-    assert K.check_invariants(chosen) == 0
+    assert check_invariants(chosen) == 0
     if near_cap:
-        chosen[K.F_ACTIONS] = int(r[K.R_ACTION_LIMIT]) - int(rng.integers(4, 24))
+        chosen[L.F_ACTIONS] = int(r[L.R_ACTION_LIMIT]) - int(rng.integers(4, 24))
     return Position(rs, chosen, name=f"{spec}#{seed}")

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from .errors import CuttleError, brief
 from .cards import Card, CardError, card_str, cards_in, mask_of, parse_card
-from .engine import kernels as K
+from ..engine import layout as L
 
 
 class MoveError(CuttleError):
@@ -37,23 +37,23 @@ class IllegalMoveError(MoveError):
 
 
 KIND_OF_TYPE = {
-    K.MT_DRAW: "draw",
-    K.MT_PASS: "pass",
-    K.MT_POINTS: "points",
-    K.MT_SCUTTLE: "scuttle",
-    K.MT_ROYAL: "royal",
-    K.MT_JACK: "jack",
-    K.MT_ONE_OFF: "one-off",
-    K.MT_COUNTER: "counter",
-    K.MT_RESOLVE: "resolve",
-    K.MT_TAKE: "take",
-    K.MT_DISCARD: "discard",
-    K.MT_SEVEN_SCRAP: "scrap",
-    K.MT_TEN_COUNTER: "block",
-    K.MT_RANDOM_DISCARD: "random-discard",
+    L.MT_DRAW: "draw",
+    L.MT_PASS: "pass",
+    L.MT_POINTS: "points",
+    L.MT_SCUTTLE: "scuttle",
+    L.MT_ROYAL: "royal",
+    L.MT_JACK: "jack",
+    L.MT_ONE_OFF: "one-off",
+    L.MT_COUNTER: "counter",
+    L.MT_RESOLVE: "resolve",
+    L.MT_TAKE: "take",
+    L.MT_DISCARD: "discard",
+    L.MT_SEVEN_SCRAP: "scrap",
+    L.MT_TEN_COUNTER: "block",
+    L.MT_RANDOM_DISCARD: "random-discard",
 }
 TYPE_OF_KIND = {v: k for k, v in KIND_OF_TYPE.items()}
-TYPE_OF_KIND["glasses"] = K.MT_ROYAL
+TYPE_OF_KIND["glasses"] = L.MT_ROYAL
 
 NO_CARD_KINDS = {"draw", "pass", "resolve"}
 ONE_CARD_KINDS = {"points", "royal", "counter", "take", "scrap", "block"}
@@ -93,9 +93,9 @@ class Move:
     @classmethod
     def from_code(cls, code: int) -> "Move":
         code = int(code)
-        mt = code & K.MT_MASK
+        mt = code & L.MT_MASK
         kind = KIND_OF_TYPE[mt]
-        seven = bool(code & K.FROM_SEVEN)
+        seven = bool(code & L.FROM_SEVEN)
         if kind in SET_KINDS:
             return cls(kind, cards=tuple(cards_in(code >> 5)))
         card = (code >> 5) & 63
@@ -104,17 +104,17 @@ class Move:
             kind = "glasses"
         return cls(
             kind,
-            None if card == K.NO_CARD else card,
-            None if target == K.NO_CARD else target,
+            None if card == L.NO_CARD else card,
+            None if target == L.NO_CARD else target,
             from_seven=seven,
         )
 
     def code(self) -> int:
-        mt = TYPE_OF_KIND[self.kind] | (K.FROM_SEVEN if self.from_seven else 0)
+        mt = TYPE_OF_KIND[self.kind] | (L.FROM_SEVEN if self.from_seven else 0)
         if self.kind in SET_KINDS:
             return mt | (mask_of(self.cards) << 5)
-        card = K.NO_CARD if self.card is None else self.card
-        target = K.NO_CARD if self.target is None else self.target
+        card = L.NO_CARD if self.card is None else self.card
+        target = L.NO_CARD if self.target is None else self.target
         return mt | (card << 5) | (target << 11)
 
     # ------------------------------------------------------------ text

@@ -3,7 +3,7 @@
 Needs the optional extra: ``pip install -e '.[openspiel]'``. Importing this module
 registers the game, with the ruleset as the game parameter ``rules``::
 
-    import pyspiel, cuttle_search.openspiel_adapter
+    import pyspiel, cuttle_search.interop.openspiel
     game = pyspiel.load_game("python_cuttle", {"rules": "cuttle-cards"})
     game = pyspiel.load_game("python_cuttle(rules=cuttle-cards:four~random)")
 
@@ -31,13 +31,16 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         "the OpenSpiel adapter needs the openspiel extra: pip install -e '.[openspiel]'"
     ) from e
 
-from .agents import Agent
-from .cards import card_str, cards_in
-from .engine import kernels as K
-from .engine import search as S
-from .moves import Move
-from .position import Position, sees_whole_hand
-from .rules import Ruleset, get_ruleset
+from ..play.agents import Agent
+from ..game.cards import card_str, cards_in
+from ..engine import layout as L
+from ..engine.apply import apply_move
+from ..engine.movegen import generate_moves
+from ..engine.policies import rollout, ROLLOUT_RANDOM
+from ..engine.setup import BLANK_STATE
+from ..game.moves import Move
+from ..game.position import Position, sees_whole_hand
+from ..game.rules import Ruleset, get_ruleset
 
 # ---------------------------------------------------------------- the action space
 def _card_sets() -> list[int]:
@@ -52,27 +55,27 @@ def _card_sets() -> list[int]:
 def _player_move_codes() -> list[int]:
     """Every move code a player can make in a two-player game, in a fixed order."""
     codes: list[int] = []
-    mm = K.make_move
-    codes += [mm(K.MT_DRAW, K.NO_CARD, K.NO_CARD), mm(K.MT_PASS, K.NO_CARD, K.NO_CARD), mm(K.MT_RESOLVE, K.NO_CARD, K.NO_CARD)]
-    for flag in (0, K.FROM_SEVEN):
+    mm = L.make_move
+    codes += [mm(L.MT_DRAW, L.NO_CARD, L.NO_CARD), mm(L.MT_PASS, L.NO_CARD, L.NO_CARD), mm(L.MT_RESOLVE, L.NO_CARD, L.NO_CARD)]
+    for flag in (0, L.FROM_SEVEN):
         for c in range(40):
-            codes.append(mm(K.MT_POINTS | flag, c, K.NO_CARD))
-            codes += [mm(K.MT_SCUTTLE | flag, c, t) for t in range(c)]
+            codes.append(mm(L.MT_POINTS | flag, c, L.NO_CARD))
+            codes += [mm(L.MT_SCUTTLE | flag, c, t) for t in range(c)]
         for c in range(52):
             rank = c >> 2
             if rank in (7, 11, 12):
-                codes.append(mm(K.MT_ROYAL | flag, c, K.NO_CARD))
+                codes.append(mm(L.MT_ROYAL | flag, c, L.NO_CARD))
             if rank == 10:
-                codes += [mm(K.MT_JACK | flag, c, t) for t in range(40)]
+                codes += [mm(L.MT_JACK | flag, c, t) for t in range(40)]
             if rank in (0, 2, 3, 4, 5, 6):
-                codes.append(mm(K.MT_ONE_OFF | flag, c, K.NO_CARD))
+                codes.append(mm(L.MT_ONE_OFF | flag, c, L.NO_CARD))
             if rank in (1, 7, 8):
-                codes += [mm(K.MT_ONE_OFF | flag, c, t) for t in range(52)]
-    codes += [mm(K.MT_COUNTER, c, K.NO_CARD) for c in range(4, 8)]
-    codes += [mm(K.MT_TAKE, c, K.NO_CARD) for c in range(52)]
-    codes += [mm(K.MT_SEVEN_SCRAP, c, K.NO_CARD) for c in range(52)]
-    codes += [mm(K.MT_TEN_COUNTER, c, K.NO_CARD) for c in range(36, 40)]
-    codes += [K.MT_DISCARD | (m << 5) for m in _card_sets()]
+                codes += [mm(L.MT_ONE_OFF | flag, c, t) for t in range(52)]
+    codes += [mm(L.MT_COUNTER, c, L.NO_CARD) for c in range(4, 8)]
+    codes += [mm(L.MT_TAKE, c, L.NO_CARD) for c in range(52)]
+    codes += [mm(L.MT_SEVEN_SCRAP, c, L.NO_CARD) for c in range(52)]
+    codes += [mm(L.MT_TEN_COUNTER, c, L.NO_CARD) for c in range(36, 40)]
+    codes += [L.MT_DISCARD | (m << 5) for m in _card_sets()]
     return codes
 
 
@@ -89,7 +92,7 @@ NUM_CHANCE_OUTCOMES = 52 + len(_SETS)
 
 def action_of(code: int) -> int:
     code = int(code)
-    if code & K.MT_MASK == K.MT_RANDOM_DISCARD:
+    if code & L.MT_MASK == L.MT_RANDOM_DISCARD:
         return _ID_OF_SET[code >> 5]
     try:
         return _ID_OF_CODE[code]
@@ -99,7 +102,7 @@ def action_of(code: int) -> int:
 
 def code_of(action: int, chance: bool = False) -> int:
     if chance:
-        return K.MT_RANDOM_DISCARD | (_SETS[action - 52] << 5)
+        return L.MT_RANDOM_DISCARD | (_SETS[action - 52] << 5)
     return _CODES[action]
 
 
@@ -168,10 +171,10 @@ class CuttleState(pyspiel.State):
         self._spec = game.ruleset.spec
         _RULES.setdefault(self._spec, game.ruleset)
         if position is None:
-            self._s = K.BLANK_STATE.copy()
+            self._s = BLANK_STATE.copy()
             for i in range(52):
-                self._s[K.F_DECK + i] = i
-            self._s[K.F_DECK_N] = 52
+                self._s[L.F_DECK + i] = i
+            self._s[L.F_DECK_N] = 52
             self._dealt = 0
         else:
             self._s = position.state.copy()
@@ -195,45 +198,45 @@ class CuttleState(pyspiel.State):
 
     def _unassigned_top(self) -> int:
         """Index of the highest deck slot whose card is not decided yet."""
-        return int(self._s[K.F_DECK_N] - self._s[K.F_DECK_KNOWN]) - 1 - self._assigned
+        return int(self._s[L.F_DECK_N] - self._s[L.F_DECK_KNOWN]) - 1 - self._assigned
 
     def _open_cards(self) -> list[int]:
         top = self._unassigned_top()
-        return [int(self._s[K.F_DECK + i]) for i in range(top + 1)]
+        return [int(self._s[L.F_DECK + i]) for i in range(top + 1)]
 
     def _unknown_taken(self, code: int) -> int:
         s = self._s.copy()
-        before = int(s[K.F_DECK_N] - s[K.F_DECK_KNOWN])
-        K.apply_move(s, self._r, np.int64(code))
-        return before - int(s[K.F_DECK_N] - s[K.F_DECK_KNOWN])
+        before = int(s[L.F_DECK_N] - s[L.F_DECK_KNOWN])
+        apply_move(s, self._r, np.int64(code))
+        return before - int(s[L.F_DECK_N] - s[L.F_DECK_KNOWN])
 
     # -------------------------------------------------------------- the OpenSpiel API
     def current_player(self) -> int:
         if self._dealt < self._rules.deal_first + self._rules.deal_other or self._picks_left > 0:
             return pyspiel.PlayerId.CHANCE
-        if self._s[K.F_PHASE] == K.PH_OVER:
+        if self._s[L.F_PHASE] == L.PH_OVER:
             return pyspiel.PlayerId.TERMINAL
-        actor = int(self._s[K.F_ACTOR])
-        return pyspiel.PlayerId.CHANCE if actor == K.ACTOR_CHANCE else actor
+        actor = int(self._s[L.F_ACTOR])
+        return pyspiel.PlayerId.CHANCE if actor == L.ACTOR_CHANCE else actor
 
     def _legal_actions(self, player: int) -> list[int]:
-        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-        n = K.generate_moves(self._s, self._r, buf)
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(self._s, self._r, buf)
         return sorted(action_of(c) for c in buf[:n])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._dealt < self._rules.deal_first + self._rules.deal_other or self._picks_left > 0:
             cards = self._open_cards()
             return [(c, 1.0 / len(cards)) for c in sorted(cards)]
-        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-        n = K.generate_moves(self._s, self._r, buf)
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(self._s, self._r, buf)
         return [(a, 1.0 / n) for a in sorted(action_of(c) for c in buf[:n])]
 
     def _take_open_card(self, card: int, slot: int) -> None:
         """Move ``card`` (an undecided deck card) into deck slot ``slot``."""
         s = self._s
-        i = next(i for i in range(slot + 1) if s[K.F_DECK + i] == card)
-        s[K.F_DECK + i], s[K.F_DECK + slot] = s[K.F_DECK + slot], s[K.F_DECK + i]
+        i = next(i for i in range(slot + 1) if s[L.F_DECK + i] == card)
+        s[L.F_DECK + i], s[L.F_DECK + slot] = s[L.F_DECK + slot], s[L.F_DECK + i]
 
     def _apply_action(self, action: int) -> None:
         s = self._s
@@ -241,9 +244,9 @@ class CuttleState(pyspiel.State):
             card = action
             top = self._unassigned_top()
             self._take_open_card(card, top)
-            s[K.F_DECK + top] = -1
-            s[K.F_DECK_N] -= 1
-            s[K.F_HAND + self._deal_target()] |= 1 << card
+            s[L.F_DECK + top] = -1
+            s[L.F_DECK_N] -= 1
+            s[L.F_HAND + self._deal_target()] |= 1 << card
             self._dealt += 1
             return
         if self._picks_left > 0:
@@ -251,11 +254,11 @@ class CuttleState(pyspiel.State):
             self._assigned += 1
             self._picks_left -= 1
             if self._picks_left == 0:
-                K.apply_move(s, self._r, np.int64(self._pending))
+                apply_move(s, self._r, np.int64(self._pending))
                 self._pending = -1
                 self._assigned = 0
             return
-        chance = int(s[K.F_ACTOR]) == K.ACTOR_CHANCE
+        chance = int(s[L.F_ACTOR]) == L.ACTOR_CHANCE
         code = code_of(action, chance)
         self._history.append(Move.from_code(code).text())
         if not chance:
@@ -264,7 +267,7 @@ class CuttleState(pyspiel.State):
                 self._pending = code
                 self._picks_left = taken
                 return
-        K.apply_move(s, self._r, np.int64(code))
+        apply_move(s, self._r, np.int64(code))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -274,12 +277,12 @@ class CuttleState(pyspiel.State):
         return Move.from_code(code_of(action)).text()
 
     def is_terminal(self) -> bool:
-        return self._dealt >= self._rules.deal_first + self._rules.deal_other and self._s[K.F_PHASE] == K.PH_OVER
+        return self._dealt >= self._rules.deal_first + self._rules.deal_other and self._s[L.F_PHASE] == L.PH_OVER
 
     def returns(self) -> list[float]:
-        if not self.is_terminal() or self._s[K.F_STATUS] != K.ST_WIN:
+        if not self.is_terminal() or self._s[L.F_STATUS] != L.ST_WIN:
             return [0.0, 0.0]
-        w = int(self._s[K.F_WINNER])
+        w = int(self._s[L.F_WINNER])
         return [1.0, -1.0] if w == 0 else [-1.0, 1.0]
 
     def __str__(self) -> str:
@@ -294,19 +297,19 @@ class CuttleState(pyspiel.State):
         clone = self.clone()
         s = clone._s
         o = 1 - player
-        hidden_hand = [] if sees_whole_hand(s, player) else list(cards_in(int(s[K.F_HAND + o]) & ~int(s[K.F_PUBLIC + o])))
+        hidden_hand = [] if sees_whole_hand(s, player) else list(cards_in(int(s[L.F_HAND + o]) & ~int(s[L.F_PUBLIC + o])))
         top = clone._unassigned_top()
         deck_slots = list(range(top + 1))
-        pool = hidden_hand + [int(s[K.F_DECK + i]) for i in deck_slots]
+        pool = hidden_hand + [int(s[L.F_DECK + i]) for i in deck_slots]
         rng.shuffle(pool)
-        hand = int(s[K.F_HAND + o])
+        hand = int(s[L.F_HAND + o])
         for c in hidden_hand:
             hand &= ~(1 << c)
         for c in pool[: len(hidden_hand)]:
             hand |= 1 << c
-        s[K.F_HAND + o] = hand
+        s[L.F_HAND + o] = hand
         for i, c in zip(deck_slots, pool[len(hidden_hand):]):
-            s[K.F_DECK + i] = c
+            s[L.F_DECK + i] = c
         return clone
 
     def engine_state(self) -> np.ndarray:
@@ -318,21 +321,21 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     s = state._s
     parts = []
     for q in (0, 1):
-        hand = int(s[K.F_HAND + q])
+        hand = int(s[L.F_HAND + q])
         if player is not None and q != player and not sees_whole_hand(s, player):
-            hand_txt = f"{bin(hand).count('1')}:{int(s[K.F_PUBLIC + q]):x}"
+            hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"
-        parts.append(f"p{q} h{hand_txt} pt{int(s[K.F_POINTS + q]):x} f{int(s[K.F_FACE + q]):x} o{int(s[K.F_OWNED + q]):x} z{int(s[K.F_FROZEN + q])}")
-    jacks = ",".join(f"{int(s[K.F_JACK_ON + j])}/{int(s[K.F_JACK_BY + j])}/{int(s[K.F_JACK_LEVEL + j])}" for j in range(4))
-    n, known = int(s[K.F_DECK_N]), int(s[K.F_DECK_KNOWN])
-    top = ",".join(str(int(s[K.F_DECK + n - 1 - i])) for i in range(known))
-    fields = ",".join(str(int(s[f])) for f in (K.F_PHASE, K.F_TURN, K.F_ACTOR, K.F_TURN_COUNT, K.F_PASSES, K.F_ONEOFF,
-                                              K.F_ONEOFF_TARGET, K.F_NTWOS, K.F_TWOS, K.F_REVEALED, K.F_SCUTTLE_CARD,
-                                              K.F_SCUTTLE_TARGET, K.F_DISCARDS, K.F_SEVEN))
+        parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q])}")
+    jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}" for j in range(4))
+    n, known = int(s[L.F_DECK_N]), int(s[L.F_DECK_KNOWN])
+    top = ",".join(str(int(s[L.F_DECK + n - 1 - i])) for i in range(known))
+    fields = ",".join(str(int(s[f])) for f in (L.F_PHASE, L.F_TURN, L.F_ACTOR, L.F_TURN_COUNT, L.F_PASSES, L.F_ONEOFF,
+                                              L.F_ONEOFF_TARGET, L.F_NTWOS, L.F_TWOS, L.F_REVEALED, L.F_SCUTTLE_CARD,
+                                              L.F_SCUTTLE_TARGET, L.F_DISCARDS, L.F_SEVEN))
     view = "all" if player is None else f"p{player}"
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
-    return f"{view} | {' | '.join(parts)} | j {jacks} | s{int(s[K.F_SCRAP]):x} | d{n} top[{top}] | {fields}{pending}"
+    return f"{view} | {' | '.join(parts)} | j {jacks} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | {fields}{pending}"
 
 
 class CuttleObserver:
@@ -364,22 +367,22 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
     def __init__(self, seed: int) -> None:
         self._rng = np.array([seed & (2**63 - 1)], dtype=np.uint64)
         self._rng_py = np.random.default_rng(seed)
-        self._buf = np.zeros(K.MAX_MOVES, np.int64)
-        self._scratch = np.zeros(K.STATE_SIZE, np.int64)
+        self._buf = np.zeros(L.MAX_MOVES, np.int64)
+        self._scratch = np.zeros(L.STATE_SIZE, np.int64)
 
     def evaluate(self, state: CuttleState) -> np.ndarray:
         s = state._s.copy()
         top = state._unassigned_top()
         if top > 0:  # decide the open deck order at random
             order = self._rng_py.permutation(top + 1)
-            s[K.F_DECK : K.F_DECK + top + 1] = s[K.F_DECK + order]
+            s[L.F_DECK : L.F_DECK + top + 1] = s[L.F_DECK + order]
         if state._pending >= 0:
-            K.apply_move(s, state._r, np.int64(state._pending))
-        if s[K.F_PHASE] != K.PH_OVER:
-            S.rollout(s, state._r, self._rng, self._buf, S.ROLLOUT_RANDOM, self._scratch)
-        if s[K.F_STATUS] != K.ST_WIN:
+            apply_move(s, state._r, np.int64(state._pending))
+        if s[L.F_PHASE] != L.PH_OVER:
+            rollout(s, state._r, self._rng, self._buf, ROLLOUT_RANDOM, self._scratch)
+        if s[L.F_STATUS] != L.ST_WIN:
             return np.zeros(2)
-        return np.array([1.0, -1.0]) if s[K.F_WINNER] == 0 else np.array([-1.0, 1.0])
+        return np.array([1.0, -1.0]) if s[L.F_WINNER] == 0 else np.array([-1.0, 1.0])
 
     def prior(self, state: CuttleState) -> list[tuple[int, float]]:
         if state.is_chance_node():

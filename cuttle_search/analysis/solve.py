@@ -17,10 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import kernels as K
+from ..engine import layout as L
+from ..engine.apply import apply_move
 from ..engine import solver as V
-from ..moves import Move
-from ..position import Position, seat_name
+from ..game.moves import Move
+from ..game.position import Position, seat_name
 from .ismcts import SearchError
 
 DEFAULT_TT_BITS = 20  # 2**20 table slots of 32 bytes (pages are touched only as used)
@@ -111,7 +112,7 @@ def check_solvable(pos: Position) -> None:
     """Raise ``SearchError`` unless ``pos`` is a decision with nothing hidden."""
     if pos.is_over:
         raise SearchError("phase: the game is over; there is nothing to solve")
-    if pos.actor == K.ACTOR_CHANCE:
+    if pos.actor == L.ACTOR_CHANCE:
         raise SearchError("phase: the next event is chance (a random 4), not a player's decision")
     if not is_single_state(pos):
         h = pos.hidden
@@ -148,11 +149,11 @@ class Solver:
             raise SearchError(f"tt_bits: expected a whole number from 4 to 30, got {tt_bits!r}")
         r = pos.rules_array
         # every move adds one action and the cap ends the game: this bounds the depth
-        depth = int(r[K.R_ACTION_LIMIT]) - int(pos.state[K.F_ACTIONS]) + 2
+        depth = int(r[L.R_ACTION_LIMIT]) - int(pos.state[L.F_ACTIONS]) + 2
         depth = max(depth, 2)
-        self.states = np.zeros((depth + 1, K.STATE_SIZE), dtype=np.int64)
-        self.bufs = np.zeros((depth + 1, K.MAX_MOVES), dtype=np.int64)
-        self.orders = np.zeros((depth + 1, K.MAX_MOVES), dtype=np.int64)
+        self.states = np.zeros((depth + 1, L.STATE_SIZE), dtype=np.int64)
+        self.bufs = np.zeros((depth + 1, L.MAX_MOVES), dtype=np.int64)
+        self.orders = np.zeros((depth + 1, L.MAX_MOVES), dtype=np.int64)
         self.table = np.zeros((1 << tt_bits, V.TT_WORDS), dtype=np.int64)  # zero: empty slots
         self.ctl = np.zeros(V.CTL_SIZE, dtype=np.int64)
         self.ff = np.zeros((depth + 1, V.FR_FLOATS), dtype=np.float64)
@@ -168,10 +169,10 @@ def _line(pos: Position, sv: Solver, code: int, gen: int) -> tuple[list[Move], b
     """The principal line after the root move ``code`` from the table, and whether it
     reaches the end of the game."""
     child = pos.state.copy()
-    K.apply_move(child, pos.rules_array, np.int64(code))
+    apply_move(child, pos.rules_array, np.int64(code))
     out = np.zeros(256, dtype=np.int64)
     k = int(V.principal_line(child, pos.rules_array, sv.bufs[0], *sv.tt(), gen, out))
-    return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], bool(child[K.F_PHASE] == K.PH_OVER)
+    return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], bool(child[L.F_PHASE] == L.PH_OVER)
 
 
 def _classify(wdl: float, pos: Position) -> tuple[str, float]:
@@ -181,7 +182,7 @@ def _classify(wdl: float, pos: Position) -> tuple[str, float]:
         return "win", 1.0
     if wdl == -V.WIN:
         return "loss", 0.0
-    if wdl == 0.0 and not pos.rules_array[K.R_FOUR_RANDOM]:
+    if wdl == 0.0 and not pos.rules_array[L.R_FOUR_RANDOM]:
         return "draw", 0.5
     return "expected", 0.5 + wdl / (2 * V.WIN)
 
@@ -207,7 +208,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     sv.states[0] = pos.state
     sv.ctl[:] = 0
     sv.ctl[V.CTL_BUDGET] = 0 if nodes is None else nodes
-    moves = np.zeros(K.MAX_MOVES, dtype=np.int64)
+    moves = np.zeros(L.MAX_MOVES, dtype=np.int64)
     timer = None
     if time is not None:
         timer = threading.Timer(time, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1))
@@ -229,7 +230,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
                       sv.ff, sv.fi, sv.fkey)
         lines = {i: _line(pos, sv, int(moves[i]), 1) for i in range(n) if proven[i]}
         if not sv.ctl[V.CTL_ABORTED]:
-            sure = V.WIN - int(r[K.R_ACTION_LIMIT]) - 1  # every win is worth more, every loss less
+            sure = V.WIN - int(r[L.R_ACTION_LIMIT]) - 1  # every win is worth more, every loss less
             lo = np.where(wdl == V.WIN, sure, -V.INF)
             hi = np.where(wdl == -V.WIN, -sure, V.INF)
             refined[:] = (np.abs(wdl) != V.WIN).astype(np.int64)  # draws and expectations have no plies
@@ -239,7 +240,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         if timer is not None:
             timer.cancel()
     elapsed = _time.perf_counter() - start
-    actions = int(pos.state[K.F_ACTIONS])
+    actions = int(pos.state[L.F_ACTIONS])
     rows = []
     for i in range(n):
         move = Move.from_code(int(moves[i]))
@@ -314,8 +315,8 @@ _RANK_GROUP = {"win": 0, "draw": 1, "expected": 1}  # proven losses go below eve
 def solver_applies(pos: Position) -> bool:
     """Whether ``analyse`` solves first: nothing hidden from the player to act (the deck is
     empty, or a full view) and at most ``SOLVE_FIRST_DECK`` cards in the deck."""
-    return (not pos.is_over and pos.actor != K.ACTOR_CHANCE and is_single_state(pos)
-            and int(pos.state[K.F_DECK_N]) <= SOLVE_FIRST_DECK)
+    return (not pos.is_over and pos.actor != L.ACTOR_CHANCE and is_single_state(pos)
+            and int(pos.state[L.F_DECK_N]) <= SOLVE_FIRST_DECK)
 
 
 @dataclass

@@ -12,16 +12,18 @@ from typing import Callable
 import numpy as np
 
 from .. import __version__
-from ..engine import kernels as K
-from ..errors import CuttleError, brief
-from ..limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, is_finite_number
-from ..engine import search as S
-from ..moves import Move
-from ..position import Position, seat_name
+from ..engine import layout as L
+from ..engine.ismcts import ismcts_iterate, MAX_PATH, ROOT_ALL, ROOT_AVOID, ROOT_ONLY
+from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
+from ..engine.rng import seed_rng
+from ..game.errors import CuttleError, brief
+from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, is_finite_number
+from ..game.moves import Move
+from ..game.position import Position, seat_name
 from .result import AnalysisResult, MoveStat, score_interval
 from .tree import Tree
 
-ROLLOUTS = {"greedy": S.ROLLOUT_GREEDY, "heuristic": S.ROLLOUT_HEURISTIC, "random": S.ROLLOUT_RANDOM}
+ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}
 DEFAULT_ROLLOUT = "greedy"
 DEFAULT_ITERATIONS = 10_000
 DEFAULT_EXPLORATION = 0.7
@@ -76,7 +78,7 @@ class HandInference:
             raise SearchError(f"inference: fresh must be a whole number >= 0, got {brief(self.fresh)}")
 
 
-_ALL_ROOT_MOVES = (np.zeros(0, np.int64), np.int64(S.ROOT_ALL))
+_ALL_ROOT_MOVES = (np.zeros(0, np.int64), np.int64(ROOT_ALL))
 
 
 def root_restriction(pos: Position, allow: object = None, avoid: object = None) -> tuple[np.ndarray, np.int64]:
@@ -88,7 +90,7 @@ def root_restriction(pos: Position, allow: object = None, avoid: object = None) 
     if allow is not None and avoid is not None:
         raise SearchError("allowMoves: give allowMoves or avoidMoves, not both")
     key, listed = ("allowMoves", allow) if allow is not None else ("avoidMoves", avoid)
-    if not isinstance(listed, (list, tuple)) or not listed or len(listed) > K.MAX_MOVES:
+    if not isinstance(listed, (list, tuple)) or not listed or len(listed) > L.MAX_MOVES:
         raise SearchError(f"{key}: expected a non-empty list of moves, got {brief(listed)}")
     legal = pos.legal_moves()
     codes = set()
@@ -103,18 +105,18 @@ def root_restriction(pos: Position, allow: object = None, avoid: object = None) 
     remaining = len(codes) if allow is not None else len({m.code() for m in legal} - codes)
     if remaining == 0:
         raise SearchError(f"{key}: no legal move would be left to search")
-    return np.array(sorted(codes), np.int64), np.int64(S.ROOT_ONLY if allow is not None else S.ROOT_AVOID)
+    return np.array(sorted(codes), np.int64), np.int64(ROOT_ONLY if allow is not None else ROOT_AVOID)
 
 
 def _searchable(roots: tuple) -> Callable[[int], bool]:
     """Whether the root restriction ``roots`` lets the search look at a move code."""
     mode, listed = int(roots[1]), {int(c) for c in roots[0]}
-    return lambda code: mode == S.ROOT_ALL or (code in listed) == (mode == S.ROOT_ONLY)
+    return lambda code: mode == ROOT_ALL or (code in listed) == (mode == ROOT_ONLY)
 
 
 def _restricted(result: AnalysisResult, roots: tuple) -> AnalysisResult:
     """A solved analysis with only the moves the root restriction lets through, re-ranked."""
-    if int(roots[1]) == S.ROOT_ALL:
+    if int(roots[1]) == ROOT_ALL:
         return result
     searchable = _searchable(roots)
     kept = [m for m in result.moves if searchable(m.move.code())]
@@ -129,16 +131,16 @@ class _Worker:
     def __init__(self, seed: int, index: int, capacity: int, solver: bool = True) -> None:
         self.solver = solver  # the MCTS-Solver where nothing is hidden
         self.tree = Tree(capacity)
-        self.rng = S.seed_rng(np.uint64(seed & (2**64 - 1)), index)
-        self.s = np.zeros(K.STATE_SIZE, dtype=np.int64)
-        self.buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-        self.seen = np.zeros(K.MAX_MOVES, dtype=np.bool_)
-        self.path = np.zeros(S.MAX_PATH, dtype=np.int32)
+        self.rng = seed_rng(np.uint64(seed & (2**64 - 1)), index)
+        self.s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        self.buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        self.seen = np.zeros(L.MAX_MOVES, dtype=np.bool_)
+        self.path = np.zeros(MAX_PATH, dtype=np.int32)
         self.cards = np.zeros(64, dtype=np.int64)
-        self.scratch = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        self.scratch = np.zeros(L.STATE_SIZE, dtype=np.int64)
 
     def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots) -> int:
-        return S.ismcts_iterate(
+        return ismcts_iterate(
             root, r, viewer, *deal, n, self.rng, exploration, policy,
             *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch, *roots,
             np.int64(self.solver),
@@ -159,7 +161,7 @@ def search_viewer(pos: Position) -> int:
     """The seat the search speaks for: the file's viewer, or the seat to act."""
     if pos.is_over:
         raise SearchError("phase: the game is over; there is nothing to analyse")
-    if pos.actor == K.ACTOR_CHANCE:
+    if pos.actor == L.ACTOR_CHANCE:
         raise SearchError("phase: the next event is chance (a random 4), not a player's decision")
     if pos.view is not None and pos.actor != pos.view:
         raise SearchError(

@@ -1,0 +1,244 @@
+"""Legal move generation: ``generate_moves`` writes every legal move of the pending
+decision into a buffer and returns how many.
+
+Move buffers
+============
+Every move buffer holds ``MAX_MOVES`` (2,048) moves, which no reachable decision fills:
+
+* a main action (or a 7's pick): a hand of ``h`` cards facing ``t <= 52 - h`` cards on
+  the table gives each card at most ``2 + 2t`` moves (points, a scuttle or a jack per
+  target, a one-off per target), so at most ``2h(53 - h) + 1 <= 1,405`` with the draw;
+* the 4's discards: 2 of at most 52 cards, ``C(52, 2) = 1,326``; the 5's: one card;
+* the hand-limit discard (``hand-limit=discard`` only): no hand exceeds the limit by more
+  than 2 (``hand_cap``), so ``C(10, 2) = 45`` with the limit of 8;
+* counters, the 3's pick, the scuttle block: one move per card, at most 52.
+
+``hand_cap`` is the proven largest hand of each seat and ruleset, and the loader refuses
+any position beyond it (``position_error``). The generator still checks every write:
+``generate_moves`` never writes at or past the buffer's last slot, and a decision that
+would need it returns ``len(out)`` (see ``moves_overflowed``), which the Python layer
+treats as an error.
+"""
+
+import numpy as np
+
+from .jit import njit
+from .layout import (
+    bit,
+    EIGHTS,
+    F_ACTOR,
+    F_CHAIN_TOP,
+    F_DECK_N,
+    F_DISCARDS,
+    F_FACE,
+    F_FROZEN,
+    F_HAND,
+    F_PHASE,
+    F_POINTS,
+    F_REVEALED,
+    F_TURN,
+    FROM_SEVEN,
+    HL_BLOCK,
+    lowest,
+    make_move,
+    MT_COUNTER,
+    MT_DISCARD,
+    MT_DRAW,
+    MT_JACK,
+    MT_ONE_OFF,
+    MT_PASS,
+    MT_POINTS,
+    MT_RANDOM_DISCARD,
+    MT_RESOLVE,
+    MT_ROYAL,
+    MT_SCUTTLE,
+    MT_SEVEN_SCRAP,
+    MT_TAKE,
+    MT_TEN_COUNTER,
+    NO_CARD,
+    PH_COUNTER,
+    PH_FIVE,
+    PH_FOUR,
+    PH_FOUR_RANDOM,
+    PH_HAND_LIMIT,
+    PH_MAIN,
+    PH_SCUTTLE_COUNTER,
+    PH_SEVEN,
+    PH_THREE,
+    popcount,
+    R_EIGHT_ONE_OFF,
+    R_HAND_LIMIT,
+    R_HAND_LIMIT_STYLE,
+    RANK_ACE,
+    RANK_EIGHT,
+    RANK_FIVE,
+    RANK_FOUR,
+    RANK_JACK,
+    RANK_KING,
+    RANK_NINE,
+    RANK_QUEEN,
+    RANK_SEVEN,
+    RANK_SIX,
+    RANK_TEN,
+    RANK_THREE,
+    RANK_TWO,
+    TENS,
+    TWOS,
+)
+from .seats import opponent
+from .table import has_queen, jack_targets, nine_targets, permanent_targets, targetable, three_pool
+
+
+@njit(cache=True)
+def _put(out, n, m):
+    """Write move ``m`` at ``out[n]`` when it fits before the buffer's last slot; a full
+    buffer saturates the count at ``len(out)`` (an overflow) and writes nothing."""
+    if n < out.shape[0] - 1:
+        out[n] = m
+        return n + 1
+    return out.shape[0]
+
+
+@njit(cache=True)
+def moves_overflowed(out, n):
+    """Whether a move count from ``generate_moves`` says the buffer was too small."""
+    return n >= out.shape[0]
+
+
+@njit(cache=True)
+def _push_each(out, n, mt, card, targets):
+    while targets:
+        t = lowest(targets)
+        targets &= targets - 1
+        n = _put(out, n, make_move(mt, card, t))
+    return n
+
+
+@njit(cache=True)
+def generate_plays(s, r, out, n, p, cards, flag, deck_after):
+    """Every way to play each card of ``cards`` as a main action."""
+    o = opponent(s, p)
+    while cards:
+        c = lowest(cards)
+        cards &= cards - 1
+        rk = c >> 2
+        if rk <= RANK_TEN:
+            n = _put(out, n, make_move(MT_POINTS | flag, c, NO_CARD))
+            n = _push_each(out, n, MT_SCUTTLE | flag, c, s[F_POINTS + o] & (bit(c) - 1))
+        if rk == RANK_EIGHT or rk == RANK_QUEEN or rk == RANK_KING:
+            n = _put(out, n, make_move(MT_ROYAL | flag, c, NO_CARD))
+        if rk == RANK_JACK:
+            n = _push_each(out, n, MT_JACK | flag, c, jack_targets(s, r, p))
+        elif rk == RANK_ACE or rk == RANK_SIX:
+            n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
+        elif rk == RANK_TWO:
+            n = _push_each(out, n, MT_ONE_OFF | flag, c, permanent_targets(s, r, p))
+        elif rk == RANK_NINE:
+            n = _push_each(out, n, MT_ONE_OFF | flag, c, nine_targets(s, r, p))
+        elif rk == RANK_THREE:
+            if three_pool(s, r) != 0:
+                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
+        elif rk == RANK_FOUR:
+            if s[F_HAND + o] != 0:
+                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
+        elif rk == RANK_FIVE or rk == RANK_SEVEN:
+            if deck_after >= 1:
+                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
+        elif rk == RANK_EIGHT and r[R_EIGHT_ONE_OFF]:
+            t = s[F_FACE + o] & EIGHTS & targetable(s, r, o)
+            n = _push_each(out, n, MT_ONE_OFF | flag, c, t)
+    return n
+
+
+@njit(cache=True)
+def _gen_subsets(out, n, mt, hand, k):
+    """Every k-card subset of ``hand`` as one mask move (all of it if k >= size)."""
+    m = popcount(hand)
+    if k >= m:
+        return _put(out, n, mt | (hand << 5))
+    if k <= 0:
+        return n
+    # Gosper's hack over the index space of the hand's cards
+    sel = (np.int64(1) << k) - 1
+    limit = np.int64(1) << m
+    while sel < limit:
+        mask = np.int64(0)
+        h = hand
+        i = 0
+        while h:
+            c = lowest(h)
+            h &= h - 1
+            if (sel >> i) & 1:
+                mask |= bit(c)
+            i += 1
+        n = _put(out, n, mt | (mask << 5))
+        if n >= out.shape[0]:
+            return n  # overflow: stop enumerating
+        lo = sel & -sel
+        ripple = sel + lo
+        sel = (((ripple ^ sel) >> 2) // lo) | ripple
+    return n
+
+
+@njit(cache=True)
+def generate_moves(s, r, out):
+    """Write every legal move of the pending decision into ``out``; return the count."""
+    ph = s[F_PHASE]
+    a = s[F_ACTOR]
+    n = 0
+    if ph == PH_MAIN:
+        hand = s[F_HAND + a]
+        deck_n = s[F_DECK_N]
+        if deck_n > 0:
+            if r[R_HAND_LIMIT_STYLE] != HL_BLOCK or popcount(hand) < r[R_HAND_LIMIT]:
+                n = _put(out, n, make_move(MT_DRAW, NO_CARD, NO_CARD))
+        else:
+            n = _put(out, n, make_move(MT_PASS, NO_CARD, NO_CARD))
+        fz = s[F_FROZEN + a]
+        if fz >= 0:
+            hand &= ~bit(fz)
+        n = generate_plays(s, r, out, n, a, hand, 0, deck_n)
+        if n == 0:  # nothing legal at all (never in reachable play): let the seat pass
+            n = _put(out, n, make_move(MT_PASS, NO_CARD, NO_CARD))
+    elif ph == PH_COUNTER:
+        n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
+        if not has_queen(s, s[F_CHAIN_TOP]):
+            twos = s[F_HAND + a] & TWOS
+            fz = s[F_FROZEN + a]
+            if fz >= 0:
+                twos &= ~bit(fz)
+            while twos:
+                c = lowest(twos)
+                twos &= twos - 1
+                n = _put(out, n, make_move(MT_COUNTER, c, NO_CARD))
+    elif ph == PH_THREE:
+        pool = three_pool(s, r)
+        while pool:
+            c = lowest(pool)
+            pool &= pool - 1
+            n = _put(out, n, make_move(MT_TAKE, c, NO_CARD))
+    elif ph == PH_FOUR or ph == PH_FIVE or ph == PH_HAND_LIMIT:
+        n = _gen_subsets(out, n, MT_DISCARD, s[F_HAND + a], s[F_DISCARDS])
+    elif ph == PH_FOUR_RANDOM:
+        victim = opponent(s, s[F_TURN])
+        n = _gen_subsets(out, n, MT_RANDOM_DISCARD, s[F_HAND + victim], s[F_DISCARDS])
+    elif ph == PH_SEVEN:
+        rev = s[F_REVEALED]
+        deck_after = s[F_DECK_N] + popcount(rev) - 1
+        n = generate_plays(s, r, out, n, a, rev, FROM_SEVEN, deck_after)
+        if n == 0:
+            while rev:
+                c = lowest(rev)
+                rev &= rev - 1
+                n = _put(out, n, make_move(MT_SEVEN_SCRAP, c, NO_CARD))
+    elif ph == PH_SCUTTLE_COUNTER:
+        n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
+        tens = s[F_HAND + a] & TENS
+        fz = s[F_FROZEN + a]
+        if fz >= 0:
+            tens &= ~bit(fz)
+        while tens:
+            c = lowest(tens)
+            tens &= tens - 1
+            n = _put(out, n, make_move(MT_TEN_COUNTER, c, NO_CARD))
+    return n
