@@ -132,18 +132,20 @@ class _Worker:
         self.solver = solver  # the MCTS-Solver where nothing is hidden
         self.tree = Tree(capacity)
         self.rng = seed_rng(np.uint64(seed & (2**64 - 1)), index)
-        self.s = np.zeros(L.STATE_SIZE, dtype=np.int64)
-        self.buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
-        self.seen = np.zeros(L.MAX_MOVES, dtype=np.bool_)
-        self.path = np.zeros(MAX_PATH, dtype=np.int32)
-        self.cards = np.zeros(64, dtype=np.int64)
-        self.scratch = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        # the kernel's scratch record: state, moves, seen flags, path, card list, second state
+        self.work = (
+            np.zeros(L.STATE_SIZE, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.bool_),
+            np.zeros(MAX_PATH, dtype=np.int32),
+            np.zeros(64, dtype=np.int64),
+            np.zeros(L.STATE_SIZE, dtype=np.int64),
+        )
 
     def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots) -> int:
         return ismcts_iterate(
-            root, r, viewer, *deal, n, self.rng, exploration, policy,
-            *self.tree.kernel_args(), self.s, self.buf, self.seen, self.path, self.cards, self.scratch, *roots,
-            np.int64(self.solver),
+            (root, r, viewer), deal, self.tree.kernel_args(), self.work, n, self.rng, exploration, policy,
+            roots, np.int64(self.solver),
         )
 
     def run(self, root, r, viewer, deal, n, exploration, policy, roots=None) -> int:

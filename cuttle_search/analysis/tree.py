@@ -23,7 +23,7 @@ LINKS = ("parent", "first", "sibling")  # fields that hold node numbers
 
 
 class Tree:
-    """Node storage for one search thread (field meanings in ``engine/search.py``)."""
+    """Node storage for one search thread (field meanings in ``engine/ismcts.py``)."""
 
     def __init__(self, capacity: int = 1 << 16) -> None:
         self.arrays = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}

@@ -54,7 +54,6 @@ def _refresh_cache_stamp() -> None:
     for path in _sources():
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     stamp = digest.hexdigest()
-    modules = {path.stem for path in _sources()}
     for d in _cache_dirs():
         marker = d / "cuttle_engine.stamp"
         try:
@@ -62,7 +61,7 @@ def _refresh_cache_stamp() -> None:
                 continue
             if d.exists():
                 for f in d.iterdir():
-                    if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in modules:
+                    if f.suffix in (".nbi", ".nbc"):  # every kernel of the engine, old files included
                         f.unlink()
             d.mkdir(parents=True, exist_ok=True)
             marker.write_text(stamp)

@@ -23,6 +23,7 @@ Node fields (one array each, indexed by node)::
     draws     int32   rollouts that ended in a stalemate
     first     int32   first child, or -1
     sibling   int32   next sibling, or -1
+    proven    int8    MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
 
 ``meta`` holds [nodes in use, iterations done]. A kernel call stops early when the
 arrays are nearly full; the caller grows them and calls again, and the search goes on
@@ -86,15 +87,21 @@ def _filter_moves(buf, n, listed, keep_listed):
 
 
 @njit(nogil=True, cache=True)
-def ismcts_iterate(
-    root, r, viewer, unknown, excluded, fresh, iterations, rng, exploration, policy,
-    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta,
-    s, buf, seen, path, cards, scratch, root_moves, root_mode, solver,
-):
+def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy, root_filter, solver):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
-    when the node arrays are nearly full). Node 0 is the root. ``root_mode`` restricts the
-    viewer's moves at the root: ROOT_ALL (every legal move), ROOT_ONLY (only those in
-    ``root_moves``) or ROOT_AVOID (all but those); the caller ensures one remains.
+    when the node arrays are nearly full). Node 0 is the root.
+
+    The arguments come in records (tuples) so that callers cannot misorder them:
+
+    * ``game``: ``(root, r, viewer)``, the viewer's root state, the rules array, the viewer;
+    * ``deal``: ``(unknown, excluded, fresh)``, what ``info.determinize`` re-deals;
+    * ``tree``: the node arrays in the order of the node fields above, then ``meta``;
+    * ``work``: scratch arrays ``(s, buf, seen, path, cards, scratch)``: a state, a move
+      buffer, a per-move flag buffer, a path of ``MAX_PATH`` nodes, a card list and a
+      second state;
+    * ``root_filter``: ``(root_moves, root_mode)`` restricts the viewer's moves at the
+      root: ROOT_ALL (every legal move), ROOT_ONLY (only those in ``root_moves``) or
+      ROOT_AVOID (all but those); the caller ensures one remains.
 
     When nothing is hidden (``unknown == 0``) and ``solver`` is 1, every node is one state and the MCTS-Solver
     (Winands, Bjornsson and Saito 2008) runs on top: ``t_proven[k]`` is 1 when the state
@@ -105,6 +112,11 @@ def ismcts_iterate(
     a proven-losing child while another is left, and a proven-winning child ends the
     selection: the iteration scores that result without a rollout. With hidden cards none
     of this runs and the search is exactly the plain ISMCTS."""
+    root, r, viewer = game
+    unknown, excluded, fresh = deal
+    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta = tree
+    s, buf, seen, path, cards, scratch = work
+    root_moves, root_mode = root_filter
     cap = t_move.shape[0]
     done = 0
     solver_on = unknown == 0 and solver != 0

@@ -55,7 +55,7 @@ class Ruleset:
         return self.to_array()
 
     def to_array(self) -> np.ndarray:
-        """A fresh ``int64`` rules array for the kernels (layout in ``engine/kernels.py``)."""
+        """A fresh ``int64`` rules array for the kernels (layout in ``engine/layout.py``)."""
         r = np.zeros(L.RULES_SIZE, dtype=np.int64)
         r[L.R_NPLAYERS] = self.players
         r[L.R_HAND_LIMIT_STYLE] = {"none": L.HL_NONE, "discard": L.HL_DISCARD, "block": L.HL_BLOCK}[self.hand_limit]

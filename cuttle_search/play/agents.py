@@ -92,7 +92,7 @@ _CARD_VALUE = np.array([[1, 8, 3, 4, 5, 6, 7, 8, 9, 10, 9, 12, 13][c >> 2] for c
 
 def _material(s: np.ndarray, r: np.ndarray, me: int) -> float:
     """Points, the race to the goal, royals and cards in hand, for ``me`` minus the opponent
-    (:func:`cuttle_search.engine.search.material`, shared with the greedy rollouts)."""
+    (:func:`cuttle_search.engine.policies.material`, shared with the greedy rollouts)."""
     return material(s, r, me) - material(s, r, 1 - me)
 
 
