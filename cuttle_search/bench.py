@@ -20,7 +20,9 @@ from tqdm import tqdm
 
 from . import __version__
 from .engine import layout as L
-from .engine.seats import opponents
+from .engine.movegen import action_space, random_discard_outcomes
+from .engine.setup import deal_size, dealt_to
+from .engine.table import seat_returns
 from .engine.harness import checked_random_games, random_games
 from .game.position import Position
 from .game.rules import PRESETS, get_ruleset
@@ -58,7 +60,11 @@ def warm_up() -> None:
     buf = np.zeros(L.MAX_MOVES, np.int64)
     random_games(r, 1, 0, 1, s, buf, np.zeros((1, 3), np.int64))
     checked_random_games(r, 1, 0, 1, s, buf, np.zeros((1, 6), np.int64))
-    opponents(pos.state, r, 0)  # the seat helpers the N-seat rules build on
+    seat_returns(pos.state, r, np.zeros(L.MAX_PLAYERS))  # outcomes, the seat helpers
+    dealt_to(r, deal_size(r) - 1)  # the deal order (the OpenSpiel game deals card by card)
+    space = np.zeros(L.ACTION_SPACE_SIZE, np.int64)
+    action_space(space)  # every move of some game (the OpenSpiel action ids)
+    random_discard_outcomes(space)
     for rollout in ROLLOUTS:
         analyse(pos.view_of(0), iterations=200, seed=1, rollout=rollout)
     agents = [make_agent(spec) for spec in ("greedy", "cuttlebot", "pimc:iterations=40", "ismcts:iterations=40,infer=1")]

@@ -19,7 +19,8 @@ from .display import describe_decision, render
 from .engine.jit import warn_if_compiling
 from .game.errors import CuttleError
 from .analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS
-from .game.position import Position, load_position, seat_name
+from .game.position import Position, seat_name
+from .game.position_file import load_position
 from .game.rules import PRESETS, RulesError, get_ruleset
 
 

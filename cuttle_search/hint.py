@@ -20,7 +20,7 @@ from typing import IO, Any, Callable, Iterator, Mapping
 from .game.errors import CuttleError, brief
 from .game.inputs import parse_json
 from .analysis.limits import is_finite_number
-from .game.position import load_position
+from .game.position_file import load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",

@@ -9,6 +9,7 @@ A = pytest.importorskip("cuttle_search.interop.openspiel")
 from cuttle_search.play.arena import play_game  # noqa: E402
 from cuttle_search.play.agents import make_agent  # noqa: E402
 from cuttle_search.game.rules import get_ruleset  # noqa: E402
+from cuttle_search.engine import layout as L  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -47,7 +48,7 @@ def test_deal_is_chance_and_the_returns_are_zero_sum():
         state.apply_action(state.chance_outcomes()[0][0])
     assert state.current_player() == 0
     s = state.engine_state()
-    assert bin(int(s[A.K.F_HAND])).count("1") == 5 and bin(int(s[A.K.F_HAND + 1])).count("1") == 6
+    assert bin(int(s[L.F_HAND])).count("1") == 5 and bin(int(s[L.F_HAND + 1])).count("1") == 6
     for seed in range(5):
         end = play_random(game, seed)
         assert sum(end.returns()) == 0
@@ -62,7 +63,7 @@ def test_views_hide_what_the_player_cannot_see():
     twin = state.resample_from_infostate(0, lambda: 0.37)
     assert twin.information_state_string(0) == state.information_state_string(0)
     assert twin.observation_string(0) == state.observation_string(0)
-    assert twin.engine_state()[A.K.F_HAND + 0] == state.engine_state()[A.K.F_HAND + 0]
+    assert twin.engine_state()[L.F_HAND + 0] == state.engine_state()[L.F_HAND + 0]
     others = {state.resample_from_infostate(0, lambda x=x: x / 10).information_state_string(1) for x in range(10)}
     assert len(others) > 1  # p1's own view does change: p1's hand was re-dealt
 

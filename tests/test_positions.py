@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuttle_search.game.position import Position, PositionError, load_position
+from cuttle_search.game.position import Position, PositionError
+from cuttle_search.game.position_file import load_position
 
 from .helpers import build
 

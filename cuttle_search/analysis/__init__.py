@@ -10,7 +10,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..game.errors import CuttleError, brief
 from ..game.moves import Move
-from ..game.position import Position, load_position
+from ..game.position import Position
+from ..game.position_file import load_position
 from .ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_ITERATIONS,

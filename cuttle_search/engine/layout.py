@@ -187,6 +187,7 @@ MT_RANDOM_DISCARD = 13  # chance outcome of four=random: a card mask
 MT_MASK = 15
 FROM_SEVEN = 16
 MAX_MOVES = 2048
+ACTION_SPACE_SIZE = 4773  # every move of some two-seat game (movegen.action_space)
 
 # de Bruijn table for the index of the lowest set bit
 _DEBRUIJN = 0x03F79D71B4CB0A89

@@ -45,6 +45,7 @@ from .layout import (
     MT_DISCARD,
     MT_DRAW,
     MT_JACK,
+    MT_MASK,
     MT_ONE_OFF,
     MT_PASS,
     MT_POINTS,
@@ -55,6 +56,7 @@ from .layout import (
     MT_SEVEN_SCRAP,
     MT_TAKE,
     MT_TEN_COUNTER,
+    N_CARDS,
     NO_CARD,
     PH_COUNTER,
     PH_FIVE,
@@ -241,4 +243,76 @@ def generate_moves(s, r, out):
             c = lowest(tens)
             tens &= tens - 1
             n = _put(out, n, make_move(MT_TEN_COUNTER, c, NO_CARD))
+    return n
+
+
+@njit(cache=True)
+def _push_card_sets(out, n):
+    """Every set of one or two cards, as discard moves: {a}, {a, b > a}, in card order."""
+    for a in range(N_CARDS):
+        out[n] = MT_DISCARD | (bit(a) << 5)
+        n += 1
+        for b in range(a + 1, N_CARDS):
+            out[n] = MT_DISCARD | ((bit(a) | bit(b)) << 5)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def action_space(out):
+    """Every move a player can make in some two-seat game under some ruleset, in a fixed
+    order (the OpenSpiel action ids): draw, pass, resolve; then, plain and from a 7, every
+    points play and scuttle, royal, jack and one-off by card; counters, the 3's picks, a
+    7's scraps, the ten-counters; and every discard of one or two cards. ``out`` needs
+    ``ACTION_SPACE_SIZE`` slots; returns how many were written."""
+    n = 0
+    out[n] = make_move(MT_DRAW, NO_CARD, NO_CARD)
+    out[n + 1] = make_move(MT_PASS, NO_CARD, NO_CARD)
+    out[n + 2] = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
+    n += 3
+    for flag in (0, FROM_SEVEN):
+        for c in range(40):
+            out[n] = make_move(MT_POINTS | flag, c, NO_CARD)
+            n += 1
+            for t in range(c):
+                out[n] = make_move(MT_SCUTTLE | flag, c, t)
+                n += 1
+        for c in range(N_CARDS):
+            rank = c >> 2
+            if rank == RANK_EIGHT or rank == RANK_QUEEN or rank == RANK_KING:
+                out[n] = make_move(MT_ROYAL | flag, c, NO_CARD)
+                n += 1
+            if rank == RANK_JACK:
+                for t in range(40):
+                    out[n] = make_move(MT_JACK | flag, c, t)
+                    n += 1
+            if rank == RANK_ACE or rank == RANK_THREE or rank == RANK_FOUR or rank == RANK_FIVE or rank == RANK_SIX or rank == RANK_SEVEN:
+                out[n] = make_move(MT_ONE_OFF | flag, c, NO_CARD)
+                n += 1
+            if rank == RANK_TWO or rank == RANK_EIGHT or rank == RANK_NINE:
+                for t in range(N_CARDS):
+                    out[n] = make_move(MT_ONE_OFF | flag, c, t)
+                    n += 1
+    for c in range(RANK_TWO * 4, RANK_TWO * 4 + 4):
+        out[n] = make_move(MT_COUNTER, c, NO_CARD)
+        n += 1
+    for c in range(N_CARDS):
+        out[n] = make_move(MT_TAKE, c, NO_CARD)
+        n += 1
+    for c in range(N_CARDS):
+        out[n] = make_move(MT_SEVEN_SCRAP, c, NO_CARD)
+        n += 1
+    for c in range(RANK_TEN * 4, RANK_TEN * 4 + 4):
+        out[n] = make_move(MT_TEN_COUNTER, c, NO_CARD)
+        n += 1
+    return _push_card_sets(out, n)
+
+
+@njit(cache=True)
+def random_discard_outcomes(out):
+    """Every chance outcome of a ``four=random`` 4 (one or two cards, as masks in
+    ``MT_RANDOM_DISCARD`` moves), in the order of ``action_space``'s discards."""
+    n = _push_card_sets(out, 0)
+    for i in range(n):
+        out[i] = (out[i] & ~MT_MASK) | MT_RANDOM_DISCARD
     return n

@@ -3,6 +3,8 @@ random, heuristic and greedy (epsilon-greedy on material), plus ``wins_now``, th
 test that a main-phase move meets its player's goal at once (built on ``table.goal``).
 """
 
+import numpy as np
+
 from .jit import njit
 from .apply import apply_move
 from .layout import (
@@ -11,6 +13,7 @@ from .layout import (
     F_ACTOR,
     F_FACE,
     F_HAND,
+    F_NPLAYERS,
     F_PASSES,
     F_PHASE,
     F_POINTS,
@@ -18,6 +21,7 @@ from .layout import (
     F_WINNER,
     FROM_SEVEN,
     KINGS,
+    lowest,
     make_move,
     move_card,
     move_target,
@@ -49,7 +53,7 @@ from .layout import (
 )
 from .movegen import generate_moves
 from .rng import rng_below
-from .seats import opponent
+from .seats import opponent, opponents
 from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
 
 
@@ -141,6 +145,37 @@ def material(s, r, q):
     face = s[F_FACE + q]
     return _standing(points_total(s, q), goal(s, r, q), popcount(face & KINGS), popcount(face & QUEENS),
                      popcount(face & EIGHTS), popcount(s[F_HAND + q]))
+
+
+@njit(cache=True)
+def material_balance(s, r, p):
+    """``material(p)`` less the best ``material`` among p's opponents (in a two-seat game,
+    the opponent's): how the ``greedy`` agent scores a state for ``p``."""
+    best = -1e300
+    against = opponents(s, r, p)
+    for q in range(s[F_NPLAYERS]):
+        if (against >> q) & 1:
+            v = material(s, r, q)
+            if v > best:
+                best = v
+    return material(s, r, p) - best
+
+
+# How much the ``greedy`` agent values keeping a card of each rank when it must give
+# cards up (a 4's or 5's discard, the hand limit) or pick one (the 3): ranks A..K.
+KEEP_VALUE_BY_RANK = np.array([1.0, 8.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 9.0, 12.0, 13.0])
+
+
+@njit(cache=True)
+def keep_value(cards):
+    """The total ``KEEP_VALUE_BY_RANK`` of a card mask."""
+    v = 0.0
+    x = cards
+    while x:
+        c = lowest(x)
+        x &= x - 1
+        v += KEEP_VALUE_BY_RANK[c >> 2]
+    return v
 
 
 @njit(cache=True)

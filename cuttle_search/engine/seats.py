@@ -7,7 +7,7 @@ against ``p`` in a two-seat game (the targets of a card, the victim of a 4). Gam
 seats ask ``opponents`` (a mask of seats) and ``partner`` instead.
 
 Teams (``R_TEAMS``): 0 every seat for itself; 2 two teams of partners sitting opposite
-(seat ``p`` and ``p + n/2``), as in Team Cuttle.
+(seat ``p`` and ``p + n/2``, with four seats or more), as in Team Cuttle.
 """
 
 from .jit import njit
@@ -35,8 +35,8 @@ def opponent(s, p):
 @njit(cache=True)
 def partner(s, r, p):
     """``p``'s partner, or -1 when every seat plays for itself."""
-    if r[R_TEAMS] == 2:
-        n = s[F_NPLAYERS]
+    n = s[F_NPLAYERS]
+    if r[R_TEAMS] == 2 and n >= 4:
         return (p + n // 2) % n
     return -1
 

@@ -139,6 +139,21 @@ def deal(s, r, rng):
 
 
 @njit(cache=True)
+def deal_size(r):
+    """How many cards the deal hands out (every seat's opening hand)."""
+    return r[R_DEAL_FIRST] + (r[R_NPLAYERS] - 1) * r[R_DEAL_OTHER]
+
+
+@njit(cache=True)
+def dealt_to(r, k):
+    """The seat that receives the ``k``-th card of the deal (0-based), in ``deal``'s order:
+    the first seat's whole hand, then each other seat's in turn."""
+    if k < r[R_DEAL_FIRST]:
+        return 0
+    return 1 + (k - r[R_DEAL_FIRST]) // r[R_DEAL_OTHER]
+
+
+@njit(cache=True)
 def zone_union_count(s):
     """(mask of every card in some zone, number of zone memberships). A sound state has
     every card exactly once: the mask is ALL_CARDS and the count is 52."""

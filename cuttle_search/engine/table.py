@@ -18,7 +18,9 @@ from .layout import (
     F_PHASE,
     F_POINTS,
     F_SCRAP,
+    F_STATUS,
     F_TURN,
+    F_WINNER,
     HL_BLOCK,
     HL_NONE,
     KINGS,
@@ -26,6 +28,7 @@ from .layout import (
     N_CARDS,
     NINE_DECK_TOP,
     PH_MAIN,
+    PH_OVER,
     popcount,
     QUEENS,
     R_GOAL,
@@ -38,9 +41,10 @@ from .layout import (
     R_QUEENS_PROTECT_QUEENS,
     R_TARGET_ANY_SIDE,
     R_THREE_TAKES_THREE,
+    ST_WIN,
     THREES,
 )
-from .seats import opponent
+from .seats import opponent, same_side
 
 
 @njit(cache=True)
@@ -218,3 +222,23 @@ def stack_owner(s, r, card, controller):
     if not r[R_JACK_SWITCH] and h > 0 and s[F_JACK_BY + top_jack(s, card)] != controller:
         return -1
     return -2
+
+
+@njit(cache=True)
+def seat_returns(s, r, out):
+    """Each seat's return at the end of the game into ``out[:seats]``, summing to zero: a
+    stalemate (or a game not over) gives 0 to every seat; a win gives +1 to the winner's
+    side (the winner and a partner) and shares -1 per winning seat among the others, so
+    two seats score +1 and -1."""
+    n = s[F_NPLAYERS]
+    for q in range(n):
+        out[q] = 0.0
+    if s[F_PHASE] != PH_OVER or s[F_STATUS] != ST_WIN:
+        return
+    w = s[F_WINNER]
+    winners = 0
+    for q in range(n):
+        if same_side(s, r, w, q):
+            winners += 1
+    for q in range(n):
+        out[q] = 1.0 if same_side(s, r, w, q) else -winners / (n - winners)

@@ -31,69 +31,41 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         "the OpenSpiel adapter needs the openspiel extra: pip install -e '.[openspiel]'"
     ) from e
 
-from ..play.agents import Agent
-from ..game.cards import card_str, cards_in
 from ..engine import layout as L
 from ..engine.apply import apply_move
-from ..engine.movegen import generate_moves
-from ..engine.policies import rollout, ROLLOUT_RANDOM
-from ..engine.setup import BLANK_STATE
+from ..engine.info import determinize, sees_hand, unseen_cards
+from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
+from ..engine.policies import ROLLOUT_RANDOM, rollout
+from ..engine.rng import seed_rng
+from ..engine.setup import BLANK_STATE, deal_size, dealt_to
+from ..engine.table import seat_returns
+from ..game.cards import card_str
 from ..game.moves import Move
-from ..game.position import Position, sees_whole_hand
+from ..game.position import Position
 from ..game.rules import Ruleset, get_ruleset
+from ..play.agent import Agent
 
 # ---------------------------------------------------------------- the action space
-def _card_sets() -> list[int]:
-    """Every set of one or two cards, as masks (discards and random-4 outcomes)."""
-    sets = []
-    for a in range(52):
-        sets.append(1 << a)
-        sets += [(1 << a) | (1 << b) for b in range(a + 1, 52)]
-    return sets
+# player actions: an index into _CODES (the engine's action space). Chance outcomes have
+# their own ids: a card (0-51) for the deal and for cards taken from the deck, or 52 + the
+# index of a set of cards for the discards of a four=random 4.
+def _engine_list(fill) -> list[int]:
+    out = np.zeros(L.ACTION_SPACE_SIZE, np.int64)
+    return [int(c) for c in out[: fill(out)]]
 
 
-def _player_move_codes() -> list[int]:
-    """Every move code a player can make in a two-player game, in a fixed order."""
-    codes: list[int] = []
-    mm = L.make_move
-    codes += [mm(L.MT_DRAW, L.NO_CARD, L.NO_CARD), mm(L.MT_PASS, L.NO_CARD, L.NO_CARD), mm(L.MT_RESOLVE, L.NO_CARD, L.NO_CARD)]
-    for flag in (0, L.FROM_SEVEN):
-        for c in range(40):
-            codes.append(mm(L.MT_POINTS | flag, c, L.NO_CARD))
-            codes += [mm(L.MT_SCUTTLE | flag, c, t) for t in range(c)]
-        for c in range(52):
-            rank = c >> 2
-            if rank in (7, 11, 12):
-                codes.append(mm(L.MT_ROYAL | flag, c, L.NO_CARD))
-            if rank == 10:
-                codes += [mm(L.MT_JACK | flag, c, t) for t in range(40)]
-            if rank in (0, 2, 3, 4, 5, 6):
-                codes.append(mm(L.MT_ONE_OFF | flag, c, L.NO_CARD))
-            if rank in (1, 7, 8):
-                codes += [mm(L.MT_ONE_OFF | flag, c, t) for t in range(52)]
-    codes += [mm(L.MT_COUNTER, c, L.NO_CARD) for c in range(4, 8)]
-    codes += [mm(L.MT_TAKE, c, L.NO_CARD) for c in range(52)]
-    codes += [mm(L.MT_SEVEN_SCRAP, c, L.NO_CARD) for c in range(52)]
-    codes += [mm(L.MT_TEN_COUNTER, c, L.NO_CARD) for c in range(36, 40)]
-    codes += [L.MT_DISCARD | (m << 5) for m in _card_sets()]
-    return codes
-
-
-# player actions: an index into _CODES. Chance outcomes have their own ids: a card
-# (0-51) for the deal and for cards taken from the deck, or 52 + the index of a set of
-# cards for the discards of a four=random 4.
-_CODES = _player_move_codes()
+_CODES = _engine_list(action_space)
 _ID_OF_CODE = {c: i for i, c in enumerate(_CODES)}
-_SETS = _card_sets()
-_ID_OF_SET = {m: 52 + i for i, m in enumerate(_SETS)}
+_RANDOM_DISCARDS = _engine_list(random_discard_outcomes)
+_ID_OF_RANDOM_DISCARD = {c: 52 + i for i, c in enumerate(_RANDOM_DISCARDS)}
 NUM_ACTIONS = len(_CODES)
-NUM_CHANCE_OUTCOMES = 52 + len(_SETS)
+NUM_CHANCE_OUTCOMES = 52 + len(_RANDOM_DISCARDS)
 
 
 def action_of(code: int) -> int:
     code = int(code)
-    if code & L.MT_MASK == L.MT_RANDOM_DISCARD:
-        return _ID_OF_SET[code >> 5]
+    if code in _ID_OF_RANDOM_DISCARD:
+        return _ID_OF_RANDOM_DISCARD[code]
     try:
         return _ID_OF_CODE[code]
     except KeyError:
@@ -102,7 +74,7 @@ def action_of(code: int) -> int:
 
 def code_of(action: int, chance: bool = False) -> int:
     if chance:
-        return L.MT_RANDOM_DISCARD | (_SETS[action - 52] << 5)
+        return _RANDOM_DISCARDS[action - 52]
     return _CODES[action]
 
 
@@ -114,7 +86,7 @@ _GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
+    max_num_players=L.MAX_PLAYERS,
     min_num_players=2,
     provides_information_state_string=True,
     provides_information_state_tensor=False,
@@ -141,7 +113,7 @@ class CuttleGame(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=NUM_CHANCE_OUTCOMES,
-            num_players=2,
+            num_players=self.ruleset.players,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
@@ -178,7 +150,7 @@ class CuttleState(pyspiel.State):
             self._dealt = 0
         else:
             self._s = position.state.copy()
-            self._dealt = self._rules.deal_first + self._rules.deal_other
+            self._dealt = self._deal_size
         self._pending = -1  # a player's move waiting for its cards
         self._picks_left = 0
         self._assigned = 0
@@ -193,8 +165,12 @@ class CuttleState(pyspiel.State):
         return _RULES[self._spec].array
 
     # -------------------------------------------------------------- chance bookkeeping
-    def _deal_target(self) -> int:
-        return 0 if self._dealt < self._rules.deal_first else 1
+    @property
+    def _deal_size(self) -> int:
+        return int(deal_size(self._r))
+
+    def _dealing(self) -> bool:
+        return self._dealt < self._deal_size
 
     def _unassigned_top(self) -> int:
         """Index of the highest deck slot whose card is not decided yet."""
@@ -212,7 +188,7 @@ class CuttleState(pyspiel.State):
 
     # -------------------------------------------------------------- the OpenSpiel API
     def current_player(self) -> int:
-        if self._dealt < self._rules.deal_first + self._rules.deal_other or self._picks_left > 0:
+        if self._dealing() or self._picks_left > 0:
             return pyspiel.PlayerId.CHANCE
         if self._s[L.F_PHASE] == L.PH_OVER:
             return pyspiel.PlayerId.TERMINAL
@@ -225,7 +201,7 @@ class CuttleState(pyspiel.State):
         return sorted(action_of(c) for c in buf[:n])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self._dealt < self._rules.deal_first + self._rules.deal_other or self._picks_left > 0:
+        if self._dealing() or self._picks_left > 0:
             cards = self._open_cards()
             return [(c, 1.0 / len(cards)) for c in sorted(cards)]
         buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
@@ -240,13 +216,13 @@ class CuttleState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         s = self._s
-        if self._dealt < self._rules.deal_first + self._rules.deal_other:
+        if self._dealing():
             card = action
             top = self._unassigned_top()
             self._take_open_card(card, top)
             s[L.F_DECK + top] = -1
             s[L.F_DECK_N] -= 1
-            s[L.F_HAND + self._deal_target()] |= 1 << card
+            s[L.F_HAND + dealt_to(self._r, self._dealt)] |= 1 << card
             self._dealt += 1
             return
         if self._picks_left > 0:
@@ -277,13 +253,12 @@ class CuttleState(pyspiel.State):
         return Move.from_code(code_of(action)).text()
 
     def is_terminal(self) -> bool:
-        return self._dealt >= self._rules.deal_first + self._rules.deal_other and self._s[L.F_PHASE] == L.PH_OVER
+        return not self._dealing() and self._s[L.F_PHASE] == L.PH_OVER
 
     def returns(self) -> list[float]:
-        if not self.is_terminal() or self._s[L.F_STATUS] != L.ST_WIN:
-            return [0.0, 0.0]
-        w = int(self._s[L.F_WINNER])
-        return [1.0, -1.0] if w == 0 else [-1.0, 1.0]
+        if not self.is_terminal():
+            return [0.0] * self.get_game().num_players()
+        return _returns(self._s, self._r)
 
     def __str__(self) -> str:
         pending = f" pending {Move.from_code(self._pending).text()}" if self._pending >= 0 else ""
@@ -291,25 +266,13 @@ class CuttleState(pyspiel.State):
 
     def resample_from_infostate(self, player: int, sampler=None) -> "CuttleState":
         """A state the player cannot tell apart from this one: the cards they cannot see
-        (the opponent's hidden hand cards and the undecided deck) dealt anew at random."""
+        (other seats' hidden hand cards and the undecided deck) dealt anew at random, by
+        the engine's determinization."""
         seed = int((sampler() if callable(sampler) else np.random.random()) * 2**62)
-        rng = np.random.default_rng(seed)
         clone = self.clone()
-        s = clone._s
-        o = 1 - player
-        hidden_hand = [] if sees_whole_hand(s, player) else list(cards_in(int(s[L.F_HAND + o]) & ~int(s[L.F_PUBLIC + o])))
-        top = clone._unassigned_top()
-        deck_slots = list(range(top + 1))
-        pool = hidden_hand + [int(s[L.F_DECK + i]) for i in deck_slots]
-        rng.shuffle(pool)
-        hand = int(s[L.F_HAND + o])
-        for c in hidden_hand:
-            hand &= ~(1 << c)
-        for c in pool[: len(hidden_hand)]:
-            hand |= 1 << c
-        s[L.F_HAND + o] = hand
-        for i, c in zip(deck_slots, pool[len(hidden_hand):]):
-            s[L.F_DECK + i] = c
+        root = clone._s.copy()
+        determinize(root, clone._s, unseen_cards(root, player), player, seed_rng(np.uint64(seed), 0),
+                    np.zeros(64, np.int64), 0, 0)
         return clone
 
     def engine_state(self) -> np.ndarray:
@@ -320,9 +283,9 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     """What ``player`` sees (everything for ``None``), as one line of hex masks."""
     s = state._s
     parts = []
-    for q in (0, 1):
+    for q in range(int(s[L.F_NPLAYERS])):
         hand = int(s[L.F_HAND + q])
-        if player is not None and q != player and not sees_whole_hand(s, player):
+        if player is not None and not sees_hand(s, player, q):
             hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"
@@ -336,6 +299,13 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     view = "all" if player is None else f"p{player}"
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
     return f"{view} | {' | '.join(parts)} | j {jacks} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | {fields}{pending}"
+
+
+def _returns(s: np.ndarray, r: np.ndarray) -> list[float]:
+    """Every seat's return, as the engine scores the end of a game."""
+    out = np.zeros(L.MAX_PLAYERS, np.float64)
+    seat_returns(s, r, out)
+    return [float(x) for x in out[: int(s[L.F_NPLAYERS])]]
 
 
 class CuttleObserver:
@@ -380,9 +350,7 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
             apply_move(s, state._r, np.int64(state._pending))
         if s[L.F_PHASE] != L.PH_OVER:
             rollout(s, state._r, self._rng, self._buf, ROLLOUT_RANDOM, self._scratch)
-        if s[L.F_STATUS] != L.ST_WIN:
-            return np.zeros(2)
-        return np.array([1.0, -1.0]) if s[L.F_WINNER] == 0 else np.array([-1.0, 1.0])
+        return np.array(_returns(s, state._r))
 
     def prior(self, state: CuttleState) -> list[tuple[int, float]]:
         if state.is_chance_node():

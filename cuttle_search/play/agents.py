@@ -18,19 +18,20 @@ random numbers only from the generator the arena hands them, so a seed reproduce
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import importlib
 from typing import Any
 
 import numpy as np
 
 from ..game.errors import CuttleError, brief
 from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
-from ..game.cards import cards_in
 from ..engine import layout as L
+from ..engine.layout import move_card, move_mask
 from ..engine.baselines import cuttlebot_move, pimc_move
-from ..engine.policies import apply_unopposed, material
+from ..engine.policies import apply_unopposed, keep_value, material_balance
+from ..engine.seats import opponent
 from ..engine.table import goal, points_total
-from ..game.position import Position
+from .agent import Agent
 from ..analysis.inference import InferenceTracker
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
@@ -50,36 +51,6 @@ def _rng_state(rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.integers(0, 2**63)], dtype=np.uint64)
 
 
-@dataclass
-class Agent:
-    """A player. ``choose`` gets the full game and the seat, and looks only at what that
-    seat may see (unless ``sees_everything``)."""
-
-    spec: str
-    params: dict[str, Any] = field(default_factory=dict)
-    sees_everything = False
-
-    def __post_init__(self) -> None:
-        """Subclasses set up their parameters and scratch buffers here."""
-
-    @property
-    def name(self) -> str:
-        return self.spec
-
-    def view(self, game: Position, seat: int) -> Position:
-        return game if self.sees_everything else game.view_of(seat)
-
-    def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int:
-        raise NotImplementedError
-
-    def start_game(self, seat: int) -> None:
-        """A new game begins, with this agent in ``seat``."""
-
-    def observe(self, game: Position, mover: int, code: int) -> None:
-        """Move ``code`` of ``mover`` is about to be played in ``game`` (every move of the
-        game, either seat's or chance's, is shown here before it is applied)."""
-
-
 class RandomAgent(Agent):
     def choose(self, game, seat, rng):
         codes = game.legal_codes()  # the legal moves never depend on hidden cards
@@ -87,15 +58,6 @@ class RandomAgent(Agent):
 
 
 # ---------------------------------------------------------------- greedy
-_CARD_VALUE = np.array([[1, 8, 3, 4, 5, 6, 7, 8, 9, 10, 9, 12, 13][c >> 2] for c in range(52)], dtype=float)
-
-
-def _material(s: np.ndarray, r: np.ndarray, me: int) -> float:
-    """Points, the race to the goal, royals and cards in hand, for ``me`` minus the opponent
-    (:func:`cuttle_search.engine.policies.material`, shared with the greedy rollouts)."""
-    return material(s, r, me) - material(s, r, 1 - me)
-
-
 class Greedy(Agent):
     """Take a win when there is one; when the opponent is within reach of their goal
     (10 points or fewer to go), play the move that leaves them furthest from it; otherwise
@@ -110,7 +72,7 @@ class Greedy(Agent):
         if len(codes) == 1:
             return int(codes[0])
         s0 = view.state
-        o = 1 - seat
+        o = opponent(s0, seat)
         results = []
         for code in codes:
             child = s0.copy()
@@ -120,9 +82,9 @@ class Greedy(Agent):
             results.append((int(code), child))
         phase = int(s0[L.F_PHASE])
         if phase in (L.PH_FOUR, L.PH_FIVE, L.PH_HAND_LIMIT):
-            return min(codes, key=lambda c: (_CARD_VALUE[list(cards_in(int(c) >> 5))].sum(), int(c)))
+            return min(codes, key=lambda c: (keep_value(move_mask(c)), int(c)))
         if phase == L.PH_THREE:
-            return max(codes, key=lambda c: (_CARD_VALUE[(int(c) >> 5) & 63], -int(c)))
+            return max(codes, key=lambda c: (keep_value(1 << int(move_card(c))), -int(c)))
         gap_now = float(goal(s0, r, o) - points_total(s0, o))
 
         def opp_gap(child):
@@ -131,11 +93,11 @@ class Greedy(Agent):
             return float(goal(child, r, o) - points_total(child, o))
 
         if gap_now <= 10:
-            best = max(results, key=lambda cr: (opp_gap(cr[1]), _material(cr[1], r, seat)))
+            best = max(results, key=lambda cr: (opp_gap(cr[1]), material_balance(cr[1], r, seat)))
             if opp_gap(best[1]) > gap_now:
                 return best[0]
-        base = _material(s0, r, seat)
-        scored = [(_material(child, r, seat) - base, code) for code, child in results]
+        base = material_balance(s0, r, seat)
+        scored = [(material_balance(child, r, seat) - base, code) for code, child in results]
         best_delta = max(d for d, _ in scored)
         draw = L.make_move(L.MT_DRAW, L.NO_CARD, L.NO_CARD)
         if draw in codes and best_delta <= 0.4:  # drawing is worth one card in hand
@@ -244,7 +206,8 @@ AGENTS = {
     "pimc": (Pimc, {"iterations": int, "rollout": str}),
     "ismcts": (Ismcts, _SEARCH_PARAMS),
     "oracle": (Oracle, _SEARCH_PARAMS),
-    "openspiel-ismcts": (None, {"iterations": int, "time": float, "c": float}),
+    # loaded on first use (the adapter needs the openspiel extra and imports this layer)
+    "openspiel-ismcts": ("cuttle_search.interop.openspiel:OpenSpielIsmcts", {"iterations": int, "time": float, "c": float}),
 }
 
 
@@ -274,11 +237,10 @@ def make_agent(spec: str) -> Agent:
             raise AgentError(f"agent {brief(name)}: {key} must be a finite number at most {high:,.0f}, not {brief(value)}")
     if "rollout" in params and params["rollout"] not in ROLLOUTS:
         raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
-    if cls is None:
+    if isinstance(cls, str):
+        module, _, attr = cls.partition(":")
         try:
-            from ..interop.openspiel import OpenSpielIsmcts
+            cls = getattr(importlib.import_module(module), attr)
         except ImportError:
             raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
-
-        return OpenSpielIsmcts(spec.strip(), params)
     return cls(spec.strip(), params)

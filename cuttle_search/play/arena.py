@@ -144,11 +144,11 @@ def _play_unit(args: tuple) -> dict[str, Any]:
             a_first = (k % 2 == 0) != swap
             agents = (a, b) if a_first else (b, a)
             rec = play_game(rules, d, agents, rng_seed=d ^ (0x5DEECE66D if swap else 0))
-            a_seat = 0 if a_first else 1
+            a_seat, b_seat = (0, 1) if a_first else (1, 0)
             score = 0.5 if rec.winner is None else float(rec.winner == a_seat)
             out["games"].append(
                 {"score": score, "plies": len(rec.moves), "aSeconds": rec.seconds[a_seat], "aDecisions": rec.decisions[a_seat],
-                 "bSeconds": rec.seconds[1 - a_seat], "bDecisions": rec.decisions[1 - a_seat], "aSeat": a_seat}
+                 "bSeconds": rec.seconds[b_seat], "bDecisions": rec.decisions[b_seat], "aSeat": a_seat}
             )
             if keep_logs:
                 out["logs"].append(rec.to_json())
