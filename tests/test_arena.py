@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from cuttle_search.play.agents import AgentError, make_agent
 from cuttle_search.game.cards import parse_card
-from cuttle_search.play.arena import _play_unit, elo, play_game, replay, run_arena, score_interval
+from cuttle_search.play.arena import _play_unit, elo, match_score_interval, play_game, replay, run_arena
 from cuttle_search.cli import main
 from cuttle_search.game.position import Position
 from cuttle_search.game.rules import PRESETS, get_ruleset
@@ -23,11 +23,11 @@ def test_elo_and_interval_arithmetic():
     assert elo(0.25) == pytest.approx(-190.848, abs=1e-3)
     assert elo(0.9) == pytest.approx(381.697, abs=1e-3)
     assert elo(1.0) == math.inf and elo(0.0) == -math.inf
-    mean, lo, hi = score_interval([1.0, 0.5, 0.5, 1.0])
+    mean, lo, hi = match_score_interval([1.0, 0.5, 0.5, 1.0])
     assert mean == 0.75
     # sample sd sqrt(1/12); half width 1.959964 * 0.288675 / 2
     assert lo == pytest.approx(0.75 - 1.959964 * math.sqrt(1 / 12) / 2, abs=1e-6) and hi == 1.0
-    assert score_interval([0.5] * 10)[1:] == pytest.approx((0.5, 0.5))
+    assert match_score_interval([0.5] * 10)[1:] == pytest.approx((0.5, 0.5))
 
 
 def test_paired_deals_swap_seats_on_the_same_deck():

@@ -164,7 +164,7 @@ def _play_unit(args: tuple) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- statistics
-def score_interval(pair_scores: Iterable[float]) -> tuple[float, float, float]:
+def match_score_interval(pair_scores: Iterable[float]) -> tuple[float, float, float]:
     """Mean score and its 95% interval from per-pair scores (the pair is the unit, so the
     interval reflects the pairing; sample standard deviation)."""
     x = np.asarray(list(pair_scores), dtype=float)
@@ -550,7 +550,7 @@ def _summarise(units, spec_a, spec_b, rules, seed, match, sprt, elapsed, backend
         ms = [m for u in units for m in u["matches"]]
         matches = {"played": len(ms), "won": sum(m == 1.0 for m in ms), "drawn": sum(m == 0.5 for m in ms),
                    "lost": sum(m == 0.0 for m in ms)}
-    score, lo, hi = score_interval(pair_scores)
+    score, lo, hi = match_score_interval(pair_scores)
     tri = trinomial_estimate(trinomial(g["score"] for g in all_games))
     a_dec = sum(g["aDecisions"] for g in all_games)
     b_dec = sum(g["bDecisions"] for g in all_games)
