@@ -222,7 +222,7 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
         return
     w = summary["wins"]
     click.echo(f"{games} random games, rules {rs.spec}, seed {seed}")
-    click.echo(f"  p0 wins {w['p0']} ({100 * w['p0'] / games:.1f}%)   p1 wins {w['p1']} ({100 * w['p1'] / games:.1f}%)")
+    click.echo("  " + "   ".join(f"{seat} wins {n} ({100 * n / games:.1f}%)" for seat, n in w.items()))
     click.echo(
         f"  draws {summary['draws']} (three passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
     )
@@ -543,7 +543,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
         sources.append(about["source"])
     if html_file and len(games) > 1:
         raise click.BadParameter("one game at a time (it is one page)", param_hint="--html")
-    seats = (0, 1) if player == "both" else (int(player[1]),)
+    seats = None if player == "both" else (int(player[1]),)
     bar = tqdm(desc="review", unit="decision", file=sys.stderr, disable=not sys.stderr.isatty() or None, leave=False)
 
     def progress(done: int, total: int) -> None:

@@ -134,7 +134,7 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
 
 def review_games(
     games: list[tuple[Position, list[Move], dict[str, str]]],
-    seats: tuple[int, ...] = (0, 1),
+    seats: tuple[int, ...] | None = None,
     iterations: int | None = None,
     time: float | None = None,
     seed: int = 0,
@@ -144,19 +144,20 @@ def review_games(
     backend: str = "local",
     address: str | None = None,
 ) -> list[Review]:
-    """Review several games, each ``(start, moves, players)`` from a full-information start.
+    """Review several games, each ``(start, moves, players)`` from a full-information start,
+    for the decisions of ``seats`` (by default every seat).
     Every decision of every game is one job on the arena's backends: ``workers`` local
     processes, or Ray tasks (``backend="ray"``, ``address`` of a cluster); the result does
     not depend on which, nor on how many."""
     import time as clock
 
     from ..play.backends import make_backend
-    from . import DEFAULT_ROLLOUT, Limit
+    from . import DEFAULT_EXPLORATION, DEFAULT_ROLLOUT, Limit
     from .ismcts import check_search_options
 
     limit = Limit(iterations, time)
     rollout = rollout or DEFAULT_ROLLOUT
-    check_search_options(limit, 1, seed, rollout, 0.7)
+    check_search_options(limit, 1, seed, rollout, DEFAULT_EXPLORATION)
     if not isinstance(workers, int) or not 1 <= workers <= 256:
         raise ReviewError(f"workers: expected a whole number from 1 to 256, got {workers!r}")
     jobs = []
@@ -168,7 +169,7 @@ def review_games(
         skipped: dict[int, int] = {}
         for ply, move in enumerate(moves):
             seat = pos.actor
-            if seat >= 0 and seat in seats:
+            if seat >= 0 and (seats is None or seat in seats):
                 if len(pos.legal_codes()) == 1:
                     skipped[seat] = skipped.get(seat, 0) + 1
                 else:
@@ -191,12 +192,13 @@ def review_games(
     for (start, moves, players), end, decisions, skipped in zip(games, ends, found, forced):
         result = end.result() if end.is_over else {"status": "unfinished", "winner": None}
         reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
-                              sorted(decisions, key=lambda d: d.ply), skipped, tuple(seats), limit.iterations,
+                              sorted(decisions, key=lambda d: d.ply), skipped,
+                              tuple(range(start.rules.players)) if seats is None else tuple(seats), limit.iterations,
                               limit.time, seed, seconds))
     return reviews
 
 
-def review_game(start: Position, moves: Iterable[Move], seats: tuple[int, ...] = (0, 1), iterations: int | None = None,
+def review_game(start: Position, moves: Iterable[Move], seats: tuple[int, ...] | None = None, iterations: int | None = None,
                 time: float | None = None, seed: int = 0, workers: int = 1, rollout: str | None = None,
                 progress: Callable[[int, int], None] | None = None, players: dict[str, str] | None = None,
                 backend: str = "local", address: str | None = None) -> Review:

@@ -21,7 +21,6 @@ from ..engine import info as I
 from ..engine import layout as L
 from ..engine.apply import apply_move
 from ..engine.movegen import generate_moves, moves_overflowed
-from ..engine.seats import opponent
 from ..engine.setup import deal
 from ..engine.table import goal, points_total
 from .moves import Move
@@ -51,12 +50,6 @@ STATUS_NAMES = {
     L.ST_STALEMATE_PASSES: "stalemate (three passes)",
     L.ST_STALEMATE_ACTIONS: "stalemate (action limit)",
 }
-
-def sees_whole_hand(state: np.ndarray, p: int, q: int | None = None) -> bool:
-    """Whether seat ``p`` sees seat ``q``'s whole hand (by default the next seat's): with
-    glasses, or once the deck is out (``engine.info.sees_hand``)."""
-    return bool(I.sees_hand(state, p, int(opponent(state, p)) if q is None else q))
-
 
 def seat_name(p: int) -> str:
     return f"p{p}"

@@ -10,6 +10,7 @@ from tqdm import tqdm
 
 from ..engine import layout as L
 from ..engine.harness import random_games
+from ..game.position import seat_name
 from ..game.rules import Ruleset
 
 CHUNK = 2000
@@ -34,7 +35,7 @@ def run_selfplay(rules: Ruleset, games: int, seed: int, progress: bool = False) 
         "games": games,
         "seed": seed,
         "rules": rules.spec,
-        "wins": {"p0": int(np.sum(winner == 0)), "p1": int(np.sum(winner == 1))},
+        "wins": {seat_name(q): int(np.sum((status == L.ST_WIN) & (winner == q))) for q in range(rules.players)},
         "draws": int(np.sum(status != L.ST_WIN)),
         "stalemates": {
             "passes": int(np.sum(status == L.ST_STALEMATE_PASSES)),
