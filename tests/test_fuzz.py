@@ -51,7 +51,7 @@ def _playable(pos: Position, rng: np.random.Generator) -> None:
         n = generate_moves(s, r, BUF)
         assert 0 < n < L.MAX_MOVES - 1, f"{n} moves at ply {ply}"
         apply_move(s, r, BUF[rng.integers(n)])
-        err = check_invariants(s)
+        err = check_invariants(s, r)
         assert err == 0, f"{POSITION_ERRORS[err]} at ply {ply}"
 
 

@@ -167,7 +167,7 @@ def test_determinization_keeps_known_cards_and_deals_the_rest_uniformly():
         known_top = int(root[L.F_DECK_KNOWN])
         n = int(root[L.F_DECK_N])
         assert np.array_equal(s[L.F_DECK + n - known_top : L.F_DECK + n], root[L.F_DECK + n - known_top : L.F_DECK + n])
-        assert check_invariants(s) == 0
+        assert check_invariants(s, full.rules_array) == 0
         h = int(s[L.F_HAND + 1]) & unknown
         while h:
             c = (h & -h).bit_length() - 1
@@ -377,7 +377,7 @@ def test_determinization_deals_no_excluded_card_into_the_hand_but_fresh_ones():
     for fresh in (0, 1):
         for _ in range(3000):
             determinize(view.state, s, unknown, 0, rng, cards, excluded, fresh)
-            assert check_invariants(s) == 0
+            assert check_invariants(s, view.rules_array) == 0
             hand = _hand_cards(s, view)
             assert hand.bit_count() == 5
             excluded_in_hand.append((fresh, (hand & excluded).bit_count()))

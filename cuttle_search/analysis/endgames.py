@@ -59,7 +59,7 @@ def random_deck_out(spec: str, seed: int, max_hand: int = 4, near_cap: bool = Fa
     if not found:
         return None
     chosen = found[-1 - int(rng.integers(min(3, len(found))))]
-    assert check_invariants(chosen) == 0
+    assert check_invariants(chosen, r) == 0
     if near_cap:
         chosen[L.F_ACTIONS] = int(r[L.R_ACTION_LIMIT]) - int(rng.integers(4, 24))
     return Position(rs, chosen, name=f"{spec}#{seed}")

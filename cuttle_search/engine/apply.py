@@ -15,6 +15,7 @@ from .layout import (
     F_DECK,
     F_DECK_KNOWN,
     F_DECK_N,
+    F_DECLINES,
     F_DISCARDS,
     F_FACE,
     F_FROZEN,
@@ -22,6 +23,10 @@ from .layout import (
     F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
+    F_JOKER_BY,
+    F_JOKER_FROM,
+    F_JOKER_LEVEL,
+    F_JOKER_ON,
     F_NPLAYERS,
     F_NTWOS,
     F_ONEOFF,
@@ -38,13 +43,16 @@ from .layout import (
     F_SCUTTLE_TARGET,
     F_SEVEN,
     F_STATUS,
+    F_TOP_SEEN_BY,
     F_TURN,
     F_TURN_COUNT,
     F_TWOS,
+    F_VICTIM,
     F_WINNER,
     FROM_SEVEN,
     HL_BLOCK,
     HL_DISCARD,
+    JOKER_1,
     lowest,
     move_card,
     move_mask,
@@ -52,6 +60,7 @@ from .layout import (
     MT_COUNTER,
     MT_DRAW,
     MT_JACK,
+    MT_JOKER,
     MT_MASK,
     MT_ONE_OFF,
     MT_PASS,
@@ -75,14 +84,18 @@ from .layout import (
     PH_THREE,
     popcount,
     R_ACTION_LIMIT,
+    R_DECIDER_WINS_TIES,
     R_FIVE_DISCARD,
     R_FIVE_DRAW,
     R_FOUR_RANDOM,
+    R_FREEZE_UNTIL_TURN_ENDS,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
     R_JACK_SWITCH,
+    R_JOKERS,
     R_NINE_MODE,
     R_PASS_LIMIT,
+    R_SEVEN_PRIVATE,
     R_SEVEN_REVEAL,
     R_TEN_COUNTERS_SCUTTLE,
     RANK_ACE,
@@ -100,16 +113,20 @@ from .layout import (
     ST_STALEMATE_ACTIONS,
     ST_STALEMATE_PASSES,
     ST_WIN,
+    TARGET_SEAT,
 )
 from .seats import next_seat, opponent
 from .table import (
     controller_of_point,
+    face_controller,
     goal,
     jack_height,
+    joker_height,
     owner_of,
     points_total,
     three_pool,
     top_jack,
+    top_joker,
 )
 
 
@@ -129,6 +146,7 @@ def deck_pop_top(s):
     was_known = s[F_DECK_KNOWN] > 0
     if was_known:
         s[F_DECK_KNOWN] -= 1
+    s[F_TOP_SEEN_BY] = -1  # a privately known top card is gone
     return c, was_known
 
 
@@ -165,6 +183,10 @@ def _set_control(s, r, card):
     else:
         j = top_jack(s, card)
         ctrl = owner if j < 0 else s[F_JACK_BY + j]
+        if j >= 0 and r[R_JOKERS]:
+            k = top_joker(s, 40 + j)
+            if k >= 0:
+                ctrl = s[F_JOKER_BY + k]
     for q in range(s[F_NPLAYERS]):
         s[F_POINTS + q] &= ~bit(card)
     s[F_POINTS + ctrl] |= bit(card)
@@ -180,12 +202,72 @@ def _clear_jack(s, j):
 
 
 @njit(cache=True)
+def _clear_joker(s, k):
+    s[F_JOKER_ON + k] = -1
+    s[F_JOKER_BY + k] = -1
+    s[F_JOKER_LEVEL + k] = -1
+    s[F_JOKER_FROM + k] = -1
+
+
+@njit(cache=True)
+def _scrap_jokers_on(s, card):
+    """Every Joker on ``card`` goes to the scrap (the card is leaving the table)."""
+    for k in range(2):
+        if s[F_JOKER_ON + k] == card:
+            _clear_joker(s, k)
+            s[F_SCRAP] |= bit(JOKER_1 + k)
+
+
+@njit(cache=True)
+def _play_joker(s, r, a, joker, t):
+    """Seat ``a`` plays ``joker`` onto ``t`` (a royal or a top Jack) and takes the stack."""
+    k = joker - JOKER_1
+    if t >= 40 and t < 44:
+        base = s[F_JACK_ON + t - 40]
+        before = controller_of_point(s, base)
+    else:
+        base = -1
+        before = face_controller(s, t)
+    s[F_JOKER_LEVEL + k] = joker_height(s, t)
+    s[F_JOKER_ON + k] = t
+    s[F_JOKER_BY + k] = a
+    s[F_JOKER_FROM + k] = before
+    if base >= 0:
+        _set_control(s, r, base)
+    else:
+        s[F_FACE + before] &= ~bit(t)
+        s[F_FACE + a] |= bit(t)
+
+
+@njit(cache=True)
+def _lift_joker(s, r, joker):
+    """Take a (top) Joker off its stack: control goes back to whoever held it before.
+    Returns who played it."""
+    k = joker - JOKER_1
+    t = s[F_JOKER_ON + k]
+    lvl = s[F_JOKER_LEVEL + k]
+    by = s[F_JOKER_BY + k]
+    before = s[F_JOKER_FROM + k]
+    _clear_joker(s, k)
+    for i in range(2):  # close the gap if it was not the top (kept general)
+        if s[F_JOKER_ON + i] == t and s[F_JOKER_LEVEL + i] > lvl:
+            s[F_JOKER_LEVEL + i] -= 1
+    if t >= 40 and t < 44:
+        _set_control(s, r, s[F_JACK_ON + t - 40])
+    else:
+        s[F_FACE + by] &= ~bit(t)
+        s[F_FACE + before] |= bit(t)
+    return by
+
+
+@njit(cache=True)
 def _lift_point_card(s, card):
     """Take a point card off the table: its jacks go to the scrap, it goes nowhere yet."""
     for j in range(4):
         if s[F_JACK_ON + j] == card:
             _clear_jack(s, j)
             s[F_SCRAP] |= bit(40 + j)
+            _scrap_jokers_on(s, 40 + j)
     for q in range(s[F_NPLAYERS]):
         s[F_POINTS + q] &= ~bit(card)
         s[F_OWNED + q] &= ~bit(card)
@@ -207,22 +289,18 @@ def _lift_jack(s, r, jack):
 
 
 @njit(cache=True)
-def _face_controller(s, card):
-    for q in range(s[F_NPLAYERS]):
-        if (s[F_FACE + q] >> card) & 1:
-            return q
-    return -1
-
-
-@njit(cache=True)
 def _scrap_target(s, r, t):
     """The 2's effect (and the 8's one-off): scrap a royal, glasses or top jack."""
-    if (t >> 2) == RANK_JACK:
+    if t >= JOKER_1:
+        _lift_joker(s, r, t)
+    elif (t >> 2) == RANK_JACK:
         _lift_jack(s, r, t)
     else:
-        q = _face_controller(s, t)
+        q = face_controller(s, t)
         if q >= 0:
             s[F_FACE + q] &= ~bit(t)
+        if r[R_JOKERS]:
+            _scrap_jokers_on(s, t)
     s[F_SCRAP] |= bit(t)
 
 
@@ -230,16 +308,20 @@ def _scrap_target(s, r, t):
 def _nine(s, r, t):
     """The 9's effect: return the target to a hand (frozen or not), or to the deck top."""
     rk = t >> 2
-    if rk == RANK_JACK:
+    if t >= JOKER_1:
+        receiver = _lift_joker(s, r, t)
+    elif rk == RANK_JACK:
         receiver = _lift_jack(s, r, t)
     elif rk <= RANK_TEN and controller_of_point(s, t) >= 0:
         receiver = controller_of_point(s, t)
         _lift_point_card(s, t)
     else:
-        receiver = _face_controller(s, t)
+        receiver = face_controller(s, t)
         if receiver < 0:
             return
         s[F_FACE + receiver] &= ~bit(t)
+        if r[R_JOKERS]:
+            _scrap_jokers_on(s, t)
     mode = r[R_NINE_MODE]
     if mode == NINE_DECK_TOP:
         _deck_push_top(s, t, True)
@@ -251,14 +333,18 @@ def _nine(s, r, t):
 
 
 @njit(cache=True)
-def _return_revealed(s):
-    """After a 7's pick, the other revealed card goes back on top, known to both, and the
-    7 itself goes to the scrap."""
+def _return_revealed(s, r, p):
+    """After a 7's pick, the other revealed card goes back on top, known to every seat (or,
+    with ``R_SEVEN_PRIVATE``, to the 7's player ``p`` alone), and the 7 itself goes to the
+    scrap."""
     rev = s[F_REVEALED]
+    private = r[R_SEVEN_PRIVATE] != 0
     while rev:
         c = lowest(rev)
         rev &= rev - 1
-        _deck_push_top(s, c, True)
+        _deck_push_top(s, c, not private)
+        if private:
+            s[F_TOP_SEEN_BY] = p
     s[F_REVEALED] = 0
     s[F_SCRAP] |= bit(s[F_SEVEN])
     s[F_SEVEN] = -1
@@ -266,9 +352,13 @@ def _return_revealed(s):
 
 @njit(cache=True)
 def _check_win(s, r):
-    """Win check for every seat; the turn player wins a tie. Returns True if the game ended."""
+    """Win check for every seat. Several at their goal: the turn player wins if among them
+    (the deciding seat with ``R_DECIDER_WINS_TIES``), else the first of them in turn order
+    after it. Returns True if the game ended."""
     n = s[F_NPLAYERS]
     t = s[F_TURN]
+    if r[R_DECIDER_WINS_TIES] and s[F_ACTOR] >= 0:
+        t = s[F_ACTOR]
     for i in range(n):
         q = (t + i) % n
         if points_total(s, q) >= goal(s, r, q):
@@ -280,7 +370,9 @@ def _check_win(s, r):
 
 
 @njit(cache=True)
-def _pass_turn(s):
+def _pass_turn(s, r):
+    if r[R_FREEZE_UNTIL_TURN_ENDS]:
+        s[F_FROZEN + s[F_TURN]] = -1  # the holder's own turn is over: its frozen card thaws
     t = next_seat(s, s[F_TURN])
     s[F_TURN] = t
     s[F_ACTOR] = t
@@ -301,7 +393,7 @@ def _finish_action(s, r):
             s[F_ACTOR] = p
             s[F_DISCARDS] = over
             return
-    _pass_turn(s)
+    _pass_turn(s, r)
 
 
 @njit(cache=True)
@@ -312,6 +404,7 @@ def _clear_oneoff(s):
     s[F_TWOS] = 0
     s[F_NTWOS] = 0
     s[F_CHAIN_TOP] = -1
+    s[F_DECLINES] = 0
 
 
 @njit(cache=True)
@@ -327,6 +420,7 @@ def _resolve_oneoff(s, r):
             s[F_TWOS] = 0
             s[F_NTWOS] = 0
             s[F_CHAIN_TOP] = -1
+            s[F_DECLINES] = 0
             s[F_PHASE] = PH_THREE
             s[F_ACTOR] = p
             return
@@ -356,8 +450,11 @@ def _resolve_oneoff(s, r):
     elif rk == RANK_TWO or rk == RANK_EIGHT:
         _scrap_target(s, r, t)
     elif rk == RANK_FOUR:
+        if t >= TARGET_SEAT:
+            o = t - TARGET_SEAT  # the victim the 4's player named
         k = min(2, popcount(s[F_HAND + o]))
         if k > 0:
+            s[F_VICTIM] = o
             s[F_DISCARDS] = k
             if r[R_FOUR_RANDOM]:
                 s[F_PHASE] = PH_FOUR_RANDOM
@@ -381,6 +478,11 @@ def _resolve_oneoff(s, r):
             if s[F_JACK_ON + j] >= 0:
                 _clear_jack(s, j)
                 s[F_SCRAP] |= bit(40 + j)
+        if r[R_JOKERS]:
+            for k in range(2):
+                if s[F_JOKER_ON + k] >= 0:
+                    _clear_joker(s, k)
+                    s[F_SCRAP] |= bit(JOKER_1 + k)
         on_table = np.int64(0)
         for q in range(s[F_NPLAYERS]):
             on_table |= s[F_POINTS + q]
@@ -402,7 +504,7 @@ def apply_move(s, r, m):
     """Apply a move that ``generate_moves`` produced. Unchecked, like python-chess's push."""
     a = s[F_ACTOR]
     s[F_ACTIONS] += 1
-    if a >= 0:
+    if a >= 0 and not r[R_FREEZE_UNTIL_TURN_ENDS]:
         s[F_FROZEN + a] = -1  # a frozen card thaws once its holder has acted
     mt = m & MT_MASK
     ph = s[F_PHASE]
@@ -422,7 +524,7 @@ def apply_move(s, r, m):
             c = move_card(m)
             s[F_REVEALED] &= ~bit(c)
             s[F_SCRAP] |= bit(c)
-            _return_revealed(s)
+            _return_revealed(s, r, a)
             _finish_action(s, r)
         else:
             s[F_PASSES] = 0
@@ -430,7 +532,7 @@ def apply_move(s, r, m):
             t = move_target(m)
             if m & FROM_SEVEN:
                 s[F_REVEALED] &= ~bit(c)
-                _return_revealed(s)
+                _return_revealed(s, r, a)
             else:
                 _leave_hand(s, a, c)
             if mt == MT_POINTS:
@@ -456,6 +558,9 @@ def apply_move(s, r, m):
                 s[F_JACK_BY + j] = a
                 _set_control(s, r, t)
                 _finish_action(s, r)
+            elif mt == MT_JOKER:
+                _play_joker(s, r, a, c, t)
+                _finish_action(s, r)
             elif mt == MT_ONE_OFF:
                 s[F_ONEOFF] = c
                 s[F_ONEOFF_TARGET] = -1 if t == NO_CARD else t
@@ -463,6 +568,7 @@ def apply_move(s, r, m):
                 s[F_TWOS] = 0
                 s[F_NTWOS] = 0
                 s[F_CHAIN_TOP] = a
+                s[F_DECLINES] = 0
                 s[F_PHASE] = PH_COUNTER
                 s[F_ACTOR] = next_seat(s, a)
     elif ph == PH_COUNTER:
@@ -472,6 +578,11 @@ def apply_move(s, r, m):
             s[F_TWOS] |= bit(c)
             s[F_NTWOS] += 1
             s[F_CHAIN_TOP] = a
+            s[F_DECLINES] = 0
+            s[F_ACTOR] = next_seat(s, a)
+        elif s[F_DECLINES] + 2 < s[F_NPLAYERS]:
+            # a decline; seats other than the anchor are still to be asked
+            s[F_DECLINES] += 1
             s[F_ACTOR] = next_seat(s, a)
         else:
             s[F_SCRAP] |= s[F_TWOS]
@@ -491,12 +602,13 @@ def apply_move(s, r, m):
         _clear_oneoff(s)
         _finish_action(s, r)
     elif ph == PH_FOUR or ph == PH_FOUR_RANDOM:
-        victim = opponent(s, s[F_TURN])
+        victim = s[F_VICTIM]
         mask = move_mask(m)
         s[F_HAND + victim] &= ~mask
         s[F_PUBLIC + victim] &= ~mask
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
+        s[F_VICTIM] = -1
         _finish_action(s, r)
     elif ph == PH_FIVE:
         mask = move_mask(m)
@@ -513,7 +625,7 @@ def apply_move(s, r, m):
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
         s[F_PASSES] = 0  # a discard is an action: it breaks a run of passes
-        _pass_turn(s)
+        _pass_turn(s, r)
     elif ph == PH_SCUTTLE_COUNTER:
         c = s[F_SCUTTLE_CARD]
         t = s[F_SCUTTLE_TARGET]

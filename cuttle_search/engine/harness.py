@@ -72,7 +72,7 @@ def checked_random_games(r, seed, first, games, s, buf, results):
         deal(s, r, rng)
         h = np.uint64(1469598103934665603)
         plies = 0
-        err = check_invariants(s)
+        err = check_invariants(s, r)
         err_ply = -1 if err == 0 else 0
         while s[F_PHASE] != PH_OVER and err == 0:
             n = generate_moves(s, r, buf)
@@ -84,7 +84,7 @@ def checked_random_games(r, seed, first, games, s, buf, results):
             h = (h ^ np.uint64(m)) * np.uint64(1099511628211)
             apply_move(s, r, m)
             plies += 1
-            err = check_invariants(s)
+            err = check_invariants(s, r)
             if err:
                 err_ply = plies
             if plies > 2 * r[R_ACTION_LIMIT]:

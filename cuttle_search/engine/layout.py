@@ -5,11 +5,13 @@ State layout
 ============
 A game state is one flat ``int64`` array of ``STATE_SIZE`` slots, so cloning a state
 is ``s.copy()``. Cards are ids ``rank * 4 + suit`` (ranks A=0 .. K=12, suits C<D<H<S),
-so id order is scuttle order. A zone is a 64-bit mask with bit ``id`` set per card.
+so id order is scuttle order. The two Jokers of the games that use them are ``X1`` = 52
+and ``X2`` = 53 (``R_JOKERS``). A zone is a 64-bit mask with bit ``id`` set per card.
 
 Game fields (one slot each)::
 
-    F_NPLAYERS      number of seats (2 for every ruleset offered today)
+    F_NPLAYERS      number of seats (2 to MAX_PLAYERS)
+    F_DEALER        the seat that dealt (the seat after it acted first)
     F_PHASE         PH_* below: what kind of decision is pending
     F_TURN          seat whose turn it is
     F_ACTOR         seat that makes the pending decision (ACTOR_CHANCE for chance)
@@ -23,14 +25,20 @@ Game fields (one slot each)::
     F_ONEOFF_PLAYER seat that played it
     F_TWOS          mask of counter 2s played in the current chain
     F_NTWOS         how many counters are in the chain
-    F_CHAIN_TOP     seat whose card is on top of the chain (the one being countered)
+    F_CHAIN_TOP     seat whose card is on top of the chain (the one being countered):
+                    the chain's anchor
+    F_DECLINES      seats that declined in a row since the chain's last card; the chain
+                    ends when every seat but the anchor has (one decline with two seats)
+    F_VICTIM        the seat a 4 makes discard, while its discard is pending, or -1
     F_DISCARDS      cards still to discard in a discard phase
     F_REVEALED      mask of cards a 7 revealed, waiting for the pick
     F_SCUTTLE_CARD  pending scuttling card (ten-counters-scuttle option), or -1
     F_SCUTTLE_TARGET its target, or -1
     F_SCRAP         scrap mask
     F_DECK_N        cards in the deck
-    F_DECK_KNOWN    how many cards on top of the deck both players know (7, 9-to-deck)
+    F_DECK_KNOWN    how many cards on top of the deck every seat knows (7, 9-to-deck)
+    F_TOP_SEEN_BY   the seat that alone knows the deck's top card (a private 7's returned
+                    card, ``R_SEVEN_PRIVATE``), or -1; forgotten once the card is drawn
     F_SEVEN         the 7 whose revealed cards wait for the pick, or -1 (it reaches the
                     scrap only once a revealed card is played or scrapped)
 
@@ -39,6 +47,18 @@ Jack fields, four slots each, indexed by jack suit (jack id = 40 + j)::
     F_JACK_ON + j    point card the jack sits on, or -1
     F_JACK_BY + j    seat that played it
     F_JACK_LEVEL + j height in its stack (0 = bottom)
+
+Joker fields, two slots each, indexed by joker (joker id = 52 + k)::
+
+    F_JOKER_ON + k    the card it sits on: a royal (K, Q, glasses 8) or a Jack, or -1
+    F_JOKER_BY + k    seat that played it (it controls the stack while on top)
+    F_JOKER_LEVEL + k height among the Jokers on the same card (0 = bottom)
+    F_JOKER_FROM + k  seat that controlled the card before it (control returns there
+                      when this Joker leaves)
+
+A Joker on a royal takes the royal (``F_FACE`` follows control). A Joker on the top Jack of
+a point stack takes the point card: a point card's controller is its top Jack's top Joker's
+player, else its top Jack's player, else its owner.
 
 Per-seat fields, ``MAX_PLAYERS`` slots each, indexed by seat::
 
@@ -56,6 +76,8 @@ Rules are a second ``int64`` array of ``RULES_SIZE`` slots (``R_*`` below), buil
 
 Moves are ``int64``: bits 0-3 the move type (MT_*), bit 4 ``FROM_SEVEN`` (the card
 comes from a 7's reveal), then either a card (bits 5-10) and a target (bits 11-16),
+or, for a move aimed at a seat (a 4's victim with more than two seats), ``TARGET_SEAT +
+seat`` as the target,
 with 63 meaning none, or, for discards, a card mask from bit 5.
 """
 
@@ -65,7 +87,10 @@ from .jit import njit
 
 # ---------------------------------------------------------------- cards
 N_CARDS = 52
+JOKER_1, JOKER_2 = 52, 53
+JOKERS = 3 << 52
 NO_CARD = 63
+TARGET_SEAT = 54  # a move's target field holds TARGET_SEAT + seat when it names a seat
 RANK_ACE, RANK_TWO, RANK_THREE, RANK_FOUR, RANK_FIVE, RANK_SIX = 0, 1, 2, 3, 4, 5
 RANK_SEVEN, RANK_EIGHT, RANK_NINE, RANK_TEN = 6, 7, 8, 9
 RANK_JACK, RANK_QUEEN, RANK_KING = 10, 11, 12
@@ -104,10 +129,18 @@ F_SCRAP = 19
 F_DECK_N = 20
 F_DECK_KNOWN = 21
 F_SEVEN = 22
+F_DEALER = 23
 F_JACK_ON = 24
 F_JACK_BY = 28
 F_JACK_LEVEL = 32
-F_HAND = 40
+F_JOKER_ON = 36
+F_JOKER_BY = 38
+F_JOKER_LEVEL = 40
+F_JOKER_FROM = 42
+F_DECLINES = 44
+F_VICTIM = 45
+F_TOP_SEEN_BY = 46
+F_HAND = 48
 F_POINTS = F_HAND + MAX_PLAYERS
 F_FACE = F_POINTS + MAX_PLAYERS
 F_OWNED = F_FACE + MAX_PLAYERS
@@ -160,7 +193,13 @@ R_SEVEN_REVEAL = 22  # cards a 7 reveals (2, or 1 for the must-play 7)
 R_ACTION_LIMIT = 23
 R_PASS_LIMIT = 24
 R_TEAMS = 25  # 0 every seat for itself; 2 partners sit opposite (engine/seats.py)
-RULES_SIZE = 32
+R_JOKERS = 26  # the deck holds the two Jokers (54 cards)
+R_QUEEN_STOPS_COUNTERS = 27  # a 2 may not counter the one-off of a seat with a Queen
+R_ALWAYS_PLAYABLE = 28  # 3, 4, 5 and 7 are playable whatever the scrap, hands and deck
+R_SEVEN_PRIVATE = 29  # a 7 reveals to its player only; a target-less Jack or Joker may go
+R_DECIDER_WINS_TIES = 30  # several seats at their goal: the deciding seat first, not the turn's
+R_FREEZE_UNTIL_TURN_ENDS = 31  # a 9's card thaws when its holder's own turn ends (not at its next decision)
+RULES_SIZE = 40
 
 HL_NONE = 0
 HL_DISCARD = 1
@@ -184,6 +223,7 @@ MT_DISCARD = 10  # a card mask: the 4's victim, the 5, the hand limit
 MT_SEVEN_SCRAP = 11  # scrap an unplayable revealed card
 MT_TEN_COUNTER = 12  # ten-counters-scuttle
 MT_RANDOM_DISCARD = 13  # chance outcome of four=random: a card mask
+MT_JOKER = 14  # a Joker onto a royal or a top Jack (target: that card)
 MT_MASK = 15
 FROM_SEVEN = 16
 MAX_MOVES = 2048

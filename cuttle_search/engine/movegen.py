@@ -33,18 +33,22 @@ from .layout import (
     F_FACE,
     F_FROZEN,
     F_HAND,
+    F_NPLAYERS,
     F_PHASE,
-    F_POINTS,
     F_REVEALED,
-    F_TURN,
+    F_VICTIM,
     FROM_SEVEN,
     HL_BLOCK,
+    JACKS,
+    JOKER_1,
+    JOKERS,
     lowest,
     make_move,
     MT_COUNTER,
     MT_DISCARD,
     MT_DRAW,
     MT_JACK,
+    MT_JOKER,
     MT_MASK,
     MT_ONE_OFF,
     MT_PASS,
@@ -68,9 +72,12 @@ from .layout import (
     PH_SEVEN,
     PH_THREE,
     popcount,
+    R_ALWAYS_PLAYABLE,
     R_EIGHT_ONE_OFF,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
+    R_QUEEN_STOPS_COUNTERS,
+    R_SEVEN_PRIVATE,
     RANK_ACE,
     RANK_EIGHT,
     RANK_FIVE,
@@ -84,11 +91,21 @@ from .layout import (
     RANK_TEN,
     RANK_THREE,
     RANK_TWO,
+    TARGET_SEAT,
     TENS,
     TWOS,
 )
 from .seats import opponent
-from .table import has_queen, jack_targets, nine_targets, permanent_targets, targetable, three_pool
+from .table import (
+    has_queen,
+    jack_targets,
+    joker_targets,
+    nine_targets,
+    opponents_points,
+    permanent_targets,
+    targetable,
+    three_pool,
+)
 
 
 @njit(cache=True)
@@ -119,14 +136,18 @@ def _push_each(out, n, mt, card, targets):
 @njit(cache=True)
 def generate_plays(s, r, out, n, p, cards, flag, deck_after):
     """Every way to play each card of ``cards`` as a main action."""
-    o = opponent(s, p)
+    scuttlable = opponents_points(s, r, p, False)
+    always = r[R_ALWAYS_PLAYABLE] != 0
     while cards:
         c = lowest(cards)
         cards &= cards - 1
+        if c >= JOKER_1:
+            n = _push_each(out, n, MT_JOKER | flag, c, joker_targets(s, r, p))
+            continue
         rk = c >> 2
         if rk <= RANK_TEN:
             n = _put(out, n, make_move(MT_POINTS | flag, c, NO_CARD))
-            n = _push_each(out, n, MT_SCUTTLE | flag, c, s[F_POINTS + o] & (bit(c) - 1))
+            n = _push_each(out, n, MT_SCUTTLE | flag, c, scuttlable & (bit(c) - 1))
         if rk == RANK_EIGHT or rk == RANK_QUEEN or rk == RANK_KING:
             n = _put(out, n, make_move(MT_ROYAL | flag, c, NO_CARD))
         if rk == RANK_JACK:
@@ -138,16 +159,24 @@ def generate_plays(s, r, out, n, p, cards, flag, deck_after):
         elif rk == RANK_NINE:
             n = _push_each(out, n, MT_ONE_OFF | flag, c, nine_targets(s, r, p))
         elif rk == RANK_THREE:
-            if three_pool(s, r) != 0:
+            if always or three_pool(s, r) != 0:
                 n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
         elif rk == RANK_FOUR:
-            if s[F_HAND + o] != 0:
-                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
+            if s[F_NPLAYERS] == 2:
+                if always or s[F_HAND + opponent(s, p)] != 0:
+                    n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
+            else:  # the 4's player names its victim
+                for q in range(s[F_NPLAYERS]):
+                    if q != p and (always or s[F_HAND + q] != 0):
+                        n = _put(out, n, make_move(MT_ONE_OFF | flag, c, TARGET_SEAT + q))
         elif rk == RANK_FIVE or rk == RANK_SEVEN:
-            if deck_after >= 1:
+            if always or deck_after >= 1:
                 n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
         elif rk == RANK_EIGHT and r[R_EIGHT_ONE_OFF]:
-            t = s[F_FACE + o] & EIGHTS & targetable(s, r, o)
+            t = np.int64(0)
+            for q in range(s[F_NPLAYERS]):
+                if q != p:
+                    t |= s[F_FACE + q] & EIGHTS & targetable(s, r, q)
             n = _push_each(out, n, MT_ONE_OFF | flag, c, t)
     return n
 
@@ -204,7 +233,7 @@ def generate_moves(s, r, out):
             n = _put(out, n, make_move(MT_PASS, NO_CARD, NO_CARD))
     elif ph == PH_COUNTER:
         n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
-        if not has_queen(s, s[F_CHAIN_TOP]):
+        if not (r[R_QUEEN_STOPS_COUNTERS] and has_queen(s, s[F_CHAIN_TOP])):
             twos = s[F_HAND + a] & TWOS
             fz = s[F_FROZEN + a]
             if fz >= 0:
@@ -222,13 +251,23 @@ def generate_moves(s, r, out):
     elif ph == PH_FOUR or ph == PH_FIVE or ph == PH_HAND_LIMIT:
         n = _gen_subsets(out, n, MT_DISCARD, s[F_HAND + a], s[F_DISCARDS])
     elif ph == PH_FOUR_RANDOM:
-        victim = opponent(s, s[F_TURN])
-        n = _gen_subsets(out, n, MT_RANDOM_DISCARD, s[F_HAND + victim], s[F_DISCARDS])
+        n = _gen_subsets(out, n, MT_RANDOM_DISCARD, s[F_HAND + s[F_VICTIM]], s[F_DISCARDS])
     elif ph == PH_SEVEN:
         rev = s[F_REVEALED]
         deck_after = s[F_DECK_N] + popcount(rev) - 1
         n = generate_plays(s, r, out, n, a, rev, FROM_SEVEN, deck_after)
-        if n == 0:
+        if r[R_SEVEN_PRIVATE]:
+            # a revealed Jack or Joker with nowhere to go may be scrapped instead, card by card
+            stuck = rev & (JACKS | JOKERS)
+            if jack_targets(s, r, a) != 0:
+                stuck &= ~JACKS
+            if joker_targets(s, r, a) != 0:
+                stuck &= ~JOKERS
+            while stuck:  # (number cards are always points and royals always play: n > 0)
+                c = lowest(stuck)
+                stuck &= stuck - 1
+                n = _put(out, n, make_move(MT_SEVEN_SCRAP, c, NO_CARD))
+        elif n == 0:
             while rev:
                 c = lowest(rev)
                 rev &= rev - 1

@@ -19,6 +19,7 @@ from .layout import (
     F_ACTIONS,
     F_ACTOR,
     F_CHAIN_TOP,
+    F_DEALER,
     F_DECK,
     F_DECK_KNOWN,
     F_DECK_N,
@@ -29,6 +30,10 @@ from .layout import (
     F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
+    F_JOKER_BY,
+    F_JOKER_FROM,
+    F_JOKER_LEVEL,
+    F_JOKER_ON,
     F_NPLAYERS,
     F_NTWOS,
     F_ONEOFF,
@@ -44,10 +49,14 @@ from .layout import (
     F_SCUTTLE_CARD,
     F_SCUTTLE_TARGET,
     F_SEVEN,
+    F_TOP_SEEN_BY,
     F_TURN,
     F_TWOS,
+    F_VICTIM,
     F_WINNER,
     HL_DISCARD,
+    JOKER_1,
+    JOKERS,
     KINGS,
     make_move,
     MAX_MOVES,
@@ -77,6 +86,7 @@ from .layout import (
     R_FOUR_RANDOM,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
+    R_JOKERS,
     R_NINE_MODE,
     R_NPLAYERS,
     R_PASS_LIMIT,
@@ -101,6 +111,13 @@ def _blank_state() -> np.ndarray:
     s[F_JACK_ON : F_JACK_ON + 4] = -1
     s[F_JACK_BY : F_JACK_BY + 4] = -1
     s[F_JACK_LEVEL : F_JACK_LEVEL + 4] = -1
+    s[F_JOKER_ON : F_JOKER_ON + 2] = -1
+    s[F_JOKER_BY : F_JOKER_BY + 2] = -1
+    s[F_JOKER_LEVEL : F_JOKER_LEVEL + 2] = -1
+    s[F_JOKER_FROM : F_JOKER_FROM + 2] = -1
+    s[F_DEALER] = 1
+    s[F_VICTIM] = -1
+    s[F_TOP_SEEN_BY] = -1
     s[F_FROZEN : F_FROZEN + MAX_PLAYERS] = -1
     s[F_DECK : F_DECK + DECK_SLOTS] = -1
     return s
@@ -113,21 +130,25 @@ BLANK_STATE = _blank_state()  # Python copies it; kernels see it as a compile-ti
 def clear_state(s, nplayers):
     s[:] = BLANK_STATE
     s[F_NPLAYERS] = nplayers
+    s[F_DEALER] = nplayers - 1
 
 
 @njit(cache=True)
 def deal(s, r, rng):
-    """Shuffle a fresh deck with ``rng`` and deal: seat 0 moves first."""
+    """Shuffle a fresh deck with ``rng`` and deal: seat 0 moves first (the last seat dealt).
+    Each seat in turn order takes its whole hand from the top; dealing one card at a time
+    round the table instead would give the same distribution of hands."""
     n = r[R_NPLAYERS]
     clear_state(s, n)
-    for i in range(N_CARDS):
+    cards = N_CARDS + 2 if r[R_JOKERS] else N_CARDS
+    for i in range(cards):
         s[F_DECK + i] = i
-    for i in range(N_CARDS - 1, 0, -1):  # Fisher-Yates
+    for i in range(cards - 1, 0, -1):  # Fisher-Yates
         j = rng_below(rng, i + 1)
         tmp = s[F_DECK + i]
         s[F_DECK + i] = s[F_DECK + j]
         s[F_DECK + j] = tmp
-    s[F_DECK_N] = N_CARDS
+    s[F_DECK_N] = cards
     for p in range(n):
         k = r[R_DEAL_FIRST] if p == 0 else r[R_DEAL_OTHER]
         for _ in range(k):
@@ -156,7 +177,7 @@ def dealt_to(r, k):
 @njit(cache=True)
 def zone_union_count(s):
     """(mask of every card in some zone, number of zone memberships). A sound state has
-    every card exactly once: the mask is ALL_CARDS and the count is 52."""
+    every card of the deck exactly once (``deck_cards``)."""
     u = np.int64(0)
     cnt = 0
     n = s[F_NPLAYERS]
@@ -172,6 +193,10 @@ def zone_union_count(s):
         if s[F_JACK_ON + j] >= 0:
             u |= bit(40 + j)
             cnt += 1
+    for k in range(2):
+        if s[F_JOKER_ON + k] >= 0:
+            u |= bit(JOKER_1 + k)
+            cnt += 1
     for sl in (F_ONEOFF, F_SCUTTLE_CARD, F_SEVEN):
         if s[sl] >= 0:
             u |= bit(s[sl])
@@ -183,10 +208,19 @@ def zone_union_count(s):
 
 
 @njit(cache=True)
-def check_invariants(s):
+def deck_cards(r):
+    """Mask of every card the game is played with (the 52, and the Jokers with ``R_JOKERS``)."""
+    if r[R_JOKERS]:
+        return np.int64(ALL_CARDS | JOKERS)
+    return np.int64(ALL_CARDS)
+
+
+@njit(cache=True)
+def check_invariants(s, r):
     """0 when the state is sound, otherwise a positive error code (see ``POSITION_ERRORS``)."""
     u, cnt = zone_union_count(s)
-    if u != ALL_CARDS or cnt != N_CARDS:
+    every = deck_cards(r)
+    if u != every or cnt != popcount(every):
         return 1
     n = s[F_NPLAYERS]
     pts = np.int64(0)
@@ -205,6 +239,20 @@ def check_invariants(s):
         if on >= 0 and not (pts >> on) & 1:
             return 5
     if s[F_DECK_KNOWN] > s[F_DECK_N] or s[F_DECK_KNOWN] < 0:
+        return 6
+    faces = np.int64(0)
+    for q in range(n):
+        faces |= s[F_FACE + q]
+    for k in range(2):
+        on = s[F_JOKER_ON + k]
+        if on < 0:
+            continue
+        if on >= 40 and on < 44:
+            if s[F_JACK_ON + on - 40] < 0:
+                return 20
+        elif not (faces >> on) & 1:
+            return 20
+    if s[F_TOP_SEEN_BY] >= 0 and s[F_DECK_N] == 0:
         return 6
     return 0
 
@@ -231,7 +279,7 @@ def position_error(s, r):
     """Why a loaded position cannot happen under rules ``r``, as ``(code, detail)``;
     ``(0, 0)`` when it can. Codes are ``POSITION_ERRORS`` (1-8 are the invariants of
     ``check_invariants``); ``detail`` is the seat or card concerned."""
-    err = check_invariants(s)
+    err = check_invariants(s, r)
     if err:
         return err, 0
     n = s[F_NPLAYERS]
@@ -312,6 +360,7 @@ def setup_pending(s, r):
         if ph == PH_FOUR and r[R_FOUR_RANDOM]:
             return 39, turn
         s[F_DISCARDS] = k
+        s[F_VICTIM] = opp
         actor = ACTOR_CHANCE if ph == PH_FOUR_RANDOM else opp
     elif ph == PH_FIVE:
         if not r[R_FIVE_DISCARD]:
@@ -372,7 +421,7 @@ SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {
 
 SETUP_LIMITS = {43: R_HAND_LIMIT, 46: R_SEVEN_REVEAL}  # which rules slot {limit} reads
 POSITION_ERRORS = {
-    1: "the 52 cards are not each in exactly one zone",
+    1: "the cards are not each in exactly one zone",
     2: "a card is in a zone its rank cannot be in",
     3: "a card marked public is not in that hand",
     4: "point cards on the table and their owners disagree",
@@ -391,4 +440,5 @@ POSITION_ERRORS = {
     17: "the pending scuttle could not have been played (a point card scuttles a lower opponent point card)",
     18: "the 7 revealed fewer cards than it must while the deck still holds more",
     19: "a 7 resolves exactly while its revealed cards wait (phase 'resolvingSeven'), and it must be a 7",
+    20: "a Joker sits on a card that is not a royal or a Jack on the table",
 }

@@ -7,12 +7,14 @@ import numpy as np
 
 from .jit import njit
 from .layout import (
-    ALL_CARDS,
     bit,
     F_FACE,
     F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
+    F_JOKER_BY,
+    F_JOKER_LEVEL,
+    F_JOKER_ON,
     F_NPLAYERS,
     F_OWNED,
     F_PHASE,
@@ -23,6 +25,7 @@ from .layout import (
     F_WINNER,
     HL_BLOCK,
     HL_NONE,
+    JOKER_1,
     KINGS,
     lowest,
     N_CARDS,
@@ -36,6 +39,7 @@ from .layout import (
     R_HAND_LIMIT_STYLE,
     R_JACK_OWN,
     R_JACK_SWITCH,
+    R_JOKERS,
     R_NINE_MODE,
     R_NINE_POINTS,
     R_QUEENS_PROTECT_QUEENS,
@@ -119,23 +123,92 @@ def controller_of_point(s, card):
 
 
 @njit(cache=True)
+def top_joker(s, card):
+    """Index (0-1) of the top Joker on ``card`` (a royal or a Jack), or -1."""
+    best = -1
+    lvl = -1
+    for k in range(2):
+        if s[F_JOKER_ON + k] == card and s[F_JOKER_LEVEL + k] > lvl:
+            lvl = s[F_JOKER_LEVEL + k]
+            best = k
+    return best
+
+
+@njit(cache=True)
+def joker_height(s, card):
+    h = 0
+    for k in range(2):
+        if s[F_JOKER_ON + k] == card:
+            h += 1
+    return h
+
+
+@njit(cache=True)
+def face_controller(s, card):
+    """The seat that controls royal ``card`` on the table, or -1."""
+    for q in range(s[F_NPLAYERS]):
+        if (s[F_FACE + q] >> card) & 1:
+            return q
+    return -1
+
+
+@njit(cache=True)
 def targetable(s, r, q):
     """Cards of seat ``q`` that an opponent's single-target effect may target (Queens)."""
     qs = s[F_FACE + q] & QUEENS
     if qs == 0:
-        return np.int64(ALL_CARDS)
+        return np.int64(-1)
     if r[R_QUEENS_PROTECT_QUEENS] and popcount(qs) >= 2:
         return np.int64(0)
     return qs
 
 
 @njit(cache=True)
+def _top_attachments(s, q):
+    """The top cards of seat ``q``'s stacks that a 2 or a 9 may take off: each Jack on top
+    of a point stack q controls (or the top Joker on it), and the top Joker on each royal."""
+    t = top_jacks_on(s, s[F_POINTS + q])
+    for k in range(2):
+        on = s[F_JOKER_ON + k]
+        if on >= 0 and s[F_JOKER_BY + k] == q and top_joker(s, on) == k:
+            if on >= 40 and on < 44:  # on a Jack: the Jack is no longer the stack's top
+                t &= ~bit(on)
+            t |= bit(JOKER_1 + k)
+    return t
+
+
+@njit(cache=True)
 def permanent_targets(s, r, p):
-    """Targets of a 2 (and the permanent part of a 9's): royals, glasses, top jacks."""
-    o = opponent(s, p)
-    t = (s[F_FACE + o] | top_jacks_on(s, s[F_POINTS + o])) & targetable(s, r, o)
+    """Targets of a 2 (and the permanent part of a 9's): every opponent's royals, glasses
+    and the tops of their stacks (top Jacks, top Jokers)."""
+    if s[F_NPLAYERS] == 2:
+        o = opponent(s, p)
+        t = (s[F_FACE + o] | top_jacks_on(s, s[F_POINTS + o])) & targetable(s, r, o)
+        if r[R_JOKERS]:
+            t |= _top_attachments(s, o) & targetable(s, r, o)
+        if r[R_TARGET_ANY_SIDE]:
+            t |= s[F_FACE + p] | top_jacks_on(s, s[F_POINTS + p])
+        return t
+    t = np.int64(0)
+    for q in range(s[F_NPLAYERS]):
+        if q != p:
+            t |= (s[F_FACE + q] | _top_attachments(s, q)) & targetable(s, r, q)
     if r[R_TARGET_ANY_SIDE]:
-        t |= s[F_FACE + p] | top_jacks_on(s, s[F_POINTS + p])
+        t |= s[F_FACE + p] | _top_attachments(s, p)
+    return t
+
+
+@njit(cache=True)
+def opponents_points(s, r, p, protected):
+    """Point cards every opponent of ``p`` controls; with ``protected``, only those their
+    Queens leave open to a single-target effect."""
+    t = np.int64(0)
+    for q in range(s[F_NPLAYERS]):
+        if q != p:
+            x = s[F_POINTS + q]
+            if protected:
+                x &= targetable(s, r, q)
+            t |= x
     return t
 
 
@@ -143,17 +216,26 @@ def permanent_targets(s, r, p):
 def nine_targets(s, r, p):
     t = permanent_targets(s, r, p)
     if r[R_NINE_POINTS]:
-        o = opponent(s, p)
-        t |= s[F_POINTS + o] & targetable(s, r, o)
+        t |= opponents_points(s, r, p, True)
     return t
 
 
 @njit(cache=True)
 def jack_targets(s, r, p):
-    o = opponent(s, p)
-    t = s[F_POINTS + o] & targetable(s, r, o)
+    t = opponents_points(s, r, p, True)
     if r[R_JACK_OWN]:
         t |= s[F_POINTS + p]
+    return t
+
+
+@njit(cache=True)
+def joker_targets(s, r, p):
+    """Where a Joker of ``p`` may go: any royal an opponent controls, or the top Jack of
+    a point stack an opponent controls (Queens protect as for a Jack)."""
+    t = np.int64(0)
+    for q in range(s[F_NPLAYERS]):
+        if q != p:
+            t |= (s[F_FACE + q] | top_jacks_on(s, s[F_POINTS + q])) & targetable(s, r, q)
     return t
 
 

@@ -47,6 +47,13 @@ class Ruleset:
     seven_reveals: int = 2
     action_limit: int = 1000
     pass_limit: int = 3
+    teams: int = 0  # 0 every seat for itself; 2 partners opposite
+    jokers: bool = False  # 54 cards: the two Jokers
+    queen_stops_counters: bool = True
+    always_playable: bool = False  # 3, 4, 5 and 7 whatever the scrap, hands and deck
+    seven_private: bool = False  # a 7 reveals to its player only
+    decider_wins_ties: bool = False
+    freeze_until_turn_ends: bool = False
     overrides: tuple[tuple[str, str], ...] = field(default=())
 
     @cached_property
@@ -79,7 +86,19 @@ class Ruleset:
         r[L.R_SEVEN_REVEAL] = self.seven_reveals
         r[L.R_ACTION_LIMIT] = self.action_limit
         r[L.R_PASS_LIMIT] = self.pass_limit
+        r[L.R_TEAMS] = self.teams
+        r[L.R_JOKERS] = self.jokers
+        r[L.R_QUEEN_STOPS_COUNTERS] = self.queen_stops_counters
+        r[L.R_ALWAYS_PLAYABLE] = self.always_playable
+        r[L.R_SEVEN_PRIVATE] = self.seven_private
+        r[L.R_DECIDER_WINS_TIES] = self.decider_wins_ties
+        r[L.R_FREEZE_UNTIL_TURN_ENDS] = self.freeze_until_turn_ends
         return r
+
+    @property
+    def cards(self) -> int:
+        """Cards in the deck before the deal."""
+        return L.N_CARDS + (2 if self.jokers else 0)
 
     @property
     def spec(self) -> str:
@@ -123,6 +142,29 @@ PRESETS: dict[str, Ruleset] = {
         jack_switches=True,
         jack_on_own=True,
         three_takes_three=True,
+    ),
+}
+
+# Games of more than two seats (RULES.md section 3). The engine plays them; the layers
+# above it (positions, the analyser, agents, the arena) take them one ruleset at a time,
+# so they are not presets yet and each command says whether it accepts them.
+N_SEAT_RULESETS: dict[str, Ruleset] = {
+    "cutthroat": replace(
+        CUTTLE_CARDS,
+        name="cutthroat",
+        players=3,
+        hand_limit="block",
+        hand_limit_size=7,
+        deal_first=5,
+        deal_other=5,
+        goals=(14, 9, 5, 0, 0),
+        pass_limit=4,
+        jokers=True,
+        queen_stops_counters=False,
+        always_playable=True,
+        seven_private=True,
+        decider_wins_ties=True,
+        freeze_until_turn_ends=True,
     ),
 }
 
