@@ -126,7 +126,7 @@ def test_determinize_deals_every_hidden_hand_and_keeps_what_the_viewer_knows(sea
     for q in range(seats):  # each seat has one card everybody knows
         s[L.F_PUBLIC + q] = int(s[L.F_HAND + q]) & -int(s[L.F_HAND + q])
     viewer = seats - 1
-    unknown = int(I.unseen_cards(s, viewer))
+    unknown = int(I.unseen_cards(s, r, viewer))
     rng = seed_rng(np.uint64(7), 0)
     out = np.empty_like(s)
     cards = np.zeros(64, np.int64)
@@ -165,17 +165,19 @@ def test_the_action_space_lists_every_move_once():
     assert len(set(out.tolist())) == n
     chance = np.zeros(L.ACTION_SPACE_SIZE, np.int64)
     k = int(random_discard_outcomes(chance))
-    assert k == 52 + 52 * 51 // 2
+    assert k == 52 + 52 * 51 // 2 + 2 + 52 + 53  # with a Joker: alone, or with one other card
     assert all(int(m) & L.MT_MASK == L.MT_RANDOM_DISCARD for m in chance[:k])
-    # every move of random games of every two-seat preset is in the action space
+    # every move of random games of every preset and of cutthroat is in the action space
     from cuttle_search.engine.apply import apply_move
     from cuttle_search.engine.movegen import generate_moves
     from cuttle_search.game.rules import PRESETS
 
     space = set(out.tolist())
     buf = np.zeros(L.MAX_MOVES, np.int64)
-    for spec in PRESETS:
-        ra = get_ruleset(spec).to_array()
+    from cuttle_search.game.rules import N_SEAT_RULESETS
+
+    for spec in list(PRESETS) + list(N_SEAT_RULESETS):
+        ra = (PRESETS.get(spec) or N_SEAT_RULESETS[spec]).to_array()
         for seed in range(6):
             s = np.zeros(L.STATE_SIZE, np.int64)
             rng = np.random.default_rng(seed)

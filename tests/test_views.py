@@ -20,7 +20,7 @@ def _via_file(pos: Position, seat: int) -> Position:
     for q in range(2):
         if q == seat:
             continue
-        visible = int(I.visible_in_hand(s, seat, q))
+        visible = int(I.visible_in_hand(s, pos.rules_array, seat, q))
         hidden = int(s[L.F_HAND + q]) & ~visible
         d[f"p{q}Hand"] = [c for c in d[f"p{q}Hand"] if L.bit(_id(c)) & visible] + ["??"] * bin(hidden).count("1")
     known = int(s[L.F_DECK_KNOWN])
@@ -64,6 +64,8 @@ def test_views_and_unseen_cards_for_two_to_eight_seats(seats):
     """Seat helpers for N seats: each seat sees its own hand, public cards of the others,
     everything with glasses, and the deck's known top; unseen cards are re-placed
     canonically and counted per seat."""
+    R = get_ruleset("cuttle-cards").to_array()
+    R[L.R_NPLAYERS] = seats
     rng = np.random.default_rng(seats)
     s = BLANK_STATE.copy()
     s[L.F_NPLAYERS] = seats
@@ -80,7 +82,7 @@ def test_views_and_unseen_cards_for_two_to_eight_seats(seats):
     for viewer in range(seats):
         out = np.empty_like(s)
         counts = np.zeros(L.MAX_PLAYERS, np.int64)
-        unknown = int(I.view_state(s, viewer, out, counts))
+        unknown = int(I.view_state(s, R, viewer, out, counts))
         others = [q for q in range(seats) if q != viewer]
         expect = 0
         for q in others:
@@ -101,4 +103,36 @@ def test_views_and_unseen_cards_for_two_to_eight_seats(seats):
         assert [int(out[L.F_DECK + len(deck) - 1 - i]) for i in range(2)] == [int(deck[-1]), int(deck[-2])]
         s2 = s.copy()
         s2[L.F_FACE + viewer] = 1 << 28  # glasses (8C) show every hand
-        assert int(I.unseen_cards(s2, viewer)) == expect & ~sum(int(s[L.F_HAND + q]) for q in others)
+        assert int(I.unseen_cards(s2, R, viewer)) == expect & ~sum(int(s[L.F_HAND + q]) for q in others)
+
+
+def test_a_private_top_card_and_hands_at_deck_out_in_cutthroat():
+    """Cutthroat: the top card a 7 put back is known to its player alone, and an empty deck
+    reveals no hand (two-seat rulesets reveal every hand then)."""
+    from cuttle_search.game.rules import N_SEAT_RULESETS
+
+    r = N_SEAT_RULESETS["cutthroat"].to_array()
+    s = BLANK_STATE.copy()
+    s[L.F_NPLAYERS] = 3
+    s[L.F_HAND + 0], s[L.F_HAND + 1], s[L.F_HAND + 2] = 0b111, 0b111 << 3, 0b111 << 6
+    deck = [20, 21, 22]
+    s[L.F_DECK : L.F_DECK + 3] = deck
+    s[L.F_DECK_N] = 3
+    s[L.F_TOP_SEEN_BY] = 1
+    assert int(I.unseen_cards(s, r, 1)) & (1 << 22) == 0  # p1 knows the top card
+    assert int(I.unseen_cards(s, r, 0)) & (1 << 22) and int(I.unseen_cards(s, r, 2)) & (1 << 22)
+    out = np.empty_like(s)
+    counts = np.zeros(L.MAX_PLAYERS, np.int64)
+    I.view_state(s, r, 0, out, counts)
+    assert out[L.F_TOP_SEEN_BY] == -1  # p1's private knowledge is not in p0's view
+    I.view_state(s, r, 1, out, counts)
+    assert out[L.F_TOP_SEEN_BY] == 1 and out[L.F_DECK + 2] == 22
+    s[L.F_DECK_N] = 0
+    s[L.F_DECK : L.F_DECK + 3] = -1
+    s[L.F_TOP_SEEN_BY] = -1
+    s[L.F_SCRAP] = (1 << 20) | (1 << 21) | (1 << 22)
+    assert not I.sees_hand(s, r, 0, 1)
+    two = get_ruleset("cuttle-cards").to_array()
+    s2 = s.copy()
+    s2[L.F_NPLAYERS] = 2
+    assert I.sees_hand(s2, two, 0, 1)

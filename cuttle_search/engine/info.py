@@ -22,9 +22,11 @@ from .layout import (
     F_HAND,
     F_NPLAYERS,
     F_PUBLIC,
+    F_TOP_SEEN_BY,
     lowest,
     move_card,
     popcount,
+    R_DECKOUT_REVEALS,
 )
 from .movegen import generate_moves
 from .policies import wins_now
@@ -33,41 +35,52 @@ from .seats import next_seat, seat_after
 
 
 @njit(cache=True)
-def sees_hand(s, viewer, q):
-    """Whether ``viewer`` sees every card of seat ``q``'s hand."""
-    return q == viewer or (s[F_FACE + viewer] & EIGHTS) != 0 or s[F_DECK_N] == 0
+def sees_hand(s, r, viewer, q):
+    """Whether ``viewer`` sees every card of seat ``q``'s hand: its own, every hand while
+    it controls glasses, and every hand once the deck is empty where the rules say so
+    (``R_DECKOUT_REVEALS``)."""
+    return q == viewer or (s[F_FACE + viewer] & EIGHTS) != 0 or (s[F_DECK_N] == 0 and r[R_DECKOUT_REVEALS] != 0)
 
 
 @njit(cache=True)
-def visible_in_hand(s, viewer, q):
+def deck_known_to(s, viewer):
+    """How many cards on top of the deck ``viewer`` knows: those every seat knows, or the
+    one top card a private 7 showed it alone."""
+    if s[F_TOP_SEEN_BY] == viewer and s[F_DECK_N] > 0:
+        return max(s[F_DECK_KNOWN], 1)
+    return s[F_DECK_KNOWN]
+
+
+@njit(cache=True)
+def visible_in_hand(s, r, viewer, q):
     """The cards of seat ``q``'s hand that ``viewer`` sees."""
-    if sees_hand(s, viewer, q):
+    if sees_hand(s, r, viewer, q):
         return s[F_HAND + q]
     return s[F_HAND + q] & s[F_PUBLIC + q]
 
 
 @njit(cache=True)
-def unseen_cards(s, viewer):
+def unseen_cards(s, r, viewer):
     """The mask of every card ``viewer`` cannot see: hidden hand cards of the other seats
-    and the deck below its known top."""
+    and the deck below the top it knows."""
     u = np.int64(0)
     for q in range(s[F_NPLAYERS]):
-        u |= s[F_HAND + q] & ~visible_in_hand(s, viewer, q)
-    for i in range(s[F_DECK_N] - s[F_DECK_KNOWN]):
+        u |= s[F_HAND + q] & ~visible_in_hand(s, r, viewer, q)
+    for i in range(s[F_DECK_N] - deck_known_to(s, viewer)):
         u |= bit(s[F_DECK + i])
     return u
 
 
 @njit(cache=True)
-def view_state(s, viewer, out, hidden_in_hand):
+def view_state(s, r, viewer, out, hidden_in_hand):
     """Write ``viewer``'s view of the full state ``s`` into ``out`` and the number of hidden
     cards of each seat's hand into ``hidden_in_hand``; return the mask of unseen cards.
     Another seat's visible hand cards become public in the view (the viewer knows them)."""
     out[:] = s
-    unknown = unseen_cards(s, viewer)
+    unknown = unseen_cards(s, r, viewer)
     pool = unknown
     for q in range(s[F_NPLAYERS]):
-        visible = visible_in_hand(s, viewer, q)
+        visible = visible_in_hand(s, r, viewer, q)
         k = popcount(s[F_HAND + q] & ~visible)
         hidden_in_hand[q] = k
         hand = visible
@@ -78,7 +91,9 @@ def view_state(s, viewer, out, hidden_in_hand):
         out[F_HAND + q] = hand
         if q != viewer:
             out[F_PUBLIC + q] = visible
-    top = s[F_DECK_N] - s[F_DECK_KNOWN]  # the hidden deck slots, filled from the top down
+    if s[F_TOP_SEEN_BY] != viewer:
+        out[F_TOP_SEEN_BY] = -1  # another seat's private knowledge is not part of this view
+    top = s[F_DECK_N] - deck_known_to(s, viewer)  # the hidden deck slots, filled from the top down
     for i in range(top - 1, -1, -1):
         c = lowest(pool)
         pool &= pool - 1
@@ -116,7 +131,7 @@ def determinize(root, s, unknown, viewer, rng, cards, excluded, fresh):
     s[:] = root
     if unknown == 0:
         return
-    hidden_deck = root[F_DECK_N] - root[F_DECK_KNOWN]
+    hidden_deck = root[F_DECK_N] - deck_known_to(root, viewer)
     n_seats = root[F_NPLAYERS]
     if n_seats == 2 and excluded != 0:
         o = next_seat(root, viewer)

@@ -19,7 +19,7 @@ Node fields (one array each, indexed by node)::
     mover     int8    seat that chose the move (-1 for a chance outcome)
     visits    int32
     avail     int32   iterations in which the move was legal when the parent was visited
-    wins      int32   rollouts the mover won
+    wins      int32   rollouts the mover (or its partner) won
     draws     int32   rollouts that ended in a stalemate
     first     int32   first child, or -1
     sibling   int32   next sibling, or -1
@@ -35,11 +35,11 @@ import numpy as np
 from .jit import njit
 from .apply import apply_move
 from .info import determinize
-from .layout import ACTOR_CHANCE, F_ACTOR, F_PHASE, F_STATUS, F_WINNER, PH_OVER, ST_WIN
+from .layout import ACTOR_CHANCE, F_ACTOR, F_NPLAYERS, F_PHASE, F_STATUS, F_WINNER, PH_OVER, ST_WIN
 from .movegen import generate_moves
 from .policies import first_win, rollout
 from .rng import rng_below
-from .seats import opponent
+from .seats import opponent, same_side
 
 
 MAX_PATH = 2100  # longer than any game (the 1,000-action limit) plus the root
@@ -119,7 +119,10 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     root_moves, root_mode = root_filter
     cap = t_move.shape[0]
     done = 0
-    solver_on = unknown == 0 and solver != 0
+    # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
+    # one opponent, so it runs with two seats only
+    solver_on = unknown == 0 and solver != 0 and root[F_NPLAYERS] == 2
+    draw_share = 1.0 / root[F_NPLAYERS]  # a stalemate shares the game among the seats
     while done < iterations:
         if meta[META_NODES] + 2 > cap:
             break
@@ -165,7 +168,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                         seen[i] = True
                         t_avail[c] += 1
                         v = t_visits[c]
-                        val = (t_wins[c] + 0.5 * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
+                        val = (t_wins[c] + draw_share * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
                         if decisive >= 0:
                             val = 1.0 if i == decisive else -1.0
                         if solver_on and t_proven[c] != 0:
@@ -230,7 +233,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             k = path[d]
             t_visits[k] += 1
             if won:
-                if t_mover[k] == winner:
+                if t_mover[k] >= 0 and same_side(s, r, t_mover[k], winner):
                     t_wins[k] += 1
             else:
                 t_draws[k] += 1

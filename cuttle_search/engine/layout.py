@@ -199,6 +199,7 @@ R_ALWAYS_PLAYABLE = 28  # 3, 4, 5 and 7 are playable whatever the scrap, hands a
 R_SEVEN_PRIVATE = 29  # a 7 reveals to its player only; a target-less Jack or Joker may go
 R_DECIDER_WINS_TIES = 30  # several seats at their goal: the deciding seat first, not the turn's
 R_FREEZE_UNTIL_TURN_ENDS = 31  # a 9's card thaws when its holder's own turn ends (not at its next decision)
+R_DECKOUT_REVEALS = 32  # every hand is visible once the deck is empty (two seats)
 RULES_SIZE = 40
 
 HL_NONE = 0
@@ -227,7 +228,7 @@ MT_JOKER = 14  # a Joker onto a royal or a top Jack (target: that card)
 MT_MASK = 15
 FROM_SEVEN = 16
 MAX_MOVES = 2048
-ACTION_SPACE_SIZE = 4773  # every move of some two-seat game (movegen.action_space)
+ACTION_SPACE_SIZE = 5012  # every move of some game (movegen.action_space); two-seat moves first
 
 # de Bruijn table for the index of the lowest set bit
 _DEBRUIJN = 0x03F79D71B4CB0A89

@@ -44,6 +44,7 @@ from .layout import (
     JOKERS,
     lowest,
     make_move,
+    MAX_PLAYERS,
     MT_COUNTER,
     MT_DISCARD,
     MT_DRAW,
@@ -298,9 +299,21 @@ def _push_card_sets(out, n):
 
 
 @njit(cache=True)
+def _push_joker_sets(out, n):
+    """Every set of one or two cards with a Joker in it, as discard moves."""
+    for k in range(2):
+        out[n] = MT_DISCARD | (bit(JOKER_1 + k) << 5)
+        n += 1
+        for a in range(N_CARDS + k):
+            out[n] = MT_DISCARD | ((bit(a) | bit(JOKER_1 + k)) << 5)
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def action_space(out):
-    """Every move a player can make in some two-seat game under some ruleset, in a fixed
-    order (the OpenSpiel action ids): draw, pass, resolve; then, plain and from a 7, every
+    """Every move a player can make in some game under some ruleset, in a fixed order (the
+    OpenSpiel action ids): for two seats, draw, pass, resolve; then, plain and from a 7, every
     points play and scuttle, royal, jack and one-off by card; counters, the 3's picks, a
     7's scraps, the ten-counters; and every discard of one or two cards. ``out`` needs
     ``ACTION_SPACE_SIZE`` slots; returns how many were written."""
@@ -344,14 +357,33 @@ def action_space(out):
     for c in range(RANK_TEN * 4, RANK_TEN * 4 + 4):
         out[n] = make_move(MT_TEN_COUNTER, c, NO_CARD)
         n += 1
-    return _push_card_sets(out, n)
+    n = _push_card_sets(out, n)
+    # the games of more seats add, after every two-seat move (whose ids stay put): Jokers
+    # onto royals and Jacks, a 4 naming its victim, the 3 taking a Joker, a 7's Joker
+    # scrapped, and discards with a Joker in them
+    for flag in (0, FROM_SEVEN):
+        for k in range(2):
+            for t in range(N_CARDS):
+                rank = t >> 2
+                if rank == RANK_EIGHT or rank == RANK_QUEEN or rank == RANK_KING or rank == RANK_JACK:
+                    out[n] = make_move(MT_JOKER | flag, JOKER_1 + k, t)
+                    n += 1
+        for c in range(RANK_FOUR * 4, RANK_FOUR * 4 + 4):
+            for q in range(MAX_PLAYERS):
+                out[n] = make_move(MT_ONE_OFF | flag, c, TARGET_SEAT + q)
+                n += 1
+    for k in range(2):
+        out[n] = make_move(MT_TAKE, JOKER_1 + k, NO_CARD)
+        out[n + 1] = make_move(MT_SEVEN_SCRAP, JOKER_1 + k, NO_CARD)
+        n += 2
+    return _push_joker_sets(out, n)
 
 
 @njit(cache=True)
 def random_discard_outcomes(out):
     """Every chance outcome of a ``four=random`` 4 (one or two cards, as masks in
-    ``MT_RANDOM_DISCARD`` moves), in the order of ``action_space``'s discards."""
-    n = _push_card_sets(out, 0)
+    ``MT_RANDOM_DISCARD`` moves; Jokers last), in the order of ``action_space``'s discards."""
+    n = _push_joker_sets(out, _push_card_sets(out, 0))
     for i in range(n):
         out[i] = (out[i] & ~MT_MASK) | MT_RANDOM_DISCARD
     return n

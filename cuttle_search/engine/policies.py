@@ -13,6 +13,7 @@ from .layout import (
     F_ACTOR,
     F_FACE,
     F_HAND,
+    F_JACK_ON,
     F_NPLAYERS,
     F_PASSES,
     F_PHASE,
@@ -27,6 +28,7 @@ from .layout import (
     move_target,
     MT_DRAW,
     MT_JACK,
+    MT_JOKER,
     MT_MASK,
     MT_ONE_OFF,
     MT_PASS,
@@ -53,7 +55,7 @@ from .layout import (
 )
 from .movegen import generate_moves
 from .rng import rng_below
-from .seats import opponent, opponents
+from .seats import opponent, opponents, same_side, seat_after
 from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
 
 
@@ -78,6 +80,12 @@ def wins_now(s, r, p, m):
         if (s[F_POINTS + p] >> t) & 1:
             return False
         return pts + (t >> 2) + 1 >= goal(s, r, p)
+    if mt == MT_JOKER:
+        t = move_target(m)
+        if t >= 40 and t < 44:  # the point card under that Jack comes along
+            return pts + (s[F_JACK_ON + t - 40] >> 2) + 1 >= goal(s, r, p)
+        if (t >> 2) == RANK_KING:
+            return pts >= goal_with_kings(r, popcount(s[F_FACE + p] & KINGS) + 1)
     return False
 
 
@@ -91,13 +99,28 @@ def first_win(s, r, p, buf, n):
 
 
 @njit(cache=True)
+def _closest_opponent(s, r, p):
+    """The opponent of ``p`` nearest its goal (the first in turn order on a tie)."""
+    best = -1
+    best_gap = 1 << 30
+    for k in range(1, s[F_NPLAYERS]):
+        q = seat_after(s, p, k)
+        if not same_side(s, r, p, q):
+            gap = goal(s, r, q) - points_total(s, q)
+            if gap < best_gap:
+                best_gap = gap
+                best = q
+    return best
+
+
+@njit(cache=True)
 def _heuristic_pick(s, r, buf, n, rng):
     """The heuristic rollout policy in a main or 7 decision with no win on the spot: when
     the opponent is within reach of their goal, scuttle or steal their biggest card;
     otherwise prefer developing plays (points, royals, scuttles, jacks) to drawing half
     of the time."""
     p = s[F_ACTOR]
-    o = opponent(s, p)
+    o = _closest_opponent(s, r, p)
     opp_gap = goal(s, r, o) - points_total(s, o)
     if opp_gap <= 10:
         best = -1
@@ -245,10 +268,10 @@ def quick_balance(s, r, m, p, o, pts_p, pts_o):
 def apply_unopposed(s, r, m):
     """Apply move ``m`` of the seat to act, then let the opponent decline every counter or
     block it opens: a one-off or a scuttle judged as if it goes through."""
-    o = opponent(s, s[F_ACTOR])
+    p = s[F_ACTOR]
     apply_move(s, r, m)
     resolve = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
-    while (s[F_PHASE] == PH_COUNTER or s[F_PHASE] == PH_SCUTTLE_COUNTER) and s[F_ACTOR] == o:
+    while (s[F_PHASE] == PH_COUNTER or s[F_PHASE] == PH_SCUTTLE_COUNTER) and s[F_ACTOR] != p:
         apply_move(s, r, resolve)
 
 
@@ -268,12 +291,15 @@ def keep_best(v, i, best_val, best, ties, rng):
 @njit(cache=True)
 def _greedy_pick(s, r, buf, n, rng, scratch):
     """The one-ply greedy rollout policy in a main or 7 decision with no win on the spot:
-    three times in four, try every move on a copy (a one-off as if the opponent lets it
-    resolve) and keep the best material balance, and else play a uniform move."""
+    three times in four, try every move on a copy (a one-off as if the opponents let it
+    resolve) and keep the best material balance, and else play a uniform move. Two seats
+    score most moves from the masks (``quick_balance``); more seats apply every move."""
     p = s[F_ACTOR]
     o = opponent(s, p)
     if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
         return buf[rng_below(rng, n)]
+    if s[F_NPLAYERS] != 2:
+        return _greedy_pick_applied(s, r, buf, n, rng, scratch)
     best = 0
     best_val = -1e18
     ties = 0
@@ -291,6 +317,27 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
                 v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
             else:
                 v = material(scratch, r, p) - material(scratch, r, o)
+        best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+    return buf[best]
+
+
+@njit(cache=True)
+def _greedy_pick_applied(s, r, buf, n, rng, scratch):
+    """The greedy choice by applying every move on a copy and scoring ``material_balance``
+    (any number of seats)."""
+    p = s[F_ACTOR]
+    best = 0
+    best_val = -1e18
+    ties = 0
+    for i in range(n):
+        scratch[:] = s
+        apply_unopposed(scratch, r, buf[i])
+        if scratch[F_PHASE] == PH_OVER:
+            if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
+                return buf[i]
+            v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+        else:
+            v = material_balance(scratch, r, p)
         best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
     return buf[best]
 

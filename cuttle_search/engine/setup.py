@@ -135,8 +135,16 @@ def clear_state(s, nplayers):
 
 @njit(cache=True)
 def deal(s, r, rng):
-    """Shuffle a fresh deck with ``rng`` and deal: seat 0 moves first (the last seat dealt).
-    Each seat in turn order takes its whole hand from the top; dealing one card at a time
+    """Shuffle a fresh deck with ``rng`` and deal with the last seat dealing, so seat 0
+    moves first (``deal_by``)."""
+    deal_by(s, r, rng, r[R_NPLAYERS] - 1)
+
+
+@njit(cache=True)
+def deal_by(s, r, rng, dealer):
+    """Shuffle a fresh deck with ``rng`` and deal: the seat after ``dealer`` moves first.
+    Each seat in turn order from it takes its whole hand from the top (``R_DEAL_FIRST``
+    cards for the first, ``R_DEAL_OTHER`` for the others); dealing one card at a time
     round the table instead would give the same distribution of hands."""
     n = r[R_NPLAYERS]
     clear_state(s, n)
@@ -149,14 +157,17 @@ def deal(s, r, rng):
         s[F_DECK + i] = s[F_DECK + j]
         s[F_DECK + j] = tmp
     s[F_DECK_N] = cards
-    for p in range(n):
-        k = r[R_DEAL_FIRST] if p == 0 else r[R_DEAL_OTHER]
-        for _ in range(k):
+    first = (dealer + 1) % n
+    for k in range(n):
+        p = (first + k) % n
+        take = r[R_DEAL_FIRST] if k == 0 else r[R_DEAL_OTHER]
+        for _ in range(take):
             c, _known = deck_pop_top(s)
             s[F_HAND + p] |= bit(c)
+    s[F_DEALER] = dealer
     s[F_PHASE] = PH_MAIN
-    s[F_TURN] = 0
-    s[F_ACTOR] = 0
+    s[F_TURN] = first
+    s[F_ACTOR] = first
 
 
 @njit(cache=True)
@@ -167,8 +178,8 @@ def deal_size(r):
 
 @njit(cache=True)
 def dealt_to(r, k):
-    """The seat that receives the ``k``-th card of the deal (0-based), in ``deal``'s order:
-    the first seat's whole hand, then each other seat's in turn."""
+    """The seat that receives the ``k``-th card of ``deal`` (0-based; seat 0 first): the
+    first seat's whole hand, then each other seat's in turn."""
     if k < r[R_DEAL_FIRST]:
         return 0
     return 1 + (k - r[R_DEAL_FIRST]) // r[R_DEAL_OTHER]

@@ -7,7 +7,9 @@ Text notation (what a person types)::
     jack JS 7H           one-off AC            one-off 2C KH  counter 2D
     take 5H              (the 3's pick from the scrap)
     discard 4H 9C        (a 4's victim, a 5, or the hand limit: the whole set at once)
-    scrap JH             (a 7 revealed only unplayable jacks: scrap one)
+    scrap JH             (a 7's revealed Jack or Joker with nowhere to go: scrap it)
+    joker X1 KH          (a Joker onto a royal or a top Jack: it takes the stack)
+    one-off 4C p2        (with more than two seats, a 4 names its victim)
     block TS             (ten-counters-scuttle: a 10 cancels the scuttle)
     random-discard 4H 9C (chance: the outcome of a four=random 4)
 
@@ -51,15 +53,16 @@ KIND_OF_TYPE = {
     L.MT_SEVEN_SCRAP: "scrap",
     L.MT_TEN_COUNTER: "block",
     L.MT_RANDOM_DISCARD: "random-discard",
+    L.MT_JOKER: "joker",
 }
 TYPE_OF_KIND = {v: k for k, v in KIND_OF_TYPE.items()}
 TYPE_OF_KIND["glasses"] = L.MT_ROYAL
 
 NO_CARD_KINDS = {"draw", "pass", "resolve"}
 ONE_CARD_KINDS = {"points", "royal", "counter", "take", "scrap", "block"}
-TARGET_KINDS = {"scuttle", "jack"}
+TARGET_KINDS = {"scuttle", "jack", "joker"}
 SET_KINDS = {"discard", "random-discard"}
-SEVEN_KINDS = {"points", "scuttle", "royal", "jack", "one-off"}
+SEVEN_KINDS = {"points", "scuttle", "royal", "jack", "one-off", "joker"}
 
 _JSON_NAME = {
     "draw": "draw",
@@ -75,8 +78,22 @@ _JSON_NAME = {
     "scrap": "sevenScrap",
     "block": "tenCounter",
     "random-discard": "randomDiscard",
+    "joker": "joker",
 }
-_SEVEN_JSON = {"points": "sevenPoints", "scuttle": "sevenScuttle", "royal": "sevenFaceCard", "jack": "sevenJack"}
+_SEVEN_JSON = {"points": "sevenPoints", "scuttle": "sevenScuttle", "royal": "sevenFaceCard", "jack": "sevenJack",
+               "joker": "sevenJoker"}
+
+
+def _seat_word(word: str) -> int | None:
+    """``p0`` .. ``p7`` as a seat number, else None."""
+    w = word.strip().lower()
+    if len(w) == 2 and w[0] == "p" and w[1].isdigit() and int(w[1]) < L.MAX_PLAYERS:
+        return int(w[1])
+    return None
+
+
+def _target_str(target: int) -> str:
+    return f"p{target - L.TARGET_SEAT}" if L.TARGET_SEAT <= target < L.NO_CARD else card_str(target)
 
 
 @dataclass(frozen=True, order=True)
@@ -125,8 +142,15 @@ class Move:
             return " ".join([self.kind, *(card_str(c) for c in self.cards)])
         parts = [self.kind, card_str(self.card)]
         if self.target is not None:
-            parts.append(card_str(self.target))
+            parts.append(_target_str(self.target))
         return " ".join(parts)
+
+    @property
+    def target_seat(self) -> int | None:
+        """The seat a move names (a 4's victim with more than two seats), or None."""
+        if self.target is not None and L.TARGET_SEAT <= self.target < L.NO_CARD:
+            return self.target - L.TARGET_SEAT
+        return None
 
     __str__ = text
 
@@ -142,11 +166,16 @@ class Move:
             kind = "one-off"
         if kind not in TYPE_OF_KIND:
             raise MoveError(f"unknown move {brief(words[0])} in {brief(text)} (known: {', '.join(sorted(TYPE_OF_KIND))})")
+        seat = _seat_word(args[-1]) if kind == "one-off" and len(args) == 2 else None
+        if seat is not None:
+            args = args[:-1]
         try:
             cards = [parse_card(a) for a in args]
         except CardError as e:
             raise MoveError(f"{brief(text)}: {e}") from None
         move = cls._build(kind, cards, text)
+        if seat is not None:
+            move = cls(kind, move.card, L.TARGET_SEAT + seat)
         return move if legal is None else move.resolve_against(legal)
 
     @classmethod
@@ -206,7 +235,9 @@ class Move:
         else:
             if self.card is not None:
                 body["cardId"] = card_str(self.card)
-            if self.target is not None:
+            if self.target_seat is not None:
+                body["targetSeat"] = f"p{self.target_seat}"
+            elif self.target is not None:
                 body["targetId"] = card_str(self.target)
         return body
 
@@ -245,9 +276,14 @@ class Move:
         if base == "faceCard":
             c = card("cardId")
             return cls("glasses" if c >> 2 == 7 else "royal", c, from_seven=seven)
-        if base in ("scuttle", "jack"):
+        if base in ("scuttle", "jack", "joker"):
             return cls(base, card("cardId"), card("targetId"), from_seven=seven)
         if base in ("untargetedOneOff", "targetOneOff", "targetedOneOff"):
+            if "targetSeat" in body:
+                seat = _seat_word(body["targetSeat"]) if isinstance(body["targetSeat"], str) else None
+                if seat is None:
+                    raise MoveError(f"targetSeat: expected a seat like 'p2', got {brief(body['targetSeat'])}")
+                return cls("one-off", card("cardId"), L.TARGET_SEAT + seat, from_seven=seven)
             target = card("targetId", required=base != "untargetedOneOff")
             return cls("one-off", card("cardId"), target, from_seven=seven)
         if name == "resolveThree":

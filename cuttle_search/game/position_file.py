@@ -498,7 +498,7 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     hidden = None
     if view is not None:
         for o, hidden_cards in unknown_in_hand.items():
-            if hidden_cards and sees_hand(s, view, o):  # the engine says this hand is in plain sight
+            if hidden_cards and sees_hand(s, r, view, o):  # the engine says this hand is in plain sight
                 why = "the deck is empty" if not deck_cards else f"p{view} has glasses"
                 raise PositionError(f"p{o}Hand: {why}, so every card of p{o}'s hand is visible; '??' is not allowed")
         hidden = Hidden(view, {p: n for p, n in unknown_in_hand.items() if n}, sum(1 for x in deck_cards if x is None))

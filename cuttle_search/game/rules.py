@@ -54,6 +54,7 @@ class Ruleset:
     seven_private: bool = False  # a 7 reveals to its player only
     decider_wins_ties: bool = False
     freeze_until_turn_ends: bool = False
+    deckout_reveals: bool = True  # every hand is visible once the deck is empty
     overrides: tuple[tuple[str, str], ...] = field(default=())
 
     @cached_property
@@ -93,6 +94,7 @@ class Ruleset:
         r[L.R_SEVEN_PRIVATE] = self.seven_private
         r[L.R_DECIDER_WINS_TIES] = self.decider_wins_ties
         r[L.R_FREEZE_UNTIL_TURN_ENDS] = self.freeze_until_turn_ends
+        r[L.R_DECKOUT_REVEALS] = self.deckout_reveals
         return r
 
     @property
@@ -165,6 +167,7 @@ N_SEAT_RULESETS: dict[str, Ruleset] = {
         seven_private=True,
         decider_wins_ties=True,
         freeze_until_turn_ends=True,
+        deckout_reveals=False,
     ),
 }
 

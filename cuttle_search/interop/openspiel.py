@@ -37,7 +37,7 @@ from ..engine.info import determinize, sees_hand, unseen_cards
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
 from ..engine.policies import ROLLOUT_RANDOM, rollout
 from ..engine.rng import seed_rng
-from ..engine.setup import BLANK_STATE, deal_size, dealt_to
+from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to
 from ..engine.table import seat_returns
 from ..game.cards import card_str
 from ..game.moves import Move
@@ -47,8 +47,8 @@ from ..play.agent import Agent
 
 # ---------------------------------------------------------------- the action space
 # player actions: an index into _CODES (the engine's action space). Chance outcomes have
-# their own ids: a card (0-51) for the deal and for cards taken from the deck, or 52 + the
-# index of a set of cards for the discards of a four=random 4.
+# their own ids: a card (0-53, the Jokers 52 and 53) for the deal and for cards taken from
+# the deck, or 54 + the index of a set of cards for the discards of a four=random 4.
 def _engine_list(fill) -> list[int]:
     out = np.zeros(L.ACTION_SPACE_SIZE, np.int64)
     return [int(c) for c in out[: fill(out)]]
@@ -57,9 +57,10 @@ def _engine_list(fill) -> list[int]:
 _CODES = _engine_list(action_space)
 _ID_OF_CODE = {c: i for i, c in enumerate(_CODES)}
 _RANDOM_DISCARDS = _engine_list(random_discard_outcomes)
-_ID_OF_RANDOM_DISCARD = {c: 52 + i for i, c in enumerate(_RANDOM_DISCARDS)}
+_CARD_OUTCOMES = 54
+_ID_OF_RANDOM_DISCARD = {c: _CARD_OUTCOMES + i for i, c in enumerate(_RANDOM_DISCARDS)}
 NUM_ACTIONS = len(_CODES)
-NUM_CHANCE_OUTCOMES = 52 + len(_RANDOM_DISCARDS)
+NUM_CHANCE_OUTCOMES = _CARD_OUTCOMES + len(_RANDOM_DISCARDS)
 
 
 def action_of(code: int) -> int:
@@ -74,7 +75,7 @@ def action_of(code: int) -> int:
 
 def code_of(action: int, chance: bool = False) -> int:
     if chance:
-        return _RANDOM_DISCARDS[action - 52]
+        return _RANDOM_DISCARDS[action - _CARD_OUTCOMES]
     return _CODES[action]
 
 
@@ -144,9 +145,11 @@ class CuttleState(pyspiel.State):
         _RULES.setdefault(self._spec, game.ruleset)
         if position is None:
             self._s = BLANK_STATE.copy()
-            for i in range(52):
+            clear_state(self._s, game.ruleset.players)
+            cards = game.ruleset.cards
+            for i in range(cards):
                 self._s[L.F_DECK + i] = i
-            self._s[L.F_DECK_N] = 52
+            self._s[L.F_DECK_N] = cards
             self._dealt = 0
         else:
             self._s = position.state.copy()
@@ -247,7 +250,7 @@ class CuttleState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            if action < 52:
+            if action < _CARD_OUTCOMES:
                 return f"card {card_str(action)}"
             return Move.from_code(code_of(action, chance=True)).text()
         return Move.from_code(code_of(action)).text()
@@ -271,7 +274,7 @@ class CuttleState(pyspiel.State):
         seed = int((sampler() if callable(sampler) else np.random.random()) * 2**62)
         clone = self.clone()
         root = clone._s.copy()
-        determinize(root, clone._s, unseen_cards(root, player), player, seed_rng(np.uint64(seed), 0),
+        determinize(root, clone._s, unseen_cards(root, clone._r, player), player, seed_rng(np.uint64(seed), 0),
                     np.zeros(64, np.int64), 0, 0)
         return clone
 
@@ -285,7 +288,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     parts = []
     for q in range(int(s[L.F_NPLAYERS])):
         hand = int(s[L.F_HAND + q])
-        if player is not None and not sees_hand(s, player, q):
+        if player is not None and not sees_hand(s, state._r, player, q):
             hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"
