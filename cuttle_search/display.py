@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .game.cards import card_str
 from .engine import layout as L
+from .engine.seats import seat_after
 from .game.position import Position, seat_name
 
 
@@ -23,12 +24,24 @@ def describe_decision(pos: Position) -> str:
     return f"{actor} to act ({pos.phase_name})"
 
 
+def _seat_cards(d: dict, p: int) -> tuple[list[str], list[str], list[str]]:
+    """(points, royals, hand) of seat ``p`` as the file form writes them (either form)."""
+    if "seats" in d:
+        seat = d["seats"][p]
+        return seat["points"], seat["royals"], seat["hand"]
+    return d[f"p{p}Points"], d[f"p{p}FaceCards"], d[f"p{p}Hand"]
+
+
 def render(pos: Position) -> str:
-    """A plain-text board: the opponent of the viewer on top, hidden cards as ``??``."""
+    """A plain-text board: the other seats on top in turn order after the viewer (the
+    viewer's opponent, with two seats), the viewer at the bottom, hidden cards as ``??``.
+    With more seats, stacks are listed under the seat that played them and show who holds
+    each Jack or Joker."""
     s = pos.state
     d = pos.to_dict()
+    n = int(s[L.F_NPLAYERS])
     bottom = pos.view if pos.view is not None else 0
-    top = 1 - bottom
+    tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
     lines = [
         f"{pos.rules.spec} · turn {int(s[L.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}",
@@ -37,17 +50,18 @@ def render(pos: Position) -> str:
 
     def side(p: int) -> list[str]:
         kings = bin(int(s[L.F_FACE + p]) & L.KINGS).count("1")
+        points, royals, hand = _seat_cards(d, p)
         out = [f"{_who(pos, p)}  {pos.points(p)}/{pos.goal(p)} points" + (f" ({kings} king{'s' * (kings != 1)})" if kings else "")]
-        out.append("  points:  " + (" ".join(d[f"p{p}Points"]) or "-"))
-        out.append("  royals:  " + (" ".join(d[f"p{p}FaceCards"]) or "-"))
-        hand = d[f"p{p}Hand"]
+        out.append("  points:  " + (" ".join(points) or "-"))
+        out.append("  royals:  " + (" ".join(royals) or "-"))
         fz = int(s[L.F_FROZEN + p])
         extra = f"   frozen: {card_str(fz)}" if fz >= 0 else ""
         out.append(f"  hand ({len(hand)}): " + (" ".join(hand) or "-") + extra)
         return out
 
-    lines += side(top)
-    lines.append("")
+    for top in tops:
+        lines += side(top)
+        lines.append("")
     deck = d["deck"]
     known = [c for c in deck if c != "??"] if pos.view is not None else deck[: int(s[L.F_DECK_KNOWN])]
     deck_line = f"deck: {len(deck)} cards"

@@ -91,6 +91,7 @@ from .layout import (
     R_FREEZE_UNTIL_TURN_ENDS,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
+    R_JACK_OWN,
     R_JACK_SWITCH,
     R_JOKERS,
     R_NINE_MODE,
@@ -216,6 +217,36 @@ def _scrap_jokers_on(s, card):
         if s[F_JOKER_ON + k] == card:
             _clear_joker(s, k)
             s[F_SCRAP] |= bit(JOKER_1 + k)
+
+
+@njit(cache=True)
+def _play_jack(s, r, a, jack, t):
+    """Seat ``a`` plays ``jack`` on top of point card ``t``'s stack."""
+    j = jack - 40
+    s[F_JACK_LEVEL + j] = jack_height(s, t)
+    s[F_JACK_ON + j] = t
+    s[F_JACK_BY + j] = a
+    _set_control(s, r, t)
+
+
+@njit(cache=True)
+def attach(s, r, by, card, target):
+    """Put Jack or Joker ``card`` of seat ``by`` on top of ``target``'s stack, as playing it
+    would (a position being set up, stack by stack from the bottom). Returns 0, or 1 when
+    ``by`` controls the stack already and the rules do not let a seat take its own card."""
+    if card >= JOKER_1:
+        if target >= 40 and target < 44:
+            ctrl = controller_of_point(s, s[F_JACK_ON + target - 40])
+        else:
+            ctrl = face_controller(s, target)
+        if ctrl == by or ctrl < 0:
+            return 1
+        _play_joker(s, r, by, card, target)
+        return 0
+    if controller_of_point(s, target) == by and not r[R_JACK_OWN]:
+        return 1
+    _play_jack(s, r, by, card, target)
+    return 0
 
 
 @njit(cache=True)
@@ -552,11 +583,7 @@ def apply_move(s, r, m):
                 s[F_FACE + a] |= bit(c)
                 _finish_action(s, r)
             elif mt == MT_JACK:
-                j = c - 40
-                s[F_JACK_LEVEL + j] = jack_height(s, t)
-                s[F_JACK_ON + j] = t
-                s[F_JACK_BY + j] = a
-                _set_control(s, r, t)
+                _play_jack(s, r, a, c, t)
                 _finish_action(s, r)
             elif mt == MT_JOKER:
                 _play_joker(s, r, a, c, t)

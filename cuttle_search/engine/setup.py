@@ -23,6 +23,7 @@ from .layout import (
     F_DECK,
     F_DECK_KNOWN,
     F_DECK_N,
+    F_DECLINES,
     F_DISCARDS,
     F_FACE,
     F_FROZEN,
@@ -276,7 +277,8 @@ def _was_offered(s, r, p, card, move):
     hand it was played against."""
     t = s.copy()
     t[F_HAND + p] |= bit(card)
-    t[F_HAND + opponent(t, p)] |= t[F_TWOS]
+    if t[F_NPLAYERS] == 2:
+        t[F_HAND + opponent(t, p)] |= t[F_TWOS]
     out = np.empty(MAX_MOVES, np.int64)
     n = generate_plays(t, r, out, 0, p, bit(card), 0, t[F_DECK_N] + popcount(t[F_REVEALED]))
     for i in range(min(n, MAX_MOVES - 1)):
@@ -353,18 +355,34 @@ def setup_pending(s, r):
     if ph == PH_OVER:
         return 34, turn
     actor = turn
+    n = s[F_NPLAYERS]
     if ph == PH_COUNTER:
         if not has_oneoff:
             return 35, turn
-        # counters alternate, starting with the opponent of the one-off's player
-        actor = opp if ntwos % 2 == 0 else turn
-        s[F_CHAIN_TOP] = turn if ntwos % 2 == 0 else opp
+        if n == 2:
+            # counters alternate, starting with the opponent of the one-off's player
+            actor = opp if ntwos % 2 == 0 else turn
+            s[F_CHAIN_TOP] = turn if ntwos % 2 == 0 else opp
+        else:
+            # the position names the chain's top (anchor) and the seat asked; the seats
+            # between them in turn order have declined
+            anchor = s[F_CHAIN_TOP]
+            actor = s[F_ACTOR]
+            if ntwos == 0 and anchor != turn:
+                return 50, anchor
+            if anchor < 0 or anchor >= n or actor < 0 or actor >= n or actor == anchor:
+                return 51, actor
+            s[F_DECLINES] = (actor - anchor - 1 + n) % n
     elif ph == PH_THREE:
         if not has_oneoff or s[F_ONEOFF] >> 2 != RANK_THREE:
             return 36, turn
         if three_pool(s, r) == 0:
             return 37, turn
     elif ph == PH_FOUR or ph == PH_FOUR_RANDOM:
+        if n != 2:  # the position names the victim
+            opp = s[F_VICTIM]
+            if opp < 0 or opp >= n or opp == turn:
+                return 52, opp
         k = min(2, popcount(s[F_HAND + opp]))
         if k == 0:
             return 38, opp
@@ -427,6 +445,9 @@ SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {
     47: "scuttle: phase 'counteringScuttle' needs the pending scuttle",
     48: "phase: 'counteringScuttle' needs the ten-counters-scuttle option",
     49: "oneOffTarget: a target but no pending one-off in phase '{phase}' (a 7 resolving takes none)",
+    50: "chainTop: with no counter played yet, the chain's top is the one-off's player ({seat} is not)",
+    51: "asked: the seat asked to counter must be a seat other than the chain's top, not {seat}",
+    52: "victim: a 4's victim must be another seat of the game, not {seat}",
 }
 
 

@@ -213,5 +213,5 @@ class Position:
         in_hand = np.zeros(L.MAX_PLAYERS, np.int64)
         unknown = int(I.view_state(self.state, self.rules_array, p, state, in_hand))
         hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[L.F_NPLAYERS])]) if n}
-        deck_unknown = int(self.state[L.F_DECK_N] - self.state[L.F_DECK_KNOWN])
+        deck_unknown = int(self.state[L.F_DECK_N] - I.deck_known_to(self.state, p))
         return Position(self.rules, state, p, Hidden(p, hands, deck_unknown), unknown, self.name, self.about)

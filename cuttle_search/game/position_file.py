@@ -50,7 +50,12 @@ def _seat(value: Any, field: str) -> int:
 
 
 def position_to_dict(pos: Position) -> dict[str, Any]:
-    """The position file form (hidden cards written ``??``)."""
+    """The position file form (hidden cards written ``??``): v1 for two seats, the
+    seat-list form (``seat_file``) for more."""
+    if pos.rules.players != 2:
+        from .seat_file import seat_list_dict
+
+        return seat_list_dict(pos)
     s = pos.state
     d: dict[str, Any] = {"about": pos.about} if pos.about else {}
     d.update({
@@ -174,12 +179,13 @@ def load_position(source: str | Path | Mapping[str, Any], rules: str | Ruleset |
 class _Cards:
     """Every named card of a position file, with where it was found, to catch duplicates."""
 
-    def __init__(self) -> None:
+    def __init__(self, jokers: bool = False) -> None:
         self.where: dict[Card, str] = {}
+        self.jokers = jokers
 
     def add(self, card: Card, where: str) -> None:
-        if card in C.JOKERS:
-            raise PositionError(f"{where}: jokers ({card_str(card)}) are not part of two-player Cuttle")
+        if card in C.JOKERS and not self.jokers:
+            raise PositionError(f"{where}: Jokers ({card_str(card)}) are not part of this ruleset")
         if card in self.where:
             raise PositionError(f"{where}: card {card_str(card)} appears twice (also in {self.where[card]})")
         self.where[card] = where
@@ -294,8 +300,9 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     if fmt is not None and fmt != FORMAT_NAME:
         raise PositionError(f"format: expected {FORMAT_NAME!r}, got {brief(fmt)}")
     version = data.get("version", FORMAT_VERSION)
-    if version != FORMAT_VERSION:
-        raise PositionError(f"version: this cuttle_search reads position format {FORMAT_VERSION}, not {brief(version)}")
+    if version not in (FORMAT_VERSION, 2) or isinstance(version, bool):
+        raise PositionError(f"version: this cuttle_search reads position formats 1 and 2, not {brief(version)}")
+    seat_list = version == 2 or "seats" in data
 
     # ---- rules
     try:
@@ -309,6 +316,13 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     except RulesError as e:
         raise PositionError(f"rules: {e}") from None
     r = rs.array
+    if seat_list:
+        from .seat_file import build_seat_position
+
+        return build_seat_position(data, rs)
+    if rs.players != 2:
+        raise PositionError(f"seats: {rs.name} has {rs.players} seats; write the position in the seat-list form "
+                            "(version 2, a 'seats' list)")
 
     # ---- view
     raw_view = data.get("view", "full")

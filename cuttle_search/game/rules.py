@@ -171,6 +171,8 @@ N_SEAT_RULESETS: dict[str, Ruleset] = {
     ),
 }
 
+RULESETS: dict[str, Ruleset] = {**PRESETS, **N_SEAT_RULESETS}  # every ruleset get_ruleset knows
+
 _FLAGS = {
     "queens-protect-queens": "queens_protect_queens",
     "three-takes-three": "three_takes_three",
@@ -216,8 +218,8 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
         raise RulesError("a ruleset name is required")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
-    if name not in PRESETS:
-        raise RulesError(f"unknown ruleset {brief(name)} (known: {', '.join(PRESETS)})")
+    if name not in RULESETS:
+        raise RulesError(f"unknown ruleset {brief(name)} (known: {', '.join(RULESETS)})")
     pairs: list[tuple[str, str]] = []
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
@@ -226,7 +228,7 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
         if isinstance(value, bool):
             value = "on" if value else "off"
         pairs.append((str(key), str(value)))
-    rules = PRESETS[name]
+    rules = RULESETS[name]
     seen: dict[str, str] = {}
     for key, value in pairs:
         rules = _apply_option(rules, key, value)
