@@ -224,7 +224,7 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     click.echo(f"{games} random games, rules {rs.spec}, seed {seed}")
     click.echo("  " + "   ".join(f"{seat} wins {n} ({100 * n / games:.1f}%)" for seat, n in w.items()))
     click.echo(
-        f"  draws {summary["draws"]} (passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
+        f"  draws {summary['draws']} (passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
     )
     click.echo(f"  mean length {summary['meanPlies']:.1f} plies; {summary['pliesPerSecond']:,.0f} plies/s")
 
