@@ -1,4 +1,5 @@
-"""Property tests over many random games in every two-player ruleset."""
+"""Property tests over many random games in every ruleset: the two-seat presets with option
+variants, and the games of more seats."""
 
 import numpy as np
 import pytest
@@ -40,6 +41,33 @@ def test_random_games_keep_every_invariant(spec):
     assert res[:, 0].min() > 0
     # both seats win sometimes: random play is not stuck in one pattern
     assert np.sum(res[:, 2] == 0) > GAMES_PER_RULESET // 10 and np.sum(res[:, 2] == 1) > GAMES_PER_RULESET // 10
+
+
+N_SEAT_GAMES = 20_000  # per CI run, for each ruleset of more seats
+
+
+@pytest.mark.parametrize("spec", ["cutthroat"])
+def test_random_games_of_more_seats_keep_every_invariant(spec):
+    """54 cards conserved, zones sound, every decision has a move, every game ends, every
+    seat wins sometimes, and the same seed gives the same games."""
+    rules = get_ruleset(spec)
+    r = rules.to_array()
+    s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    res = np.zeros((N_SEAT_GAMES, 6), dtype=np.int64)
+    bad = checked_random_games(r, 2026, 0, N_SEAT_GAMES, s, buf, res)
+    if bad:
+        g = int(np.nonzero(res[:, 3])[0][0])
+        pytest.fail(f"game {g}: {POSITION_ERRORS[int(res[g, 3])]} at ply {int(res[g, 4])}")
+    assert np.all(res[:, 1] != L.ST_ONGOING) and res[:, 0].min() > 0
+    for q in range(rules.players):
+        assert np.sum((res[:, 1] == L.ST_WIN) & (res[:, 2] == q)) > N_SEAT_GAMES // (4 * rules.players)
+    again = np.zeros((300, 6), dtype=np.int64)
+    checked_random_games(r, 2026, 0, 300, s, buf, again)
+    assert np.array_equal(again, res[:300])
+    one = np.zeros((1, 6), dtype=np.int64)
+    checked_random_games(r, 2026, 123, 1, s, buf, one)
+    assert np.array_equal(one[0], res[123])
 
 
 @pytest.mark.parametrize("spec", ALL_RULES)
