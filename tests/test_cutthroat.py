@@ -6,7 +6,8 @@ Written from the rules text, not from the engine code. A scenario sets up a tabl
 ``Table`` (name the cards that matter; the others fill the deck, or the scrap), plays
 moves by their text (each must be legal), and asserts the exact zones, the seat to act and
 the result. Where the engine disagrees with the rules, the test keeps the rules and is
-marked ``xfail(strict=True)`` with what is wrong.
+marked ``xfail(strict=True)`` with what is wrong (none are left: the six the first version
+found are fixed in the engine).
 """
 
 from __future__ import annotations
@@ -221,7 +222,7 @@ class Table:
         return int(self.s[L.F_STATUS]), int(self.s[L.F_WINNER])
 
     def unseen(self, viewer) -> list[str]:
-        return _strs(unseen_cards(self.s, viewer))
+        return _strs(unseen_cards(self.s, R, viewer))
 
 
 def _strs(mask) -> list[str]:
@@ -481,7 +482,7 @@ def test_a_jack_on_a_stack_whose_top_jack_carries_a_joker():
     assert t.points(1) == ["9C"] and t.scrap() == ["2S", "JD"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine: offers a 2 or a 9 on a Joker whose Jack another Jack covers (not a top Joker)")
+
 def test_a_joker_under_a_covering_jack_is_no_target():
     # 7S played by p2; p0's Jack took it, p1's Joker took the Jack, p2's Jack took it back
     t = Table(hands=(["2C", "9C"], ["AD"], ["AH"]), points={2: ["7S(JS-p0,X1-p1,JH-p2)"]})
@@ -736,9 +737,6 @@ def test_no_dead_end_a_seat_with_no_play_that_cannot_draw_may_pass():
     assert t.frozen(0) is None  # p0's turn has ended
 
 
-@pytest.mark.xfail(
-    strict=True, reason="engine: position_error rejects the table after a no-dead-end pass (passes with a deck, code 13)"
-)
 def test_the_table_after_a_no_dead_end_pass_is_a_legal_position():
     hand = ["JC", "JD", "JH", "JS", "X1", "X2", "9C"]
     t = Table(hands=(hand, ["AD"], ["AH"]), frozen={0: "9C"})
@@ -966,10 +964,6 @@ def test_a_frozen_card_may_be_discarded_to_a_four():
     assert t.hand(1) == ["2C"] and t.frozen(1) == "2C"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: a frozen card discarded to a 4 stays in F_FROZEN though not in the hand (position_error: code 15)",
-)
 def test_a_frozen_card_discarded_to_a_four_is_frozen_no_more():
     t = _frozen_two()
     t.play("one-off 4C p1", "resolve", "resolve", "discard AD 2C")
@@ -994,7 +988,7 @@ def test_glasses_show_their_holder_both_opponents_hands_and_nobody_else_anything
     assert {"3C", "4C", "3D", "4D"} <= set(t.unseen(2))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: info.sees_hand shows every hand once the deck is empty (cutthroat: never)")
+
 def test_hands_are_not_revealed_at_deck_out():
     t = Table(hands=(["3C", "4C"], ["3D", "4D"], ["3H", "4H"]), rest="scrap")
     assert {"3C", "4C", "3H", "4H"} <= set(t.unseen(1))
@@ -1008,7 +1002,7 @@ def test_a_card_taken_by_a_three_or_returned_by_a_nine_is_seen_by_everyone():
     assert "TH" not in t.unseen(0) and "TH" not in t.unseen(1)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: info.unseen_cards shows a 7's revealed cards to every seat (cutthroat: its player only)")
+
 def test_the_sevens_revealed_cards_are_hidden_from_the_other_seats():
     t = Table(hands=(["7C"], ["AD"], ["AH"]), deck_top=["9C", "KD", "5S"])
     t.play("one-off 7C", "resolve", "resolve")
@@ -1017,7 +1011,7 @@ def test_the_sevens_revealed_cards_are_hidden_from_the_other_seats():
     assert not {"9C", "KD"} & set(t.unseen(0))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: info.unseen_cards ignores F_TOP_SEEN_BY (the 7's player knows the returned top card)")
+
 def test_the_sevens_returned_card_is_known_to_its_player_only():
     t = Table(hands=(["7C"], ["AD"], ["AH"]), deck_top=["9C", "KD", "5S"])
     t.play("one-off 7C", "resolve", "resolve", "7:royal KD")
@@ -1026,15 +1020,6 @@ def test_the_sevens_returned_card_is_known_to_its_player_only():
 
 
 # ====================================================================== the reference generator, random games
-def _buried_joker_targets(s, moves: set[int]) -> set[int]:
-    """The 2s and 9s among ``moves`` that aim at a Joker whose Jack another Jack covers:
-    the engine offers them (test_a_joker_under_a_covering_jack_is_no_target, xfail)."""
-    t = read_table(s)
-    tops = {st[-1][0] for st in t.jacks.values()}
-    buried = {x for base, st in t.jokers.items() if base not in t.face_seat and base not in tops for x, _, _ in st}
-    return {m for m in moves if m & 15 == L.MT_ONE_OFF and (m >> 11) & 63 in buried}
-
-
 def _seats_at_goal(s) -> list[int]:
     """The seats whose controlled points meet the goal their controlled Kings set (3.1)."""
     t = read_table(s)
@@ -1061,16 +1046,12 @@ def _compare_games(games: int, seed: int) -> int:
         while s[L.F_PHASE] != L.PH_OVER:
             where = f"game {g} after {history[-12:]}"
             assert check_invariants(s, R) == 0, where
-            # a frozen card discarded to a 4 stays named frozen: the known engine fault that
-            # test_a_frozen_card_discarded_to_a_four_is_frozen_no_more holds (xfail)
-            errors = [e for e in table_errors(s, RULES) if not e.endswith("is not in p%d's hand" % int(e[1]))]
-            assert errors == [], where
+            assert table_errors(s, RULES) == [], where
             n = generate_moves(s, R, buf)
             got = [int(m) for m in buf[:n]]
             assert len(set(got)) == len(got), f"duplicate moves, {where}"
             expected = reference_moves_n(s, RULES)
             extra, missing = set(got) - expected, expected - set(got)
-            extra -= _buried_joker_targets(s, extra)  # known engine fault (xfail scenario below)
             assert not extra and not missing, (
                 f"{where}: extra {sorted(map(move_text, extra))} missing {sorted(map(move_text, missing))}"
             )

@@ -633,6 +633,8 @@ def apply_move(s, r, m):
         mask = move_mask(m)
         s[F_HAND + victim] &= ~mask
         s[F_PUBLIC + victim] &= ~mask
+        if s[F_FROZEN + victim] >= 0 and (mask >> s[F_FROZEN + victim]) & 1:
+            s[F_FROZEN + victim] = -1  # a frozen card discarded is frozen no more
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
         s[F_VICTIM] = -1
@@ -641,6 +643,8 @@ def apply_move(s, r, m):
         mask = move_mask(m)
         s[F_HAND + a] &= ~mask
         s[F_PUBLIC + a] &= ~mask
+        if s[F_FROZEN + a] >= 0 and (mask >> s[F_FROZEN + a]) & 1:
+            s[F_FROZEN + a] = -1
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
         _draw(s, r, a, r[R_FIVE_DRAW])

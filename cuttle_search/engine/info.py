@@ -22,11 +22,14 @@ from .layout import (
     F_HAND,
     F_NPLAYERS,
     F_PUBLIC,
+    F_REVEALED,
     F_TOP_SEEN_BY,
+    F_TURN,
     lowest,
     move_card,
     popcount,
     R_DECKOUT_REVEALS,
+    R_SEVEN_PRIVATE,
 )
 from .movegen import generate_moves
 from .policies import wins_now
@@ -52,6 +55,15 @@ def deck_known_to(s, viewer):
 
 
 @njit(cache=True)
+def hidden_revealed(s, r, viewer):
+    """The cards a 7 revealed that ``viewer`` cannot see (``R_SEVEN_PRIVATE``: all of them,
+    unless it played the 7)."""
+    if r[R_SEVEN_PRIVATE] and viewer != s[F_TURN]:
+        return s[F_REVEALED]
+    return np.int64(0)
+
+
+@njit(cache=True)
 def visible_in_hand(s, r, viewer, q):
     """The cards of seat ``q``'s hand that ``viewer`` sees."""
     if sees_hand(s, r, viewer, q):
@@ -66,6 +78,7 @@ def unseen_cards(s, r, viewer):
     u = np.int64(0)
     for q in range(s[F_NPLAYERS]):
         u |= s[F_HAND + q] & ~visible_in_hand(s, r, viewer, q)
+    u |= hidden_revealed(s, r, viewer)
     for i in range(s[F_DECK_N] - deck_known_to(s, viewer)):
         u |= bit(s[F_DECK + i])
     return u
@@ -91,6 +104,12 @@ def view_state(s, r, viewer, out, hidden_in_hand):
         out[F_HAND + q] = hand
         if q != viewer:
             out[F_PUBLIC + q] = visible
+    rev = s[F_REVEALED] & ~hidden_revealed(s, r, viewer)
+    for _ in range(popcount(s[F_REVEALED]) - popcount(rev)):  # the hidden reveal, canonically
+        c = lowest(pool)
+        pool &= pool - 1
+        rev |= bit(c)
+    out[F_REVEALED] = rev
     if s[F_TOP_SEEN_BY] != viewer:
         out[F_TOP_SEEN_BY] = -1  # another seat's private knowledge is not part of this view
     top = s[F_DECK_N] - deck_known_to(s, viewer)  # the hidden deck slots, filled from the top down
@@ -159,6 +178,12 @@ def determinize(root, s, unknown, viewer, rng, cards, excluded, fresh):
             hand |= bit(cards[k])
             k += 1
         s[F_HAND + q] = hand
+    if root[F_REVEALED] & unknown:  # a 7's cards the viewer did not see
+        rev = root[F_REVEALED] & ~unknown
+        for _ in range(popcount(root[F_REVEALED] & unknown)):
+            rev |= bit(cards[k])
+            k += 1
+        s[F_REVEALED] = rev
     for i in range(hidden_deck):
         s[F_DECK + i] = cards[k + i]
 

@@ -55,6 +55,7 @@ from .layout import (
     F_TWOS,
     F_VICTIM,
     F_WINNER,
+    HL_BLOCK,
     HL_DISCARD,
     JOKER_1,
     JOKERS,
@@ -305,8 +306,8 @@ def position_error(s, r):
         return 11, 0
     if s[F_PASSES] >= r[R_PASS_LIMIT]:
         return 12, 0
-    if s[F_PASSES] > 0 and s[F_DECK_N] > 0:
-        return 13, 0
+    if s[F_PASSES] > 0 and s[F_DECK_N] > 0 and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
+        return 13, 0  # (a seat stuck at a blocking hand limit may pass with cards in the deck)
     for q in range(n):
         if s[F_FROZEN + q] >= 0:
             if r[R_NINE_MODE] != NINE_FROZEN:
@@ -465,7 +466,7 @@ POSITION_ERRORS = {
     10: "a hand holds more cards than this ruleset lets a hand reach",
     11: "the action count has reached the action limit (the game would be over)",
     12: "the passes already end the game in a stalemate",
-    13: "passes are counted but the deck is not empty (a seat passes only once it is)",
+    13: "passes are counted but the deck is not empty (a seat that can draw does not pass)",
     14: "a frozen card, but a 9 does not freeze cards in this ruleset",
     15: "the frozen card is not in that seat's hand",
     16: "the pending one-off could not have been played on this table (card or target)",

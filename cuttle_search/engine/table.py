@@ -171,7 +171,9 @@ def _top_attachments(s, q):
     for k in range(2):
         on = s[F_JOKER_ON + k]
         if on >= 0 and s[F_JOKER_BY + k] == q and top_joker(s, on) == k:
-            if on >= 40 and on < 44:  # on a Jack: the Jack is no longer the stack's top
+            if on >= 40 and on < 44:  # on a Jack: the Jack is no longer the stack's top,
+                if top_jack(s, s[F_JACK_ON + on - 40]) != on - 40:
+                    continue  # unless a later Jack covers both
                 t &= ~bit(on)
             t |= bit(JOKER_1 + k)
     return t

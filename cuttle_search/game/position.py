@@ -62,6 +62,7 @@ class Hidden:
     viewer: int
     hand_unknown: dict[int, int]  # seat -> number of unknown cards in that hand
     deck_unknown: int  # unknown cards at the bottom of the deck (below the known top)
+    revealed_unknown: int = 0  # cards another seat's private 7 revealed (cutthroat)
 
 
 @dataclass
@@ -214,4 +215,5 @@ class Position:
         unknown = int(I.view_state(self.state, self.rules_array, p, state, in_hand))
         hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[L.F_NPLAYERS])]) if n}
         deck_unknown = int(self.state[L.F_DECK_N] - I.deck_known_to(self.state, p))
-        return Position(self.rules, state, p, Hidden(p, hands, deck_unknown), unknown, self.name, self.about)
+        revealed = bin(int(I.hidden_revealed(self.state, self.rules_array, p))).count("1")
+        return Position(self.rules, state, p, Hidden(p, hands, deck_unknown, revealed), unknown, self.name, self.about)

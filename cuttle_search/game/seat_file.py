@@ -144,7 +144,9 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
     if pos.phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
         d["victim"] = seat_name(int(s[L.F_VICTIM]))
     if s[L.F_REVEALED]:
-        d["revealed"] = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))]
+        hidden_rev = pos.hidden.revealed_unknown if pos.hidden is not None else 0
+        shown_rev = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))] if not hidden_rev else []
+        d["revealed"] = shown_rev + [C.UNKNOWN] * hidden_rev
     d["passes"] = int(s[L.F_PASSES])
     d["actions"] = int(s[L.F_ACTIONS])
     if pos.is_over:
@@ -268,10 +270,18 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
     if phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
         s[L.F_VICTIM] = seat_of(data.get("victim"), "victim", n)
+    revealed_unknown = 0
     for i, item in enumerate(_card_list(data, "revealed")):
+        if item == C.UNKNOWN:
+            if view is None or view == turn or not rs.seven_private:
+                raise PositionError(f"revealed[{i}]: '??' only where a 7 showed its cards to its player alone")
+            revealed_unknown += 1
+            continue
         c = _card(item, f"revealed[{i}]")
         seen.add(c, f"revealed[{i}]")
         s[L.F_REVEALED] |= 1 << c
+    if revealed_unknown and s[L.F_REVEALED]:
+        raise PositionError("revealed: a view sees all of another seat's revealed cards or none")
 
     deck_known = 0
     deck: list[Card | None] = []
@@ -304,7 +314,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         deck_known -= 1  # the named top card is the viewer's private knowledge
 
     every = int(deck_cards(r))
-    unknown_total = sum(unknown_in_hand) + sum(1 for x in deck if x is None)
+    unknown_total = sum(unknown_in_hand) + revealed_unknown + sum(1 for x in deck if x is None)
     total = len(seen.where) + unknown_total
     if total != bin(every).count("1"):
         raise PositionError(f"the position holds {total} cards; {rs.name} is played with {bin(every).count('1')}")
@@ -314,6 +324,8 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     for q in range(n):
         for _ in range(unknown_in_hand[q]):
             s[L.F_HAND + q] |= 1 << next(it)
+    for _ in range(revealed_unknown):
+        s[L.F_REVEALED] |= 1 << next(it)
     filled = [x if x is not None else next(it) for x in deck]
     s[L.F_DECK_N] = len(filled)
     for i, c in enumerate(reversed(filled)):
@@ -345,7 +357,8 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         for q in range(n):
             if unknown_in_hand[q] and sees_hand(s, r, view, q):
                 raise PositionError(f"seats[{q}].hand: p{view} sees this hand (glasses), so '??' is not allowed")
-        hidden = Hidden(view, {q: k for q, k in enumerate(unknown_in_hand) if k}, sum(1 for x in deck if x is None))
+        hidden = Hidden(view, {q: k for q, k in enumerate(unknown_in_hand) if k}, sum(1 for x in deck if x is None),
+                        revealed_unknown)
     about = data.get("about") or ""
     if not isinstance(about, str):
         raise PositionError("about: expected a text description")
