@@ -57,12 +57,14 @@ class MoveStat:
         }
 
 
-def score_interval(visits: int, wins: int, draws: int) -> tuple[float, float, float]:
-    """(score, low, high) of outcomes worth 1, 1/2 and 0."""
+def score_interval(visits: int, wins: int, draws: int, draw_share: float = 0.5) -> tuple[float, float, float]:
+    """(score, low, high) of outcomes worth 1, ``draw_share`` and 0: a stalemate shares the
+    game among the seats, 1/2 of two seats (the default), 1/n of n (as the engine's ISMCTS
+    scores it)."""
     if visits <= 0:
         return 0.0, 0.0, 1.0
-    mean = (wins + 0.5 * draws) / visits
-    second = (wins + 0.25 * draws) / visits
+    mean = (wins + draw_share * draws) / visits
+    second = (wins + draw_share * draw_share * draws) / visits
     var = max(second - mean * mean, 0.0)
     # a floor keeps a handful of identical outcomes from claiming certainty
     var = max(var, 0.25 / (visits + 1))

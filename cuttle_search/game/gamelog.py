@@ -1,19 +1,26 @@
 """Game logs (``arena --log-dir``): reading one as untrusted input, and replaying it.
 
 A log is ``{"format": "cuttle-search/game", "rules", "start" (a full-information
-position), "moves" (text notation), "players", "dealSeed", "result"}``; replay checks
-every move for legality against the position it is played in."""
+position), "moves" (text notation), "players" (every seat's), "dealSeed", "result"}``; replay
+checks every move for legality against the position it is played in. A ruleset whose
+positions have no file form yet (``cutthroat``) logs no ``start``: its deal, ``dealSeed``
+and ``dealer`` (the seat that dealt; the engine's default deal without one), is dealt again
+by the engine."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Mapping
 
+import numpy as np
+
 from ..engine import layout as L
+from ..engine.setup import deal_by
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
 from .moves import Move
 from .position import Position, PositionError
+from .rules import Ruleset, RulesError, find_ruleset
 
 GAME_FORMAT = "cuttle-search/game"
 
@@ -38,8 +45,9 @@ def check_game_log(data: Any) -> dict[str, Any]:
         raise GameLogError(f"log: expected a JSON object, got {type(data).__name__}")
     if data.get("format") != GAME_FORMAT:
         raise GameLogError(f"format: expected {GAME_FORMAT!r}, got {brief(data.get('format'))}")
-    if not isinstance(data.get("start"), Mapping):
-        raise GameLogError("start: expected the starting position as an object")
+    if "start" in data or "dealSeed" not in data:
+        if not isinstance(data.get("start"), Mapping):
+            raise GameLogError("start: expected the starting position as an object")
     moves = data.get("moves")
     if not isinstance(moves, list):
         raise GameLogError(f"moves: expected a list of moves, got {type(moves).__name__}")
@@ -53,7 +61,34 @@ def check_game_log(data: Any) -> dict[str, Any]:
     seed = data.get("dealSeed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
         raise GameLogError(f"dealSeed: expected a whole number from 0 to 2^64 - 1, got {brief(seed)}")
+    dealer = data.get("dealer")
+    if dealer is not None and not (isinstance(dealer, str) and len(dealer) == 2 and dealer[0] == "p"
+                                   and dealer[1].isdigit()):
+        raise GameLogError(f"dealer: expected a seat like \"p2\", got {brief(dealer)}")
     return dict(data)
+
+
+def deal_position(rules: Ruleset, deal_seed: int, dealer: int | None = None) -> Position:
+    """The game dealt from ``deal_seed``: the engine's deal (``Position.deal``), or with a
+    ``dealer`` the engine's deal by that seat (``setup.deal_by``: the seat after it starts)."""
+    if dealer is None:
+        return Position.deal(rules, seed=deal_seed)
+    s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    deal_by(s, rules.array, np.array([deal_seed & (2**64 - 1)], dtype=np.uint64), np.int64(dealer))
+    return Position(rules, s)
+
+
+def _dealt_start(log: Mapping[str, Any]) -> Position:
+    """The start of a log that names its deal rather than writing the position."""
+    try:
+        rules = find_ruleset(log.get("rules"))
+    except RulesError as e:
+        raise GameLogError(f"rules: {e}") from None
+    dealer = log.get("dealer")
+    seat = None if dealer is None else int(dealer[1])
+    if seat is not None and seat >= rules.players:
+        raise GameLogError(f"dealer: {dealer} is not a seat of {rules.spec} (p0-p{rules.players - 1})")
+    return deal_position(rules, log["dealSeed"], seat)
 
 
 def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
@@ -66,10 +101,13 @@ def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
 def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[Move]]:
     """Play a checked log's first ``upto`` moves from its start: the position reached and
     the moves as played (each checked for legality, errors naming the move)."""
-    try:
-        pos = Position.from_dict(log["start"])
-    except PositionError as e:
-        raise GameLogError(f"start.{e}") from None
+    if "start" not in log:
+        pos = _dealt_start(log)
+    else:
+        try:
+            pos = Position.from_dict(log["start"])
+        except PositionError as e:
+            raise GameLogError(f"start.{e}") from None
     if pos.view is not None:
         raise GameLogError("start.view: a game log starts from a full-information position")
     moves = log["moves"]

@@ -7,13 +7,21 @@ registers the game, with the ruleset as the game parameter ``rules``::
     game = pyspiel.load_game("python_cuttle", {"rules": "cuttle-cards"})
     game = pyspiel.load_game("python_cuttle(rules=cuttle-cards:four~random)")
 
-Chance is explicit. The deal is 11 chance events (a card each, p0's five then p1's six).
-The deck order is never fixed in advance: when a player's action would take cards nobody
-knows from the deck (a draw, a 5, a 7's reveal), that action waits for one chance event per
-such card, each a uniformly random choice among the unseen deck cards, and then applies.
-A ``four=random`` 4 is a chance event too. Information-state and observation strings hold
-only what that player may see; ``resample_from_infostate`` re-deals the cards the player
-cannot see.
+The game has the ruleset's seats (``players``, 0 by default, means that; a ruleset of more
+seats such as ``cutthroat``, not a preset yet, is found by name)::
+
+    game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
+
+Chance is explicit. The deal is one chance event a card, in the engine's deal order
+(``setup.dealt_to``: two seats, p0's five then p1's six; cutthroat five each). The deck
+order is never fixed in advance: when a player's action would take cards no seat knows from
+the deck (a draw, a 5, a 7's reveal), that action waits for one chance event per such card,
+each a uniformly random choice among the undecided deck cards, and then applies. A card some
+seat knows on top of the deck (a public one, or the one a private 7 returned) is decided. A
+``four=random`` 4 is a chance event too. Information-state and observation strings hold only
+what that player may see (``engine.info``, and a private 7's cards only for its player);
+``resample_from_infostate`` re-deals the cards the player cannot see (the engine's
+``determinize``); the returns are the engine's ``seat_returns``.
 """
 
 from __future__ import annotations
@@ -33,16 +41,18 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from ..engine import layout as L
 from ..engine.apply import apply_move
-from ..engine.info import determinize, sees_hand, unseen_cards
+from ..engine.info import deck_known_to, determinize, sees_hand, unseen_cards
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
 from ..engine.policies import ROLLOUT_RANDOM, rollout
 from ..engine.rng import seed_rng
 from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to
+from ..engine.seats_extra import revealed_seen_by
 from ..engine.table import seat_returns
 from ..game.cards import card_str
+from ..game.errors import CuttleError, brief
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.rules import Ruleset, get_ruleset
+from ..game.rules import Ruleset, find_ruleset
 from ..play.agent import Agent
 
 # ---------------------------------------------------------------- the action space
@@ -93,8 +103,12 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=False,
     provides_observation_string=True,
     provides_observation_tensor=False,
-    parameter_specification={"rules": "cuttle-cards"},
+    parameter_specification={"rules": "cuttle-cards", "players": 0},
 )
+
+
+class OpenSpielGameError(CuttleError):
+    """Game parameters the Cuttle game cannot take (a ruleset, a seat count)."""
 
 
 def openspiel_rules_param(spec: str) -> str:
@@ -109,18 +123,26 @@ class CuttleGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
-        spec = str(params.get("rules", "cuttle-cards")).replace("~", "=").replace("+", ",")
-        self.ruleset: Ruleset = get_ruleset(spec)
+        rules = params.get("rules", "cuttle-cards")
+        if isinstance(rules, Ruleset):
+            self.ruleset: Ruleset = rules
+        else:
+            self.ruleset = find_ruleset(str(rules).replace("~", "=").replace("+", ","))
+        players = params.get("players", 0)
+        seats = self.ruleset.players
+        if not isinstance(players, int) or isinstance(players, bool) or players not in (0, seats):
+            raise OpenSpielGameError(f"players: {self.ruleset.spec} is played by {seats} players, not {brief(players)} "
+                                     f"(0 or {seats})")
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=NUM_CHANCE_OUTCOMES,
-            num_players=self.ruleset.players,
-            min_utility=-1.0,
+            num_players=seats,
+            min_utility=-1.0,  # seat_returns: a win +1, the losers share -1 per winning seat
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=self.ruleset.action_limit + 52 + 11,
+            max_game_length=self.ruleset.action_limit + self.ruleset.cards + int(deal_size(self.ruleset.array)),
         )
-        super().__init__(_GAME_TYPE, info, {"rules": openspiel_rules_param(self.ruleset.spec)})
+        super().__init__(_GAME_TYPE, info, {"rules": openspiel_rules_param(self.ruleset.spec), "players": seats})
 
     def new_initial_state(self) -> "CuttleState":
         return CuttleState(self)
@@ -177,7 +199,7 @@ class CuttleState(pyspiel.State):
 
     def _unassigned_top(self) -> int:
         """Index of the highest deck slot whose card is not decided yet."""
-        return int(self._s[L.F_DECK_N] - self._s[L.F_DECK_KNOWN]) - 1 - self._assigned
+        return _undecided(self._s) - 1 - self._assigned
 
     def _open_cards(self) -> list[int]:
         top = self._unassigned_top()
@@ -185,9 +207,9 @@ class CuttleState(pyspiel.State):
 
     def _unknown_taken(self, code: int) -> int:
         s = self._s.copy()
-        before = int(s[L.F_DECK_N] - s[L.F_DECK_KNOWN])
+        before = _undecided(s)
         apply_move(s, self._r, np.int64(code))
-        return before - int(s[L.F_DECK_N] - s[L.F_DECK_KNOWN])
+        return before - _undecided(s)
 
     # -------------------------------------------------------------- the OpenSpiel API
     def current_player(self) -> int:
@@ -282,26 +304,48 @@ class CuttleState(pyspiel.State):
         return self._s
 
 
+def _decided(s: np.ndarray) -> int:
+    """How many cards on top of the deck some seat knows: their order is decided."""
+    return max(int(deck_known_to(s, q)) for q in range(int(s[L.F_NPLAYERS])))
+
+
+def _undecided(s: np.ndarray) -> int:
+    """How many deck cards no seat knows (their order is left to chance events)."""
+    return int(s[L.F_DECK_N]) - _decided(s)
+
+
 def observation_text(state: CuttleState, player: int | None) -> str:
-    """What ``player`` sees (everything for ``None``), as one line of hex masks."""
+    """What ``player`` sees (everything for ``None``), as one line of hex masks: every
+    seat's hand (or its size and the cards ``player`` knows), points, royals, frozen card;
+    the Jack and Joker stacks; the scrap; the deck's size and the top cards ``player``
+    knows; the pending decision (with a 7's cards only where ``player`` sees them)."""
     s = state._s
+    r = state._r
     parts = []
     for q in range(int(s[L.F_NPLAYERS])):
         hand = int(s[L.F_HAND + q])
-        if player is not None and not sees_hand(s, state._r, player, q):
+        if player is not None and not sees_hand(s, r, player, q):
             hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"
         parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q])}")
     jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}" for j in range(4))
-    n, known = int(s[L.F_DECK_N]), int(s[L.F_DECK_KNOWN])
+    jokers = ",".join(f"{int(s[L.F_JOKER_ON + k])}/{int(s[L.F_JOKER_BY + k])}/{int(s[L.F_JOKER_LEVEL + k])}/"
+                      f"{int(s[L.F_JOKER_FROM + k])}" for k in range(2))
+    n = int(s[L.F_DECK_N])
+    known = _decided(s) if player is None else int(deck_known_to(s, player))
     top = ",".join(str(int(s[L.F_DECK + n - 1 - i])) for i in range(known))
+    revealed = int(s[L.F_REVEALED]) if player is None else revealed_seen_by(s, r, player)
     fields = ",".join(str(int(s[f])) for f in (L.F_PHASE, L.F_TURN, L.F_ACTOR, L.F_TURN_COUNT, L.F_PASSES, L.F_ONEOFF,
-                                              L.F_ONEOFF_TARGET, L.F_NTWOS, L.F_TWOS, L.F_REVEALED, L.F_SCUTTLE_CARD,
-                                              L.F_SCUTTLE_TARGET, L.F_DISCARDS, L.F_SEVEN))
+                                              L.F_ONEOFF_TARGET, L.F_NTWOS, L.F_TWOS))
+    more = ",".join(str(int(s[f])) for f in (L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_DISCARDS, L.F_SEVEN,
+                                             L.F_ONEOFF_PLAYER, L.F_CHAIN_TOP, L.F_DECLINES, L.F_VICTIM, L.F_DEALER,
+                                             L.F_TOP_SEEN_BY))
+    fields += f",{revealed},{more}"
     view = "all" if player is None else f"p{player}"
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
-    return f"{view} | {' | '.join(parts)} | j {jacks} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | {fields}{pending}"
+    return (f"{view} | {' | '.join(parts)} | j {jacks} | x {jokers} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | "
+            f"{fields}{pending}")
 
 
 def _returns(s: np.ndarray, r: np.ndarray) -> list[float]:

@@ -14,6 +14,9 @@
 Every agent but ``cuttlebot`` and ``oracle`` sees only its own view of the game; those two
 see both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). Agents draw
 random numbers only from the generator the arena hands them, so a seed reproduces a match.
+Every agent but ``cuttlebot`` (and ``ismcts:infer=1``) plays games of any number of seats,
+each scoring a finished game as its seat's share (:func:`.agent.win_share`: a win 1, a
+stalemate 1/n of n seats); :meth:`Agent.check_seats` refuses a game an agent cannot play.
 """
 
 from __future__ import annotations
@@ -23,15 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from ..game.errors import CuttleError, brief
+from ..game.errors import brief
 from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
 from ..engine import layout as L
-from ..engine.layout import move_card, move_mask
+from ..engine.apply import apply_move
+from ..engine.layout import move_card, move_mask, popcount
 from ..engine.baselines import cuttlebot_move, pimc_move
-from ..engine.policies import apply_unopposed, keep_value, material_balance
-from ..engine.seats import opponent
+from ..engine.info import determinize
+from ..engine.policies import KEEP_VALUE_BY_RANK, apply_unopposed, keep_value, material_balance, rollout
+from ..engine.seats import opponents, same_side
 from ..engine.table import goal, points_total
-from .agent import Agent
+from .agent import Agent, AgentError, win_share
+from ..game.position import Position
 from ..analysis.inference import InferenceTracker
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
@@ -40,10 +46,6 @@ from ..analysis.ismcts import (
     Limit,
     run_search,
 )
-
-
-class AgentError(CuttleError):
-    """An unknown agent or agent parameter."""
 
 
 def _rng_state(rng: np.random.Generator) -> np.ndarray:
@@ -58,12 +60,27 @@ class RandomAgent(Agent):
 
 
 # ---------------------------------------------------------------- greedy
+# The engine's ``keep_value`` has no entry for the Jokers (it reads past its rank table for
+# cards 52 and 53), so until it has one the greedy agent values a Joker as the engine's most
+# valuable rank; without Jokers this is ``keep_value`` exactly.
+_JOKER_KEEP_VALUE = float(KEEP_VALUE_BY_RANK.max())
+
+
+def _keep_value(cards: int) -> float:
+    """``keep_value`` of a card mask, a Joker counting as the most valuable rank."""
+    jokers = cards & L.JOKERS
+    if not jokers:
+        return float(keep_value(cards))
+    return float(keep_value(cards & ~L.JOKERS)) + _JOKER_KEEP_VALUE * int(popcount(jokers))
+
+
 class Greedy(Agent):
-    """Take a win when there is one; when the opponent is within reach of their goal
-    (10 points or fewer to go), play the move that leaves them furthest from it; otherwise
-    play the move with the best immediate material change (points, the race to the goal,
-    royals, cards in hand), and draw when nothing improves on drawing. A one-off is judged
-    as if the opponent lets it resolve. Discards give up the least valuable cards."""
+    """Take a win when there is one; when an opponent is within reach of their goal
+    (10 points or fewer to go), play the move that leaves the nearest opponent furthest
+    from theirs; otherwise play the move with the best immediate material change (the
+    engine's ``material_balance``: points, the race to the goal, royals, cards in hand,
+    against the strongest opponent), and draw when nothing improves on drawing. A one-off is
+    judged as if every opponent lets it resolve. Discards give up the least valuable cards."""
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -72,25 +89,33 @@ class Greedy(Agent):
         if len(codes) == 1:
             return int(codes[0])
         s0 = view.state
-        o = opponent(s0, seat)
+        against = int(opponents(s0, r, seat))
+        rivals = [q for q in range(int(s0[L.F_NPLAYERS])) if (against >> q) & 1]
         results = []
         for code in codes:
             child = s0.copy()
-            apply_unopposed(child, r, np.int64(code))  # the opponent lets a one-off resolve
-            if child[L.F_PHASE] == L.PH_OVER and child[L.F_STATUS] == L.ST_WIN and child[L.F_WINNER] == seat:
+            apply_unopposed(child, r, np.int64(code))  # every opponent lets a one-off resolve
+            if (child[L.F_PHASE] == L.PH_OVER and child[L.F_STATUS] == L.ST_WIN
+                    and same_side(child, r, child[L.F_WINNER], seat)):
                 return int(code)
             results.append((int(code), child))
         phase = int(s0[L.F_PHASE])
         if phase in (L.PH_FOUR, L.PH_FIVE, L.PH_HAND_LIMIT):
-            return min(codes, key=lambda c: (keep_value(move_mask(c)), int(c)))
+            return min(codes, key=lambda c: (_keep_value(int(move_mask(c))), int(c)))
         if phase == L.PH_THREE:
-            return max(codes, key=lambda c: (keep_value(1 << int(move_card(c))), -int(c)))
-        gap_now = float(goal(s0, r, o) - points_total(s0, o))
+            return max(codes, key=lambda c: (_keep_value(1 << int(move_card(c))), -int(c)))
+
+        def nearest_gap(state) -> float:
+            """How far the opponent nearest its goal is from it."""
+            return float(min(goal(state, r, q) - points_total(state, q) for q in rivals))
+
+        gap_now = nearest_gap(s0)
 
         def opp_gap(child):
             if child[L.F_PHASE] == L.PH_OVER:
-                return -100.0 if child[L.F_WINNER] == o else 100.0
-            return float(goal(child, r, o) - points_total(child, o))
+                winner = int(child[L.F_WINNER])
+                return -100.0 if winner >= 0 and (against >> winner) & 1 else 100.0
+            return nearest_gap(child)
 
         if gap_now <= 10:
             best = max(results, key=lambda cr: (opp_gap(cr[1]), material_balance(cr[1], r, seat)))
@@ -108,7 +133,13 @@ class Greedy(Agent):
 
 # ---------------------------------------------------------------- search-based
 class CuttleBot(Agent):
+    """cuttle.cards' AI: a two-seat minimax (its leaf score is one side less the other)."""
+
     sees_everything = True
+    max_seats = 2
+
+    def seat_limit(self):
+        return self.max_seats, "cuttle.cards' AI is a two-player minimax"
 
     def __post_init__(self) -> None:
         self._bufs = [np.zeros(L.MAX_MOVES, np.int64) for _ in range(2)]
@@ -121,6 +152,9 @@ class CuttleBot(Agent):
 
 
 class Pimc(Agent):
+    """Determinized flat Monte Carlo: about ``iterations`` rollouts a decision, one after
+    every legal move in each sampled world; the move with the best total share wins."""
+
     def __post_init__(self) -> None:
         self.iterations = int(self.params.get("iterations", 10_000))
         self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
@@ -140,10 +174,31 @@ class Pimc(Agent):
         worlds = max(1, self.iterations // len(codes))
         unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
         policy = ROLLOUTS[self.rollout]
+        if view.rules.players != 2:
+            return self._choose_shared(view, codes, seat, unknown, worlds, _rng_state(rng), policy)
         return int(
             pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
                         self._s, self._child, self._buf, self._moves, self._scores, self._cards, self._scratch)
         )
+
+    def _choose_shared(self, view: Position, codes: np.ndarray, seat: int, unknown: np.int64, worlds: int,
+                       state: np.ndarray, policy: int) -> int:
+        """``engine.baselines.pimc_move`` for any number of seats: the same worlds, moves
+        and rollouts in the same order, each scored as the seat's share of the game
+        (:func:`win_share`, a stalemate 1/n), where the kernel scores a stalemate 1/2.
+        Until the kernel takes the stalemate share, games of more seats run this loop
+        over the engine's kernels (about 40% slower than the kernel; the same rollouts)."""
+        r = view.rules_array
+        scores = np.zeros(len(codes), np.float64)
+        returns = np.zeros(L.MAX_PLAYERS, np.float64)
+        for _ in range(worlds):
+            determinize(view.state, self._s, unknown, seat, state, self._cards, 0, 0)
+            for i, code in enumerate(codes):
+                self._child[:] = self._s
+                apply_move(self._child, r, code)
+                rollout(self._child, r, state, self._buf, policy, self._scratch)
+                scores[i] += win_share(self._child, r, seat, returns)
+        return int(codes[int(np.argmax(scores))])  # the first of the best, as the kernel
 
 
 class Ismcts(Agent):
@@ -157,6 +212,11 @@ class Ismcts(Agent):
         self.infer = bool(self.params.get("infer", False))
         self.solver = bool(self.params.get("solver", True))
         self._tracker: InferenceTracker | None = None
+
+    def seat_limit(self):
+        if self.infer and not self.sees_everything:
+            return 2, "infer=1 infers the hand of the one opponent of a two-seat game"
+        return None, ""
 
     def start_game(self, seat):
         self._tracker = InferenceTracker(seat) if self.infer and not self.sees_everything else None
@@ -176,8 +236,11 @@ class Ismcts(Agent):
         inference = None
         if self._tracker is not None and self._tracker.seat == seat:
             inference = self._tracker.inference(game, view)
+        # the exact solver that answers first where nothing is hidden is a two-seat negamax
+        # (analysis/solve.py), so games of more seats search without it
+        solver = self.solver and view.rules.players == 2
         result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference,
-                            solver=self.solver)
+                            solver=solver)
         return result.best.move.code()
 
 

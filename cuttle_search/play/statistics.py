@@ -8,9 +8,11 @@ points: the five *pentanomial* outcomes. Treating the pair as the unit of observ
 the correlation between the two games of a deal (the luck of the cards mostly cancels),
 which the trinomial model (games as independent) ignores and so overstates the variance.
 
-Everything here takes counts and shares, not games: a future N-seat game whose pair (or
-seat rotation) yields a share of the points in [0, 1] fits the same formulas with its own
-support in place of ``PENTA_SCORES`` (see docs/arena.md, "Statistics").
+The pentanomial figures and the SPRT are two-seat statistics (a pair is one deal with the
+two seats swapped); :func:`require_two_seats` refuses them for a ruleset of more seats. A
+game of n seats is scored by seat rotation instead: each deal played n times, A taking a
+share of each game (1, 1/n for a stalemate, 0), reported by :func:`share_report_text` with
+the mean share, its interval over deals, and the share from each seat (docs/arena.md).
 
 The SPRT is the generalised SPRT of fishtest and fastchess (M. Van den Bergh, "Comments on
 Normalized Elo"): the log-likelihood ratio of the two maximum-likelihood pentanomial
@@ -315,9 +317,22 @@ def _num(x: float, digits: int = 2) -> float | str | None:
     return "inf" if x > 0 else "-inf"
 
 
+def require_two_seats(seats: int, rules: str, what: str = "sprt") -> None:
+    """Refuse the two-seat statistics (``what``: the SPRT, the pentanomial figures) for a
+    ruleset of more seats, naming the option."""
+    if seats != 2:
+        raise SprtError(f"{what}: the SPRT and the pentanomial statistics compare two seats (a deal played with the "
+                        f"seats swapped); {rules} has {seats} seats, scored as win shares with an interval over deals")
+
+
 def pair_report(pair_games: Sequence[Sequence[float]], sprt: Sprt | None = None) -> dict[str, Any]:
     """The pentanomial figures for pairs of game (or match) scores, A's point of view.
-    Returns the JSON object the arena prints under ``pentanomial``."""
+    Returns the JSON object the arena prints under ``pentanomial``. Two seats only: a pair
+    is two scores."""
+    for p in pair_games:
+        if len(p) != 2:
+            raise ValueError(f"a pair holds the two scores of a deal played with the seats swapped, not {len(p)}: "
+                             "the pentanomial statistics are two-seat")
     counts = pentanomial(sum(p) for p in pair_games)
     est = pentanomial_estimate(counts)
     nelo, nlo, nhi = normalized_elo(est)
@@ -380,3 +395,19 @@ def _f(x: float | str | None) -> float:
 def _fmt(x: float | str | None) -> str:
     x = _f(x)
     return f"{x:.2f}" if math.isfinite(x) else ("-" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+
+
+def share_report_text(title: str, seats: int, games: Sequence[int], score: float, interval: tuple[float, float],
+                      deals: int, by_seat: dict[str, dict[str, Any]], unit: str = "games") -> list[str]:
+    """The report of a game of ``seats`` seats played by seat rotation: A's mean share
+    ``score`` with its 95% ``interval`` over the ``deals`` rotations, its share from each
+    seat, and its wins, losses and stalemates (``games``: A's wins, losses and drawn games
+    or matches in ``unit``)."""
+    w, l, d = games
+    seat_text = ", ".join(f"{q} {_fmt(v.get('score'))}" for q, v in by_seat.items())
+    return [
+        f"Results of {title}:",
+        f"Share: {score:.4f}, 95% interval {interval[0]:.4f}-{interval[1]:.4f} over deals, even share {1 / seats:.4f}",
+        f"Deals: {deals}, each played {seats} times with A in every seat; share by A's seat: {seat_text}",
+        f"{unit.capitalize()}: {w + l + d}, Wins: {w}, Losses: {l}, Stalemates: {d}",
+    ]
