@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from . import __version__
 from .engine import layout as L
+from .engine.apply import attach
 from .engine.movegen import action_space, random_discard_outcomes
 from .engine.setup import deal_size, dealt_to
 from .engine.table import seat_returns
@@ -65,6 +66,10 @@ def warm_up() -> None:
     space = np.zeros(L.ACTION_SPACE_SIZE, np.int64)
     action_space(space)  # every move of some game (the OpenSpiel action ids)
     random_discard_outcomes(space)
+    three = get_ruleset("cutthroat")
+    table = Position.deal(three, seed=1)
+    attach(table.state.copy(), three.array, 0, 40, 0)  # a stack being set up (the seat-list reader)
+    analyse(table.view_of(0), iterations=200, seed=1)  # the search with more seats
     for rollout in ROLLOUTS:
         analyse(pos.view_of(0), iterations=200, seed=1, rollout=rollout)
     agents = [make_agent(spec) for spec in ("greedy", "cuttlebot", "pimc:iterations=40", "ismcts:iterations=40,infer=1")]

@@ -86,7 +86,7 @@ CT = N_SEAT_RULESETS["cutthroat"]
 
 def test_openspiel_random_simulation_three_seats():
     game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
-    assert game.num_players() == 3 and game.ruleset is CT
+    assert game.num_players() == 3 and game.ruleset == CT
     pyspiel.random_sim_test(game, num_sims=6, serialize=False, verbose=False)
 
 
@@ -94,7 +94,7 @@ def test_the_game_takes_the_rulesets_seats_and_refuses_others():
     assert A.CuttleGame({"rules": "cutthroat"}).num_players() == 3
     assert A.CuttleGame({"rules": CT, "players": 3}).num_players() == 3
     game = pyspiel.load_game("python_cuttle", {"rules": "cutthroat"})
-    assert str(game) == "python_cuttle(players=3,rules=cutthroat)" and pyspiel.load_game(str(game)).ruleset is CT
+    assert str(game) == "python_cuttle(players=3,rules=cutthroat)" and pyspiel.load_game(str(game)).ruleset == CT
     assert pyspiel.load_game("python_cuttle").num_players() == 2
     with pytest.raises(A.OpenSpielGameError, match="players: cutthroat is played by 3 players, not 2"):
         A.CuttleGame({"rules": "cutthroat", "players": 2})

@@ -11,6 +11,7 @@ from .layout import (
     F_ACTOR,
     F_FACE,
     F_HAND,
+    F_NPLAYERS,
     F_PHASE,
     F_POINTS,
     F_STATUS,
@@ -23,7 +24,7 @@ from .layout import (
 )
 from .movegen import generate_moves
 from .policies import keep_best, rollout
-from .seats import opponent
+from .seats import opponent, same_side
 
 
 BOT_WIN = 1000.0
@@ -98,7 +99,9 @@ def cuttlebot_move(s, r, rng, buf0, buf1, c1, c2):
 @njit(nogil=True, cache=True)
 def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, moves, scores, cards, scratch):
     """Determinized flat Monte Carlo: in each of ``worlds`` determinizations, one rollout
-    after every legal move of the viewer; the move with the best total score wins."""
+    after every legal move of the viewer; the move with the best total score wins (a win
+    for the viewer's side 1, a stalemate shared among the seats)."""
+    draw_share = 1.0 / root[F_NPLAYERS]
     n = generate_moves(root, r, moves)
     for i in range(n):
         scores[i] = 0.0
@@ -109,10 +112,10 @@ def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, move
             apply_move(child, r, moves[i])
             rollout(child, r, rng, buf, policy, scratch)
             if child[F_STATUS] == ST_WIN:
-                if child[F_WINNER] == viewer:
+                if same_side(child, r, viewer, child[F_WINNER]):
                     scores[i] += 1.0
             else:
-                scores[i] += 0.5
+                scores[i] += draw_share
     best = 0
     for i in range(1, n):
         if scores[i] > scores[best]:

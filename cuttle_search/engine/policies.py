@@ -185,8 +185,9 @@ def material_balance(s, r, p):
 
 
 # How much the ``greedy`` agent values keeping a card of each rank when it must give
-# cards up (a 4's or 5's discard, the hand limit) or pick one (the 3): ranks A..K.
-KEEP_VALUE_BY_RANK = np.array([1.0, 8.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 9.0, 12.0, 13.0])
+# cards up (a 4's or 5's discard, the hand limit) or pick one (the 3): ranks A..K, then the
+# Jokers (ids 52-53, "rank" 13), valued as the best rank.
+KEEP_VALUE_BY_RANK = np.array([1.0, 8.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 9.0, 12.0, 13.0, 13.0])
 
 
 @njit(cache=True)

@@ -91,6 +91,24 @@ def _dealt_start(log: Mapping[str, Any]) -> Position:
     return deal_position(rules, log["dealSeed"], seat)
 
 
+def _check_start_agrees(log: Mapping[str, Any], start: Position) -> None:
+    """A log that writes its start and also names its rules or dealer must agree with it."""
+    if log.get("rules") is not None:
+        try:
+            rules = find_ruleset(log["rules"])
+        except RulesError as e:
+            raise GameLogError(f"rules: {e}") from None
+        if rules != start.rules:
+            raise GameLogError(f"rules: the log says {rules.spec} but its start is played under {start.rules.spec}")
+    dealer = log.get("dealer")
+    if dealer is not None:
+        seat = int(dealer[1])
+        if seat >= start.rules.players:
+            raise GameLogError(f"dealer: {dealer} is not a seat of {start.rules.spec} (p0-p{start.rules.players - 1})")
+        if seat != int(start.state[L.F_DEALER]):
+            raise GameLogError(f"dealer: the log says {dealer} but its start was dealt by p{int(start.state[L.F_DEALER])}")
+
+
 def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
     """The position of a checked game log after its first ``upto`` moves (all of them by
     default), every move checked for legality."""
@@ -110,6 +128,8 @@ def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[
             raise GameLogError(f"start.{e}") from None
     if pos.view is not None:
         raise GameLogError("start.view: a game log starts from a full-information position")
+    if "start" in log:
+        _check_start_agrees(log, pos)
     moves = log["moves"]
     if len(moves) > int(pos.rules_array[L.R_ACTION_LIMIT]):
         raise GameLogError(f"moves: {len(moves):,} moves, more than a game of {pos.rules.spec} can last")

@@ -238,19 +238,8 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
 
 
 def find_ruleset(spec: str | Ruleset) -> Ruleset:
-    """A ruleset for the layers that already take more seats (the arena, game logs,
-    OpenSpiel): :func:`get_ruleset`'s presets with their options, or by bare name a ruleset
-    of :data:`N_SEAT_RULESETS` (not a preset yet, so it takes no options)."""
+    """A ruleset from a spec (as :func:`get_ruleset`: every preset and ruleset of more
+    seats, with options) or a :class:`Ruleset` as it is."""
     if isinstance(spec, Ruleset):
         return spec
-    if isinstance(spec, str):
-        name, colon, _ = spec.strip().partition(":")
-        name = name.strip().lower()
-        if name in N_SEAT_RULESETS and name not in PRESETS:
-            if colon:
-                raise RulesError(f"ruleset {brief(name)} takes no options yet, got {brief(spec)}")
-            return N_SEAT_RULESETS[name]
-        if name and name not in PRESETS:
-            known = ", ".join(list(PRESETS) + [n for n in N_SEAT_RULESETS if n not in PRESETS])
-            raise RulesError(f"unknown ruleset {brief(name)} (known: {known})")
     return get_ruleset(spec)

@@ -41,12 +41,11 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from ..engine import layout as L
 from ..engine.apply import apply_move
-from ..engine.info import deck_known_to, determinize, sees_hand, unseen_cards
+from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand, unseen_cards
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
 from ..engine.policies import ROLLOUT_RANDOM, rollout
 from ..engine.rng import seed_rng
 from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to
-from ..engine.seats_extra import revealed_seen_by
 from ..engine.table import seat_returns
 from ..game.cards import card_str
 from ..game.errors import CuttleError, brief
@@ -335,7 +334,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     n = int(s[L.F_DECK_N])
     known = _decided(s) if player is None else int(deck_known_to(s, player))
     top = ",".join(str(int(s[L.F_DECK + n - 1 - i])) for i in range(known))
-    revealed = int(s[L.F_REVEALED]) if player is None else revealed_seen_by(s, r, player)
+    revealed = int(s[L.F_REVEALED]) if player is None else int(s[L.F_REVEALED]) & ~int(hidden_revealed(s, r, player))
     fields = ",".join(str(int(s[f])) for f in (L.F_PHASE, L.F_TURN, L.F_ACTOR, L.F_TURN_COUNT, L.F_PASSES, L.F_ONEOFF,
                                               L.F_ONEOFF_TARGET, L.F_NTWOS, L.F_TWOS))
     more = ",".join(str(int(s[f])) for f in (L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_DISCARDS, L.F_SEVEN,

@@ -29,15 +29,12 @@ import numpy as np
 from ..game.errors import brief
 from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
 from ..engine import layout as L
-from ..engine.apply import apply_move
-from ..engine.layout import move_card, move_mask, popcount
+from ..engine.layout import move_card, move_mask
 from ..engine.baselines import cuttlebot_move, pimc_move
-from ..engine.info import determinize
-from ..engine.policies import KEEP_VALUE_BY_RANK, apply_unopposed, keep_value, material_balance, rollout
+from ..engine.policies import apply_unopposed, keep_value, material_balance
 from ..engine.seats import opponents, same_side
 from ..engine.table import goal, points_total
-from .agent import Agent, AgentError, win_share
-from ..game.position import Position
+from .agent import Agent, AgentError
 from ..analysis.inference import InferenceTracker
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
@@ -60,20 +57,6 @@ class RandomAgent(Agent):
 
 
 # ---------------------------------------------------------------- greedy
-# The engine's ``keep_value`` has no entry for the Jokers (it reads past its rank table for
-# cards 52 and 53), so until it has one the greedy agent values a Joker as the engine's most
-# valuable rank; without Jokers this is ``keep_value`` exactly.
-_JOKER_KEEP_VALUE = float(KEEP_VALUE_BY_RANK.max())
-
-
-def _keep_value(cards: int) -> float:
-    """``keep_value`` of a card mask, a Joker counting as the most valuable rank."""
-    jokers = cards & L.JOKERS
-    if not jokers:
-        return float(keep_value(cards))
-    return float(keep_value(cards & ~L.JOKERS)) + _JOKER_KEEP_VALUE * int(popcount(jokers))
-
-
 class Greedy(Agent):
     """Take a win when there is one; when an opponent is within reach of their goal
     (10 points or fewer to go), play the move that leaves the nearest opponent furthest
@@ -101,9 +84,9 @@ class Greedy(Agent):
             results.append((int(code), child))
         phase = int(s0[L.F_PHASE])
         if phase in (L.PH_FOUR, L.PH_FIVE, L.PH_HAND_LIMIT):
-            return min(codes, key=lambda c: (_keep_value(int(move_mask(c))), int(c)))
+            return min(codes, key=lambda c: (keep_value(move_mask(c)), int(c)))
         if phase == L.PH_THREE:
-            return max(codes, key=lambda c: (_keep_value(1 << int(move_card(c))), -int(c)))
+            return max(codes, key=lambda c: (keep_value(1 << int(move_card(c))), -int(c)))
 
         def nearest_gap(state) -> float:
             """How far the opponent nearest its goal is from it."""
@@ -174,31 +157,10 @@ class Pimc(Agent):
         worlds = max(1, self.iterations // len(codes))
         unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
         policy = ROLLOUTS[self.rollout]
-        if view.rules.players != 2:
-            return self._choose_shared(view, codes, seat, unknown, worlds, _rng_state(rng), policy)
         return int(
             pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
                         self._s, self._child, self._buf, self._moves, self._scores, self._cards, self._scratch)
         )
-
-    def _choose_shared(self, view: Position, codes: np.ndarray, seat: int, unknown: np.int64, worlds: int,
-                       state: np.ndarray, policy: int) -> int:
-        """``engine.baselines.pimc_move`` for any number of seats: the same worlds, moves
-        and rollouts in the same order, each scored as the seat's share of the game
-        (:func:`win_share`, a stalemate 1/n), where the kernel scores a stalemate 1/2.
-        Until the kernel takes the stalemate share, games of more seats run this loop
-        over the engine's kernels (about 40% slower than the kernel; the same rollouts)."""
-        r = view.rules_array
-        scores = np.zeros(len(codes), np.float64)
-        returns = np.zeros(L.MAX_PLAYERS, np.float64)
-        for _ in range(worlds):
-            determinize(view.state, self._s, unknown, seat, state, self._cards, 0, 0)
-            for i, code in enumerate(codes):
-                self._child[:] = self._s
-                apply_move(self._child, r, code)
-                rollout(self._child, r, state, self._buf, policy, self._scratch)
-                scores[i] += win_share(self._child, r, seat, returns)
-        return int(codes[int(np.argmax(scores))])  # the first of the best, as the kernel
 
 
 class Ismcts(Agent):
