@@ -78,6 +78,8 @@ def inference_from_history(position: Position, history: Any) -> HandInference | 
     if not isinstance(history, (tuple, list)) or len(history) != 2 or isinstance(history[1], (str, bytes)):
         raise SearchError("history: expected (start, moves): a full-information start and the moves played")
     start, moves = _position(history[0]), list(history[1])
+    if start.rules.players != 2 or position.rules.players != 2:
+        raise SearchError("history: inference from a game's moves is for two seats (it reads the one opponent)")
     if start.view is not None:
         raise SearchError("history: the start must be a full-information position (\"view\": \"full\")")
     viewer = search_viewer(position)

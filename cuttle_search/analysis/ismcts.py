@@ -341,7 +341,12 @@ class Snapshot:
         if not stats:
             return None
         code, (v, wins, draws) = max(stats.items(), key=lambda kv: kv[1][0])
-        return Move.from_code(code).text(), (wins + 0.5 * draws) / max(v, 1)
+        return Move.from_code(code).text(), (wins + draw_share(self.pos) * draws) / max(v, 1)
+
+
+def draw_share(pos: Position) -> float:
+    """What a stalemate is worth to each seat: the game shared among the seats (1/2 with two)."""
+    return 1.0 / pos.rules.players
 
 
 def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES) -> AnalysisResult:
@@ -358,11 +363,12 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     proven: dict[int, int] = {}  # the MCTS-Solver's proofs at the root (nothing hidden only)
     for w in workers:
         proven.update(w.tree.root_proven())
-    order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + 0.5 * kv[1][2]), kv[0]))
+    share = draw_share(pos)
+    order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + share * kv[1][2]), kv[0]))
     best_score = None
     stats = []
     for rank, (code, (v, wins, draws, avail)) in enumerate(order, 1):
-        score, lo, hi = score_interval(v, wins, draws)
+        score, lo, hi = score_interval(v, wins, draws, share)
         if code in proven:  # exact, whatever the visits before the proof said
             score = lo = hi = 1.0 if proven[code] > 0 else 0.0
         if best_score is None:
@@ -402,4 +408,5 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
         exploration=float(exploration),
         engine_version=__version__,
         position=pos.name,
+        seats=pos.rules.players,
     )

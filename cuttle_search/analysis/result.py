@@ -94,6 +94,7 @@ class AnalysisResult:
     stop_reason: str = "budget"  # budget | time | confident | cancelled | proven
     during_search: bool = False  # a partial result, taken while the search goes on
     solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
+    seats: int = 2  # a stalemate is worth 1/seats to each
 
     def separated(self) -> bool:
         """Whether the best move's lower bound clears every other move's upper bound."""
@@ -111,7 +112,8 @@ class AnalysisResult:
         return {
             "position": self.position,
             "pointOfView": f"p{self.viewer}",
-            "note": f"win rates are p{self.viewer}'s; score counts a draw as half a win",
+            "note": f"win rates are p{self.viewer}'s; score counts a draw as half a win" if self.seats == 2 else
+                    f"win rates are p{self.viewer}'s; score counts a stalemate as 1/{self.seats} of a win",
             "phase": self.phase,
             "rules": self.rules,
             "moves": [m.to_json() for m in self.moves],
