@@ -204,6 +204,11 @@ def permanent_targets(s, r, p):
 def opponents_points(s, r, p, protected):
     """Point cards every opponent of ``p`` controls; with ``protected``, only those their
     Queens leave open to a single-target effect."""
+    if s[F_NPLAYERS] == 2:  # the common case, without the loop
+        o = opponent(s, p)
+        if protected:
+            return s[F_POINTS + o] & targetable(s, r, o)
+        return s[F_POINTS + o]
     t = np.int64(0)
     for q in range(s[F_NPLAYERS]):
         if q != p:
