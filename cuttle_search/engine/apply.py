@@ -101,6 +101,7 @@ from .layout import (
     ST_STALEMATE_PASSES,
     ST_WIN,
 )
+from .noref import borrow
 from .seats import next_seat, opponent
 from .table import (
     controller_of_point,
@@ -400,6 +401,7 @@ def _do_scuttle(s, c, t):
 @njit(cache=True)
 def apply_move(s, r, m):
     """Apply a move that ``generate_moves`` produced. Unchecked, like python-chess's push."""
+    s, r = borrow(s), borrow(r)  # no reference counting below (noref.py)
     a = s[F_ACTOR]
     s[F_ACTIONS] += 1
     if a >= 0:

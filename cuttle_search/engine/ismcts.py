@@ -37,6 +37,7 @@ from .apply import apply_move
 from .info import determinize
 from .layout import ACTOR_CHANCE, F_ACTOR, F_PHASE, F_STATUS, F_WINNER, PH_OVER, ST_WIN
 from .movegen import generate_moves
+from .noref import borrow
 from .policies import first_win, rollout
 from .rng import rng_below
 from .seats import opponent
@@ -117,6 +118,12 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta = tree
     s, buf, seen, path, cards, scratch = work
     root_moves, root_mode = root_filter
+    # views that hold no reference: nothing below counts references (noref.py)
+    root, r, rng, root_moves = borrow(root), borrow(r), borrow(rng), borrow(root_moves)
+    t_move, t_parent, t_mover, t_visits = borrow(t_move), borrow(t_parent), borrow(t_mover), borrow(t_visits)
+    t_avail, t_wins, t_draws, t_first = borrow(t_avail), borrow(t_wins), borrow(t_draws), borrow(t_first)
+    t_sibling, t_proven, meta = borrow(t_sibling), borrow(t_proven), borrow(meta)
+    s, buf, seen, path, cards, scratch = borrow(s), borrow(buf), borrow(seen), borrow(path), borrow(cards), borrow(scratch)
     cap = t_move.shape[0]
     done = 0
     solver_on = unknown == 0 and solver != 0

@@ -48,6 +48,7 @@ from .layout import (
     ST_WIN,
 )
 from .movegen import generate_moves
+from .noref import borrow
 from .rng import rng_below
 from .seats import opponent
 from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
@@ -264,6 +265,7 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
 def rollout(s, r, rng, buf, policy, scratch):
     """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
     a state-sized array the greedy policy tries moves on."""
+    s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
     plies = 0
     while s[F_PHASE] != PH_OVER:
         n = generate_moves(s, r, buf)
