@@ -354,8 +354,9 @@ class Snapshot:
 
 def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES) -> AnalysisResult:
     merged: dict[int, list[int]] = {}
-    for w in workers:
-        for code, (v, wins, draws, avail) in w.tree.root_stats().items():
+    root_stats = [w.tree.root_stats() for w in workers]  # once per worker: each call walks the root
+    for stats_w in root_stats:
+        for code, (v, wins, draws, avail) in stats_w.items():
             acc = merged.setdefault(code, [0, 0, 0, 0])
             for i, x in enumerate((v, wins, draws, avail)):
                 acc[i] += x
@@ -375,7 +376,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
             score = lo = hi = 1.0 if proven[code] > 0 else 0.0
         if best_score is None:
             best_score = score
-        owner = max(workers, key=lambda w: w.tree.root_stats().get(code, (0,))[0])
+        owner = workers[max(range(len(workers)), key=lambda i: root_stats[i].get(code, (0,))[0])]
         pv = [Move.from_code(c) for c in owner.tree.principal_variation(code)] if v else [Move.from_code(code)]
         stats.append(
             MoveStat(
