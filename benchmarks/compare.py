@@ -13,6 +13,11 @@ the processor time it used, which a busy machine disturbs less)::
 
     python benchmarks/compare.py --old ... --new ... --command "analyse positions/opening-p0.json -n 1000 --json"
 
+Random playouts, plies a second (each figure a fresh process: the median of three runs of
+20,000 seeded games after a warm-up; the games must come out the same on both sides)::
+
+    python benchmarks/compare.py --old ... --new ... --rollout cuttle-cards --rounds 8
+
 A warm ``cuttle-search hint`` server's round trip (one server per checkout, started once,
 the same request sent to each in turn; wall time as the client sees it)::
 
@@ -48,6 +53,40 @@ def rate(python: str, position: str, budget: int) -> float:
     out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget)],
                          capture_output=True, text=True, check=True, cwd="/")
     return float(out.stdout.split()[0])
+
+
+_ROLLOUT_PROBE = """
+import sys, time, numpy as np
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.harness import random_games
+from cuttle_search.game.rules import get_ruleset
+r = get_ruleset(sys.argv[1]).to_array()
+s = np.zeros(L.STATE_SIZE, np.int64); buf = np.zeros(L.MAX_MOVES, np.int64); out = np.zeros((20000, 3), np.int64)
+random_games(r, 0, 0, 10, s, buf, out)
+rates = []
+for rep in range(3):
+    t0 = time.perf_counter()
+    plies = random_games(r, 1000 + rep, 0, 20000, s, buf, out)
+    rates.append(plies / (time.perf_counter() - t0))
+print(sorted(rates)[1], int(out.sum()))
+"""
+
+
+def compare_rollout(args) -> None:
+    rates: dict[str, list[float]] = {"old": [], "new": []}
+    games = {}
+    for rnd in range(args.rounds):
+        for side in (("old", "new") if rnd % 2 == 0 else ("new", "old")):
+            out = subprocess.run([getattr(args, side), "-c", _ROLLOUT_PROBE, args.rollout], capture_output=True,
+                                 text=True, check=True, cwd="/").stdout.split()
+            rates[side].append(float(out[0]))
+            games[side] = out[1]
+    old, new = statistics.median(rates["old"]), statistics.median(rates["new"])
+    summary = {"rules": args.rollout, "same_games": games["old"] == games["new"], "old_median": old,
+               "new_median": new, "ratio": new / old, "old": rates["old"], "new": rates["new"]}
+    print(f"random playouts, {args.rollout}: old {old / 1e6:.2f} M plies/s  new {new / 1e6:.2f} M plies/s  "
+          f"x{new / old:.3f}  (same games: {summary['same_games']})")
+    print(json.dumps(summary, indent=2))
 
 
 def command_run(python: str, args: list[str]) -> tuple[float, float]:
@@ -132,7 +171,12 @@ def main() -> None:
     ap.add_argument("--command", help="compare this command's warm start instead of the search rate")
     ap.add_argument("--hint", metavar="POSITION", help="compare hint round trips on this shipped position instead")
     ap.add_argument("--iterations", type=int, default=10_000, help="with --hint: the request's iterations")
+    ap.add_argument("--rollout", metavar="RULES", help="compare random playouts in this ruleset instead")
     args = ap.parse_args()
+    args.old, args.new = os.path.abspath(args.old), os.path.abspath(args.new)  # not resolved: keep the venv
+    if args.rollout:
+        compare_rollout(args)
+        return
     if args.hint:
         compare_hint(args)
         return
