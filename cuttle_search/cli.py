@@ -6,6 +6,8 @@ Bad input (a malformed position, an unknown ruleset) exits with code 2 and one l
 
 from __future__ import annotations
 
+from . import startup  # noqa: F401  (first: pauses the collector during the heavy imports)
+
 import json
 import sys
 import time

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import __version__
 from ..engine import layout as L
-from ..engine.ismcts import ismcts_iterate, MAX_PATH, ROOT_ALL, ROOT_AVOID, ROOT_ONLY
+from ..engine.ismcts import ismcts_iterate, LOOKUP_SLOTS, MAX_PATH, ROOT_ALL, ROOT_AVOID, ROOT_ONLY
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
@@ -132,7 +132,9 @@ class _Worker:
         self.solver = solver  # the MCTS-Solver where nothing is hidden
         self.tree = Tree(capacity)
         self.rng = seed_rng(np.uint64(seed & (2**64 - 1)), index)
-        # the kernel's scratch record: state, moves, seen flags, path, card list, second state
+        # the kernel's scratch record: state, moves, seen flags, path, card list, second state,
+        # then the move lookup's slots (move, index, stamp) and its stamp counter, then the
+        # legal children of a node and their moves' indices
         self.work = (
             np.zeros(L.STATE_SIZE, dtype=np.int64),
             np.zeros(L.MAX_MOVES, dtype=np.int64),
@@ -140,6 +142,12 @@ class _Worker:
             np.zeros(MAX_PATH, dtype=np.int32),
             np.zeros(64, dtype=np.int64),
             np.zeros(L.STATE_SIZE, dtype=np.int64),
+            np.zeros(LOOKUP_SLOTS, dtype=np.int64),
+            np.zeros(LOOKUP_SLOTS, dtype=np.int32),
+            np.zeros(LOOKUP_SLOTS, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.int32),
+            np.zeros(L.MAX_MOVES, dtype=np.int32),
         )
 
     def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots) -> int:
@@ -351,8 +359,9 @@ def draw_share(pos: Position) -> float:
 
 def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES) -> AnalysisResult:
     merged: dict[int, list[int]] = {}
-    for w in workers:
-        for code, (v, wins, draws, avail) in w.tree.root_stats().items():
+    root_stats = [w.tree.root_stats() for w in workers]  # once per worker: each call walks the root
+    for stats_w in root_stats:
+        for code, (v, wins, draws, avail) in stats_w.items():
             acc = merged.setdefault(code, [0, 0, 0, 0])
             for i, x in enumerate((v, wins, draws, avail)):
                 acc[i] += x
@@ -373,7 +382,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
             score = lo = hi = 1.0 if proven[code] > 0 else 0.0
         if best_score is None:
             best_score = score
-        owner = max(workers, key=lambda w: w.tree.root_stats().get(code, (0,))[0])
+        owner = workers[max(range(len(workers)), key=lambda i: root_stats[i].get(code, (0,))[0])]
         pv = [Move.from_code(c) for c in owner.tree.principal_variation(code)] if v else [Move.from_code(code)]
         stats.append(
             MoveStat(

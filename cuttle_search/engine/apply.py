@@ -116,6 +116,7 @@ from .layout import (
     ST_WIN,
     TARGET_SEAT,
 )
+from .noref import borrow
 from .seats import next_seat, opponent
 from .table import (
     controller_of_point,
@@ -533,6 +534,7 @@ def _do_scuttle(s, c, t):
 @njit(cache=True)
 def apply_move(s, r, m):
     """Apply a move that ``generate_moves`` produced. Unchecked, like python-chess's push."""
+    s, r = borrow(s), borrow(r)  # no reference counting below (noref.py)
     a = s[F_ACTOR]
     s[F_ACTIONS] += 1
     if a >= 0 and not r[R_FREEZE_UNTIL_TURN_ENDS]:

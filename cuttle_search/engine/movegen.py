@@ -96,6 +96,7 @@ from .layout import (
     TENS,
     TWOS,
 )
+from .noref import borrow
 from .seats import opponent
 from .table import (
     has_queen,
@@ -215,6 +216,7 @@ def _gen_subsets(out, n, mt, hand, k):
 @njit(cache=True)
 def generate_moves(s, r, out):
     """Write every legal move of the pending decision into ``out``; return the count."""
+    s, r, out = borrow(s), borrow(r), borrow(out)  # no reference counting below (noref.py)
     ph = s[F_PHASE]
     a = s[F_ACTOR]
     n = 0

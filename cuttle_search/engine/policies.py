@@ -54,6 +54,7 @@ from .layout import (
     ST_WIN,
 )
 from .movegen import generate_moves
+from .noref import borrow
 from .rng import rng_below
 from .seats import opponent, opponents, same_side, seat_after
 from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
@@ -310,7 +311,8 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
         if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
             v = quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
         else:  # a one-off's effects are many: apply it on a copy
-            scratch[:] = s
+            for k in range(s.shape[0]):  # a copy LLVM vectorizes (the slice copy it does not)
+                scratch[k] = s[k]
             apply_unopposed(scratch, r, buf[i])
             if scratch[F_PHASE] == PH_OVER:
                 if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
@@ -347,6 +349,7 @@ def _greedy_pick_applied(s, r, buf, n, rng, scratch):
 def rollout(s, r, rng, buf, policy, scratch):
     """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
     a state-sized array the greedy policy tries moves on."""
+    s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
     plies = 0
     while s[F_PHASE] != PH_OVER:
         n = generate_moves(s, r, buf)
