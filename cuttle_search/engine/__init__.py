@@ -3,6 +3,7 @@
 Modules, lowest first (each imports only those above it in this list)::
 
     jit        the njit wrapper and the registry of compiled kernels
+    noref      borrow(): array views without reference counting, for the hot kernels
     layout     the state layout, rules array and move encoding (the one layout document)
     rng        splitmix64 random numbers
     seats      next seat, opponent(s), partner
