@@ -200,7 +200,7 @@ def search_scaling(name: str, budgets: tuple[int, ...]) -> dict[str, Any]:
             "largest_vs_smallest_rate": rows[-1]["iterations_per_second"] / rows[0]["iterations_per_second"]}
 
 
-def run_search(quick: bool = False, progress: bool = False) -> dict[str, Any]:
+def run_search_benchmark(quick: bool = False, progress: bool = False) -> dict[str, Any]:
     from .analysis import DEFAULT_ROLLOUT
     from .analysis.tree import BYTES_PER_NODE
 
@@ -351,7 +351,7 @@ def run_all(quick: bool = False, progress: bool = False) -> dict[str, Any]:
         "version": __version__,
         "machine_cores": os.cpu_count(),
         "rollout": run_rollout(quick, progress),
-        "search": run_search(quick, progress),
+        "search": run_search_benchmark(quick, progress),
     }
 
 

@@ -20,7 +20,17 @@ from . import __version__
 from .display import describe_decision, render
 from .engine.jit import warn_if_compiling
 from .game.errors import CuttleError
-from .analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS
+from .analysis.limits import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ITERATIONS,
+    DEFAULT_ROLLOUT,
+    MAX_EXPLORATION,
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    MAX_SEED,
+    MAX_THREADS,
+    ROLLOUT_NAMES,
+)
 from .game.position import Position, seat_name
 from .game.position_file import load_position
 from .game.rules import PRESETS, RulesError, get_ruleset
@@ -206,7 +216,7 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 
 @main.command()
 @click.option("--games", "-n", type=click.IntRange(1, None), default=1000, help="Number of games.")
-@click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=f"Ruleset NAME[:opt=value,...]; names: {', '.join(PRESETS)}.")
 @json_option
 def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
@@ -233,15 +243,15 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
 
 # ---------------------------------------------------------------- analysis
 def _search_options(f):
-    f = click.option("--exploration", "-c", type=_Number(0, MAX_EXPLORATION), default=0.7, help="UCB exploration constant.")(f)
-    f = click.option("--rollout", type=click.Choice(["greedy", "heuristic", "random"]), default="greedy", help="Rollout policy.")(f)
-    f = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
+    f = click.option("--exploration", "-c", type=_Number(0, MAX_EXPLORATION), default=DEFAULT_EXPLORATION, help="UCB exploration constant.")(f)
+    f = click.option("--rollout", type=click.Choice(ROLLOUT_NAMES), default=DEFAULT_ROLLOUT, help="Rollout policy.")(f)
+    f = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
     f = click.option(
-        "--threads", "-j", type=click.IntRange(1, 256), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
+        "--threads", "-j", type=click.IntRange(1, MAX_THREADS), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
     )(f)
     f = click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Time budget in seconds.")(f)
     f = click.option(
-        "--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None, help="Iteration budget [default: 10,000 without --time]."
+        "--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None, help=f"Iteration budget [default: {DEFAULT_ITERATIONS:,} without --time]."
     )(f)
     return f
 
@@ -377,7 +387,7 @@ def solve(position, nodes, seconds, rules, as_json):
               help="The most iterations one request may ask for.")
 @click.option("--max-time", type=_Number(0, MAX_SECONDS, low_open=True), default=60.0,
               help="The most seconds one request may ask for.")
-@click.option("--max-threads", type=click.IntRange(1, 256), default=None,
+@click.option("--max-threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="The most threads one request may ask for [default: the machine's cores].")
 @click.option("--max-request-bytes", type=click.IntRange(1024, 1 << 30), default=1 << 20,
               help="The longest request line; a longer one is refused.")
@@ -451,7 +461,7 @@ def bench(quick: bool, as_json: bool) -> None:
 @click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=100,
               help="Games, played in pairs on the same deal (with --match: matches, in pairs); with --sprt, the most to play.")
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help="Ruleset NAME[:opt=value,...].")
-@click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1,
               help="Worker processes (--backend ray: the CPUs of the local Ray instance it starts).")
 @click.option("--match", type=click.Choice(["quick", "short", "bo3", "bo5"]), default="quick",
@@ -519,10 +529,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
 @click.argument("games", nargs=-1, required=True, metavar="GAME...")
 @click.option("--player", type=click.Choice(["p0", "p1", "both"]), default="both", help="Whose decisions to review.")
 @click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
-              help="Iterations a decision [default: 10,000 without --time].")
+              help=f"Iterations a decision [default: {DEFAULT_ITERATIONS:,} without --time].")
 @click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--html", "html_file", default=None, help="Also write a self-contained HTML report (win-rate chart) here.")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
               help="Where decisions run: local worker processes, or Ray tasks (needs the ray extra).")

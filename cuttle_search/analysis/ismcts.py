@@ -17,16 +17,25 @@ from ..engine.ismcts import ismcts_iterate, LOOKUP_SLOTS, MAX_PATH, ROOT_ALL, RO
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
-from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, is_finite_number
+from .limits import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ITERATIONS,
+    DEFAULT_ROLLOUT,
+    MAX_EXPLORATION,
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    MAX_SEED,
+    MAX_THREADS,
+    ROLLOUT_NAMES,
+    is_finite_number,
+)
 from ..game.moves import Move
 from ..game.position import Position, seat_name
 from .result import AnalysisResult, MoveStat, score_interval
 from .tree import Tree
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}
-DEFAULT_ROLLOUT = "greedy"
-DEFAULT_ITERATIONS = 10_000
-DEFAULT_EXPLORATION = 0.7
+assert tuple(ROLLOUTS) == ROLLOUT_NAMES
 
 
 class SearchError(CuttleError):

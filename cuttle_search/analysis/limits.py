@@ -1,5 +1,6 @@
-"""The ranges every search option must fall in, shared by the API, the command line and
-the hint server (which may set tighter caps of its own, see ``hint.ServerLimits``)."""
+"""The ranges and defaults of every search option, shared by the API, the command line and
+the hint server (which may set tighter caps of its own, see ``hint.ServerLimits``). Plain
+constants: the command line reads them without loading the engine."""
 
 import math
 
@@ -8,6 +9,11 @@ MAX_SECONDS = 7 * 24 * 3600.0
 MAX_THREADS = 256
 MAX_SEED = 2**63 - 1
 MAX_EXPLORATION = 1000.0
+
+DEFAULT_ITERATIONS = 10_000  # with neither an iteration nor a time budget
+DEFAULT_EXPLORATION = 0.7
+ROLLOUT_NAMES = ("greedy", "heuristic", "random")  # the rollout policies, by name
+DEFAULT_ROLLOUT = "greedy"
 
 
 def is_finite_number(x: object) -> bool:
