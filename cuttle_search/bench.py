@@ -26,11 +26,13 @@ from .engine.setup import deal_size, dealt_to
 from .engine.table import seat_returns
 from .engine.harness import checked_random_games, random_games
 from .game.position import Position
-from .game.rules import PRESETS, get_ruleset
+from .game.rules import N_SEAT_RULESETS, PRESETS, get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 POSITIONS = ROOT / "positions"
-SEARCH_POSITIONS = ("opening-p0", "midgame-main-p0", "kings-race-p1", "scuttle-or-lose-p0", "four-victim-p1")
+SEARCH_POSITIONS = ("opening-p0", "midgame-main-p0", "kings-race-p1", "scuttle-or-lose-p0", "four-victim-p1",
+                    "cutthroat-opening-p0")
+ROLLOUT_RULESETS = tuple(PRESETS) + tuple(N_SEAT_RULESETS)  # every two-seat preset, then the games of more seats
 
 _FIRST_CALL = """
 import time, numpy as np
@@ -146,14 +148,14 @@ def search_speed(name: str, iterations: int, threads: int, repeats: int) -> floa
 
 def run_rollout(quick: bool = False, progress: bool = False) -> dict[str, Any]:
     games, repeats = (3000, 3) if quick else (20000, 5)
-    bar = tqdm(total=len(PRESETS) + 3, desc="rollout benchmark", disable=not progress or None, file=sys.stderr)
+    bar = tqdm(total=len(ROLLOUT_RULESETS) + 3, desc="rollout benchmark", disable=not progress or None, file=sys.stderr)
     with tempfile.TemporaryDirectory() as cache:
         cold = first_call_seconds(cache)
         bar.update()
         warm = first_call_seconds(cache)
         bar.update()
     rulesets = {}
-    for spec in PRESETS:
+    for spec in ROLLOUT_RULESETS:
         rulesets[spec] = rollout_throughput(spec, games, repeats)
         bar.update()
     cli = command_seconds(["moves", str(POSITIONS / "opening-full.json")], repeats)
