@@ -37,6 +37,8 @@ ROLLOUT_RULESETS = tuple(PRESETS) + tuple(N_SEAT_RULESETS)  # every two-seat pre
 _FIRST_CALL = """
 import time, numpy as np
 t0 = time.perf_counter()
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.harness import random_games
 from cuttle_search.game.rules import get_ruleset
 r = get_ruleset("cuttle-cards").to_array()
 s = np.zeros(L.STATE_SIZE, np.int64); buf = np.zeros(L.MAX_MOVES, np.int64)
