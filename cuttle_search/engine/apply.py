@@ -6,6 +6,7 @@ It trusts its input: only moves ``generate_moves`` offered may be applied.
 import numpy as np
 
 from .jit import njit
+from .noref import borrow
 from .layout import (
     ACTOR_CHANCE,
     bit,
@@ -116,7 +117,6 @@ from .layout import (
     ST_WIN,
     TARGET_SEAT,
 )
-from .noref import borrow
 from .seats import next_seat, opponent
 from .table import (
     controller_of_point,
@@ -391,13 +391,16 @@ def _check_win(s, r):
     t = s[F_TURN]
     if r[R_DECIDER_WINS_TIES] and s[F_ACTOR] >= 0:
         t = s[F_ACTOR]
-    for i in range(n):
-        q = (t + i) % n
+    q = t
+    for _ in range(n):
         if points_total(s, q) >= goal(s, r, q):
             s[F_STATUS] = ST_WIN
             s[F_WINNER] = q
             s[F_PHASE] = PH_OVER
             return True
+        q += 1
+        if q == n:
+            q = 0
     return False
 
 

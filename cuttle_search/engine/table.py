@@ -27,7 +27,6 @@ from .layout import (
     HL_NONE,
     JOKER_1,
     KINGS,
-    lowest,
     N_CARDS,
     NINE_DECK_TOP,
     PH_MAIN,
@@ -53,12 +52,12 @@ from .seats import opponent, same_side
 
 @njit(cache=True)
 def points_total(s, p):
-    total = 0
+    """The points seat ``p`` controls: each rank's count (a popcount of its four bits)
+    times its value, Ace 1 to Ten 10 (faster than walking the cards)."""
     x = s[F_POINTS + p]
-    while x:
-        c = lowest(x)
-        x &= x - 1
-        total += (c >> 2) + 1
+    total = 0
+    for rank in range(10):
+        total += (rank + 1) * popcount((x >> (4 * rank)) & 0xF)
     return total
 
 
