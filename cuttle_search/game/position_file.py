@@ -266,6 +266,54 @@ def _normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
     return d
 
 
+def read_twos(s: np.ndarray, seen: _Cards, twos: list[Any]) -> None:
+    """The counter 2s of a pending chain (field ``twos``)."""
+    for i, item in enumerate(twos):
+        where = f"twos[{i}]"
+        c = _card(item, where)
+        if c >> 2 != C.TWO:
+            raise PositionError(f"{where}: {card_str(c)} is not a 2 (only 2s counter)")
+        seen.add(c, where)
+        s[L.F_TWOS] |= 1 << c
+    s[L.F_NTWOS] = len(twos)
+
+
+def read_pending(s: np.ndarray, seen: _Cards, one_off: Any, phase: int, turn: int) -> None:
+    """The pending one-off of seat ``turn`` (field ``oneOff``), or the 7 whose revealed
+    cards wait for the pick (kept out of the scrap until then)."""
+    if one_off is None:
+        return
+    c = _card(one_off, "oneOff")
+    seen.add(c, "oneOff")
+    if phase == L.PH_SEVEN:
+        s[L.F_SEVEN] = c
+    else:
+        s[L.F_ONEOFF] = c
+        s[L.F_ONEOFF_PLAYER] = turn
+
+
+def read_deck(items: list[Any], view: int | None, seen: _Cards) -> tuple[list[Card | None], int]:
+    """The deck, top first (None for a hidden card), and how many of its top cards a view
+    names; a named card below a hidden one is refused."""
+    deck: list[Card | None] = []
+    known = 0
+    for i, item in enumerate(items):
+        where = f"deck[{i}]"
+        if item == C.UNKNOWN:
+            if view is None:
+                raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
+            deck.append(None)
+            continue
+        c = _card(item, where)
+        seen.add(c, where)
+        if view is not None:
+            if any(x is None for x in deck):
+                raise PositionError(f"{where}: a named deck card below a hidden one (only the top of the deck can be known)")
+            known += 1
+        deck.append(c)
+    return deck, known
+
+
 def _parse_phase(value: Any) -> int:
     if value is None:
         return L.PH_MAIN
@@ -392,26 +440,11 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     s[L.F_TURN] = turn
 
     twos = _card_list(data, "twos")
-    for i, item in enumerate(twos):
-        where = f"twos[{i}]"
-        c = _card(item, where)
-        if c >> 2 != C.TWO:
-            raise PositionError(f"{where}: {card_str(c)} is not a 2 (only 2s counter)")
-        seen.add(c, where)
-        s[L.F_TWOS] |= 1 << c
-    s[L.F_NTWOS] = len(twos)
-
+    read_twos(s, seen, twos)
     one_off = data.get("oneOff")
     if one_off is None and phase == L.PH_THREE:
         one_off = data.get("resolving")
-    if one_off is not None:
-        c = _card(one_off, "oneOff")
-        seen.add(c, "oneOff")
-        if phase == L.PH_SEVEN:  # the 7 whose reveal waits: out of the scrap until the pick
-            s[L.F_SEVEN] = c
-        else:
-            s[L.F_ONEOFF] = c
-            s[L.F_ONEOFF_PLAYER] = turn
+    read_pending(s, seen, one_off, phase, turn)
     target = data.get("oneOffTarget")
     if target is not None:
         if one_off is None:
@@ -440,22 +473,7 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
         s[L.F_SCUTTLE_TARGET] = _card(scuttle.get("targetId"), "scuttle.targetId")
 
     # ---- deck: top first in the file; the engine keeps the top at the end
-    deck_known = 0
-    deck_cards: list[Card | None] = []
-    for i, item in enumerate(deck_items):
-        where = f"deck[{i}]"
-        if item == C.UNKNOWN:
-            if view is None:
-                raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
-            deck_cards.append(None)
-            continue
-        c = _card(item, where)
-        seen.add(c, where)
-        if view is not None:
-            if any(x is None for x in deck_cards):
-                raise PositionError(f"{where}: a named deck card below a hidden one (only the top of the deck can be known)")
-            deck_known += 1
-        deck_cards.append(c)
+    deck_cards, deck_known = read_deck(deck_items, view, seen)
     if view is None:
         deck_known = _int_field(data, "deckKnown", 0)
         if deck_known > len(deck_cards):

@@ -157,7 +157,9 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
 # ---------------------------------------------------------------- reading
 def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     """A position from the seat-list form under ruleset ``rs``."""
-    from .position_file import _Cards, _card, _card_list, _int_field, _list_field, _parse_phase, _impossible
+    from .position_file import (
+        _Cards, _card, _card_list, _impossible, _int_field, _list_field, _parse_phase, read_deck, read_pending, read_twos,
+    )
 
     r = rs.array
     n = rs.players
@@ -240,23 +242,9 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s[L.F_TURN] = turn
     s[L.F_ACTOR] = turn
 
-    twos = _card_list(data, "twos")
-    for i, item in enumerate(twos):
-        c = _card(item, f"twos[{i}]")
-        if c >> 2 != C.TWO:
-            raise PositionError(f"twos[{i}]: {card_str(c)} is not a 2 (only 2s counter)")
-        seen.add(c, f"twos[{i}]")
-        s[L.F_TWOS] |= 1 << c
-    s[L.F_NTWOS] = len(twos)
+    read_twos(s, seen, _card_list(data, "twos"))
     one_off = data.get("oneOff")
-    if one_off is not None:
-        c = _card(one_off, "oneOff")
-        seen.add(c, "oneOff")
-        if phase == L.PH_SEVEN:
-            s[L.F_SEVEN] = c
-        else:
-            s[L.F_ONEOFF] = c
-            s[L.F_ONEOFF_PLAYER] = turn
+    read_pending(s, seen, one_off, phase, turn)
     target = data.get("oneOffTarget")
     if target is not None:
         if one_off is None:
@@ -283,22 +271,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if revealed_unknown and s[L.F_REVEALED]:
         raise PositionError("revealed: a view sees all of another seat's revealed cards or none")
 
-    deck_known = 0
-    deck: list[Card | None] = []
-    for i, item in enumerate(_card_list(data, "deck")):
-        w = f"deck[{i}]"
-        if item == C.UNKNOWN:
-            if view is None:
-                raise PositionError(f"{w}: '??' (a hidden card) in a full-information position")
-            deck.append(None)
-            continue
-        c = _card(item, w)
-        seen.add(c, w)
-        if view is not None:
-            if any(x is None for x in deck):
-                raise PositionError(f"{w}: a named deck card below a hidden one (only the top of the deck can be known)")
-            deck_known += 1
-        deck.append(c)
+    deck, deck_known = read_deck(_card_list(data, "deck"), view, seen)
     seen_by = data.get("deckSeenBy")
     if seen_by is not None:
         s[L.F_TOP_SEEN_BY] = seat_of(seen_by, "deckSeenBy", n)
