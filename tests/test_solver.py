@@ -179,8 +179,14 @@ def test_shipped_deck_out_endgame():
 
 
 # ---------------------------------------------------------------- budgets, refusals, chance
+def _budget_position():
+    """A deck-out endgame that takes the solver tens of thousands of nodes (7 wins and 7
+    losses among its 14 moves), for the budget tests."""
+    return random_deck_out("cuttle-cards", 36, max_hand=5)
+
+
 def test_a_node_budget_leaves_moves_unproven():
-    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    pos = _budget_position()
     full = solve(pos)
     assert full.proven and full.nodes > 3000
     cut = solve(pos, nodes=1024)
@@ -198,7 +204,7 @@ def test_a_node_budget_leaves_moves_unproven():
 
 
 def test_a_time_budget_stops_the_search():
-    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    pos = _budget_position()
     res = solve(pos, time=1e-4)
     assert res.seconds < 0.5
 
@@ -256,7 +262,7 @@ def test_cli_solve_table_and_json():
 
 def test_cli_solve_budget_says_not_proven(tmp_path):
     path = tmp_path / "endgame.json"
-    random_deck_out("cuttle-cards", 8, max_hand=5).save(path)
+    _budget_position().save(path)
     j = json.loads(_cli("solve", path, "--nodes", "1024", "--json").output)
     assert j["proven"] is False and j["value"] is None and j["budget"]["nodes"] == 1024
     assert any(m["value"] is None for m in j["moves"])
@@ -287,7 +293,7 @@ def test_analyse_answers_a_deck_out_with_the_proof():
 def test_analyse_falls_back_to_the_tree_and_ranks_proven_moves():
     from cuttle_search.analysis import analyse
 
-    pos = random_deck_out("cuttle-cards", 8, max_hand=5)
+    pos = _budget_position()
     full = solve(pos)
     r = analyse(pos, iterations=20, seed=1)  # 800 nodes: the solver stops early
     assert r.solver is not None and not r.solver["proven"] and r.iterations == 20

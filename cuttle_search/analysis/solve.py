@@ -161,10 +161,42 @@ class Solver:
         self.ff = np.zeros((depth + 1, V.FR_FLOATS), dtype=np.float64)
         self.fi = np.zeros((depth + 1, V.FR_INTS), dtype=np.int64)
         self.fkey = np.zeros(depth + 1, dtype=np.uint64)
+        self.rkey = np.zeros(depth + 1, dtype=np.uint64)
 
     def tt(self) -> tuple[np.ndarray, ...]:
         """The table as the kernels take it: three views of one buffer."""
         return self.table.view(np.uint64), self.table.view(np.float64), self.table
+
+
+def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, proven: np.ndarray) -> None:
+    """The first pass: every root move's value without the tie-break into ``wdl`` (``WIN``,
+    0, ``-WIN``), ``proven`` set for the moves it reached before a budget ran out.
+
+    Without chance a value is one of three, found by two null-window tests (most hard
+    positions are draws, and a test prunes far better than a full window): can the move
+    win (a window around ``WIN``), and for the moves that cannot, can it avoid losing (a
+    window around 0). Through a random 4 values are expectations: one full-window search."""
+    if r[L.R_FOUR_RANDOM]:
+        inf = np.full(n, V.INF)
+        V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, -inf, inf, 0, wdl, proven, *sv.tt(), sv.ctl,
+                      sv.ff, sv.fi, sv.fkey, sv.rkey)
+        return
+    tested = np.zeros(n, dtype=np.int64)
+    first = np.zeros(n, dtype=np.float64)
+    V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, np.zeros(n), np.full(n, V.WIN), 0, first, tested,
+                  *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
+    for i in range(n):
+        if tested[i] and first[i] >= V.WIN:
+            wdl[i] = V.WIN
+            proven[i] = 1
+    if sv.ctl[V.CTL_ABORTED]:
+        return
+    proven_before = proven.copy()
+    V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, np.full(n, -V.WIN), np.zeros(n), 0, wdl, proven,
+                  *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
+    for i in range(n):
+        if proven[i] and not proven_before[i]:
+            wdl[i] = -V.WIN if wdl[i] <= -V.WIN else 0.0
 
 
 def _line(pos: Position, sv: Solver, code: int, gen: int) -> tuple[list[Move], bool]:
@@ -218,7 +250,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     n = int(V.root_moves(sv.states, sv.orders, r, moves))
     empty = np.zeros(0, dtype=np.float64)
     V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, 0, empty, empty, 0, empty, np.zeros(0, dtype=np.int64),
-                  *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey)  # compile or load the kernel, not timed
+                  *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)  # compile or load the kernel, not timed
     start = _time.perf_counter()
     wdl = np.zeros(n, dtype=np.float64)
     proven = np.zeros(n, dtype=np.int64)
@@ -227,9 +259,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     if timer is not None:
         timer.start()
     try:
-        inf = np.full(n, V.INF)
-        V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, -inf, inf, 0, wdl, proven, *sv.tt(), sv.ctl,
-                      sv.ff, sv.fi, sv.fkey)
+        _win_draw_loss(sv, r, moves, n, wdl, proven)
         lines = {i: _line(pos, sv, int(moves[i]), 1) for i in range(n) if proven[i]}
         if not sv.ctl[V.CTL_ABORTED]:
             sure = V.WIN - int(r[L.R_ACTION_LIMIT]) - 1  # every win is worth more, every loss less
@@ -237,7 +267,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
             hi = np.where(wdl == -V.WIN, -sure, V.INF)
             refined[:] = (np.abs(wdl) != V.WIN).astype(np.int64)  # draws and expectations have no plies
             V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, lo, hi, 1, exact, refined, *sv.tt(), sv.ctl,
-                          sv.ff, sv.fi, sv.fkey)
+                          sv.ff, sv.fi, sv.fkey, sv.rkey)
     finally:
         if timer is not None:
             timer.cancel()

@@ -85,6 +85,7 @@ from .layout import (
     F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
+    F_NPLAYERS,
     F_NTWOS,
     F_ONEOFF,
     F_ONEOFF_PLAYER,
@@ -101,25 +102,60 @@ from .layout import (
     F_TURN,
     F_TWOS,
     F_WINNER,
+    FROM_SEVEN,
+    HL_BLOCK,
+    JACKS,
+    KINGS,
+    lowest,
+    move_card,
+    move_mask,
+    move_target,
+    MT_DRAW,
+    MT_JACK,
     MT_MASK,
+    MT_ONE_OFF,
     MT_PASS,
+    MT_RESOLVE,
+    MT_ROYAL,
+    N_CARDS,
+    NINE_DECK_TOP,
+    NO_CARD,
+    PH_FIVE,
+    PH_FOUR,
+    PH_HAND_LIMIT,
+    PH_MAIN,
     PH_OVER,
+    PH_SEVEN,
+    PH_THREE,
+    POINT_RANKS,
     popcount,
     R_ACTION_LIMIT,
+    R_FOUR_RANDOM,
+    R_HAND_LIMIT_STYLE,
+    R_NINE_MODE,
+    R_TARGET_ANY_SIDE,
+    RANK_JACK,
+    RANK_KING,
+    RANK_NINE,
+    RANK_QUEEN,
+    RANK_SEVEN,
+    RANK_THREE,
     ST_WIN,
+    THREES,
 )
 from .movegen import generate_moves
-from .table import points_total
+from .table import goal_with_kings, points_total, three_pool
 
 WIN = float(2**44)
 INF = float(2**50)
 
-# table entries: one row of four 64-bit words per slot, seen through three views of the
+# table entries: one row of seven 64-bit words per slot, seen through three views of the
 # same buffer (tt_u: uint64, tt_f: float64, tt_i: int64), so a probe touches one place
-TT_KEY, TT_VALUE, TT_MOVE, TT_FLAG, TT_ACTIONS, TT_DEPTH = 0, 1, 2, 3, 4, 5
-TT_WORDS = 6
-# the flag word is generation * 4 + bound; a zero word is an empty slot, and an entry of
-# another generation (the other pass of solve) is ignored, so no pass clears the table
+TT_KEY, TT_LO, TT_MOVE, TT_GEN, TT_ACTIONS, TT_DEPTH, TT_HI = 0, 1, 2, 3, 4, 5, 6
+TT_WORDS = 7
+# an entry holds both bounds of its value (TT_LO <= value <= TT_HI; equal when exact) and
+# the pass it belongs to, its generation (1 or 2); a zero generation is an empty slot, and
+# an entry of the other pass is ignored, so no pass clears the table
 TT_EXACT = 1
 TT_LOWER = 2
 TT_UPPER = 3
@@ -132,6 +168,8 @@ CTL_STOP = 3  # set by another thread to stop (a time budget)
 CTL_SIZE = 4
 CHECK_EVERY = 1023  # nodes between two looks at the budget (a mask: 2**k - 1)
 
+DEFEND_ORDER = True
+TWINS = True
 SORT_LIMIT = 256  # order the moves of a node with at most this many (larger: the TT move first only)
 
 # the state fields a rule reads (two seats)
@@ -195,7 +233,210 @@ def _material(s, seat):
 
 
 @njit(cache=True)
-def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win):
+def passive_applies(s, r):
+    """Whether ``cannot_win`` may judge ``s``: a two-seat game, no 7 waiting or pending
+    (its player must play a revealed card), and a seat can always pass, draw, resolve or
+    discard as told: the deck is empty and stays so, or no hand limit blocks a draw."""
+    ph = s[F_PHASE]
+    if ph == PH_OVER or ph == PH_SEVEN or s[F_REVEALED] != 0 or s[F_NPLAYERS] != 2:
+        return False
+    if s[F_ONEOFF] >= 0 and (s[F_ONEOFF] >> 2) == RANK_SEVEN:
+        return False
+    if r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
+        return True
+    return s[F_DECK_N] == 0 and r[R_NINE_MODE] != NINE_DECK_TOP
+
+
+@njit(cache=True)
+def _top_points(mask, n):
+    """The points of the ``n`` highest point cards of ``mask``."""
+    got = 0
+    rank = 9
+    while n > 0 and rank >= 0:
+        take = min(popcount(mask & (np.int64(0xF) << (4 * rank))), n)
+        got += take * (rank + 1)
+        n -= take
+        rank -= 1
+    return got
+
+
+@njit(cache=True)
+def potential(s, r, x):
+    """An upper bound on how far past its goal seat ``x`` can ever get from ``s`` (where
+    ``passive_applies``), whatever either seat does: negative when ``x`` can never win.
+
+    The bound is what ``x`` reaches against the *passive* opponent, who passes (or draws
+    when the deck holds cards), lets every one-off and scuttle resolve, and picks and
+    discards anything when told to: if ``x`` cannot win against that one strategy, it
+    cannot win at all. The passive opponent gives ``x`` nothing (a card a deck-top 9 puts
+    on the deck is the next card it draws), so a point ``x`` can ever hold is
+
+    - a point card ``x`` controls or holds now (an 8 among its royals too: a 9 can send
+      it back to the hand), or a card on the table ``x`` owns or that carries a jack (a
+      2, a 9 or a 6 can hand it back);
+    - one card stolen per jack ``x`` plays: one in hand, one a pending 9 hands back, one
+      gained (below), and without limit where 2s and 9s reach both sides and ``x`` has a
+      jack on the table (its own 9 hands it back);
+    - or one of at most ``g`` cards it gains: one per 3 it holds, can draw or has pending
+      (a 3 gains one card from the scrap and is spent; taking a 3 back gains nothing;
+      a pending 9 may hand back a 3 of its points) and one per card in the deck (draws,
+      5s and 7s take only deck cards). They come from the scrap, the other hand (a 4
+      discards it), the table (a scuttle or an Ace scraps it), the cards on their way to
+      the scrap (a pending one-off, its counters, a pending scuttle) or the deck.
+
+    Each gain is a point card, a King (which lowers the goal) or a jack (one more steal);
+    the bound is the best split. Queens are ignored (they only protect)."""
+    y = 1 - x
+    hand = s[F_HAND + x]
+    deck = np.int64(0)
+    for i in range(s[F_DECK_N]):
+        deck |= np.int64(1) << s[F_DECK + i]
+    k = popcount((hand | deck) & THREES)
+    pending = s[F_TWOS]
+    c = s[F_ONEOFF]
+    if c >= 0:
+        pending |= np.int64(1) << c
+        if (c >> 2) == RANK_THREE and s[F_ONEOFF_PLAYER] == x:
+            k += 1
+    if s[F_SCUTTLE_CARD] >= 0:
+        pending |= np.int64(1) << s[F_SCUTTLE_CARD]
+    table = s[F_POINTS] | s[F_POINTS + 1]
+    jacked = np.int64(0)
+    own_jack = False
+    for j in range(4):
+        on = s[F_JACK_ON + j]
+        if on >= 0:
+            jacked |= np.int64(1) << on
+            if s[F_JACK_BY + j] == x:
+                own_jack = True
+    jacks = popcount(hand & JACKS)
+    # a pending 9 hands its target back to x (to the hand, or to the deck top that x
+    # draws from next): a 3 of x's points then gains a card, a jack x played steals again
+    if c >= 0 and (c >> 2) == RANK_NINE:
+        t = s[F_ONEOFF_TARGET]
+        if t >= 0 and (t >> 2) == RANK_THREE and (s[F_POINTS + x] >> t) & 1:
+            k += 1
+        if t >= 0 and (t >> 2) == RANK_JACK and s[F_JACK_BY + (t - 40)] == x:
+            jacks += 1
+    if own_jack and r[R_TARGET_ANY_SIDE]:
+        jacks = N_CARDS
+    g = k + s[F_DECK_N]
+    base = s[F_POINTS + x] | (table & (s[F_OWNED + x] | jacked)) | ((hand | s[F_FACE + x]) & POINT_RANKS)
+    have = 0
+    m = base
+    while m:
+        c = lowest(m)
+        m &= m - 1
+        have += (c >> 2) + 1
+    steal = table & ~base
+    kings = popcount((s[F_FACE + x] | hand) & KINGS)
+    elsewhere = s[F_SCRAP] | s[F_HAND + y] | deck | pending
+    gain_kings = min(g, popcount((elsewhere | s[F_FACE + y]) & KINGS), 4 - kings)
+    gain_jacks = popcount(JACKS & ~hand)
+    pool = (elsewhere | table | s[F_FACE + y]) & POINT_RANKS & ~base
+    best = -(1 << 30)
+    for j in range(gain_kings + 1):
+        for i in range(min(g - j, gain_jacks) + 1):
+            got = have + _top_points(steal, jacks + i) + _top_points(pool, g - j - i) - goal_with_kings(r, kings + j)
+            if got > best:
+                best = got
+    return best
+
+
+@njit(cache=True)
+def cannot_win(s, r, x):
+    """Whether seat ``x`` can never win from ``s`` (where ``passive_applies``): its ``potential`` is negative."""
+    return potential(s, r, x) < 0
+
+
+@njit(cache=True)
+def _lowest_of(h, k):
+    """The ``k`` lowest cards of the mask ``h``."""
+    out = np.int64(0)
+    while k > 0 and h:
+        b = h & -h
+        out |= b
+        h &= h - 1
+        k -= 1
+    return out
+
+
+@njit(cache=True)
+def drop_twins(s, r, moves, n):
+    """Remove from ``moves[:n]`` (a player's decision) the moves that have a *twin*, an
+    earlier move whose result is the same position with two cards swapped, where the
+    swap changes no rule; returns the new count. Kings, Queens and Jacks of one rank are
+    such cards wherever they lie together (no rule reads their suits): a 3 takes the
+    lowest of a rank in the scrap, a royal or a jack is played from the hand as the
+    lowest of its rank there, a one-off targets the lowest of a rank on a side, discards
+    keep to the lowest of each rank. Two point cards of one rank and neighbouring suits
+    are such cards in the scrap when no further 3 can ever take a card (every other 3 is
+    in the scrap): their order matters only once both are in play."""
+    ph = s[F_PHASE]
+    a = s[F_ACTOR]
+    k = 0
+    if ph == PH_THREE:
+        pool = three_pool(s, r)
+        others = THREES & ~s[F_SCRAP]
+        if s[F_ONEOFF] >= 0:
+            others &= ~(np.int64(1) << s[F_ONEOFF])
+        last = others == 0
+        for i in range(n):
+            c = move_card(moves[i])
+            rk = c >> 2
+            if rk >= RANK_JACK:
+                if pool & (np.int64(0xF) << (4 * rk)) & ((np.int64(1) << c) - 1):
+                    continue
+            elif last and rk != RANK_THREE and (c & 3) != 0 and (pool >> (c - 1)) & 1:
+                continue
+            moves[k] = moves[i]
+            k += 1
+        return k
+    if ph == PH_MAIN:
+        hand = s[F_HAND + a]
+        fz = s[F_FROZEN + a]
+        if fz >= 0:
+            hand &= ~(np.int64(1) << fz)
+        for i in range(n):
+            m = moves[i]
+            mt = m & MT_MASK
+            if (m & FROM_SEVEN) == 0 and (mt == MT_ROYAL or mt == MT_JACK or mt == MT_ONE_OFF):
+                c = move_card(m)
+                rk = c >> 2
+                if rk >= RANK_JACK and hand & (np.int64(0xF) << (4 * rk)) & ((np.int64(1) << c) - 1):
+                    continue
+                if mt == MT_ONE_OFF:
+                    t = move_target(m)
+                    if t != NO_CARD and (t >> 2) >= RANK_QUEEN:
+                        same = np.int64(0xF) << (4 * (t >> 2))
+                        for q in range(2):
+                            face = s[F_FACE + q]
+                            if (face >> t) & 1 and face & same & ((np.int64(1) << t) - 1):
+                                same = -1
+                        if same == -1:
+                            continue
+            moves[k] = m
+            k += 1
+        return k
+    if ph == PH_FOUR or ph == PH_FIVE or ph == PH_HAND_LIMIT:
+        hand = s[F_HAND + a]
+        for i in range(n):
+            mask = move_mask(moves[i])
+            keep = True
+            for rk in range(RANK_JACK, RANK_KING + 1):
+                same = np.int64(0xF) << (4 * rk)
+                d = mask & same
+                if d != _lowest_of(hand & same, popcount(d)):
+                    keep = False
+            if keep:
+                moves[k] = moves[i]
+                k += 1
+        return k
+    return n
+
+
+@njit(cache=True)
+def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last):
     """Fill ``order[:n]`` with move indices, best first: the move ``first`` (the table's),
     then by the material after the move, a pass last. Returns the index of a move that
     wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
@@ -210,12 +451,21 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win):
                 key = 1 << 21
             else:
                 key = -(1 << 20) if child[F_STATUS] == ST_WIN else -(1 << 18)
-        elif m == first:
-            key = 1 << 21
-        elif (m & MT_MASK) == MT_PASS:
-            key = -(1 << 16)
         else:
-            key = _material(child, seat)
+            app = (safe_first or hopeless_last) and passive_applies(child, r)
+            po = potential(child, r, 1 - seat) if app and safe_first else 0
+            if app and safe_first and po < 0:
+                key = (1 << 21) + 1
+            elif app and hopeless_last and cannot_win(child, r, seat):
+                key = -(1 << 19)
+            elif m == first:
+                key = 1 << 21
+            elif (m & MT_MASK) == MT_PASS:
+                key = -(1 << 16)
+            elif app and safe_first and DEFEND_ORDER:
+                key = max(-60000, min(1 << 20, -po * 256 + _material(child, seat)))
+            else:
+                key = _material(child, seat)
         order[i] = ((key + (1 << 22)) << 12) | i
     if n <= SORT_LIMIT:
         for i in range(1, n):  # insertion sort, descending
@@ -240,52 +490,132 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win):
 # frame slots of the explicit search stack (one row per ply)
 FR_ALPHA, FR_BETA, FR_ALPHA0, FR_BEST, FR_TOTAL = 0, 1, 2, 3, 4
 FR_FLOATS = 5
-FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE, FR_DEPTH = 0, 1, 2, 3, 4, 5, 6, 7
-FR_INTS = 8
+FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF = 0, 1, 2, 3, 4, 5, 6, 7, 8
+FR_INTS = 9
+NO_REF = 1 << 30  # a value that rests on no repetition (see _repetition)
 
 
 @njit(cache=True)
 def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
+    """Store a result: ``v`` exact, a lower bound or an upper bound (``flag``), found at
+    ``actions`` with a search ``depth`` behind it. An entry of the same position, pass and
+    action count keeps its other bound (and its move, for an upper bound: the best move of
+    a node that failed low is only the best of the refuted); anything else is replaced."""
+    lo = -INF
+    hi = INF
+    if (tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_i[slot, TT_ACTIONS] == actions
+            and flag != TT_EXACT):
+        lo = tt_f[slot, TT_LO]
+        hi = tt_f[slot, TT_HI]
+        if depth < tt_i[slot, TT_DEPTH]:
+            depth = tt_i[slot, TT_DEPTH]
+        if flag == TT_UPPER and tt_i[slot, TT_MOVE] >= 0:
+            m = tt_i[slot, TT_MOVE]
+    if flag != TT_UPPER and v > lo:
+        lo = v
+    if flag != TT_LOWER and v < hi:
+        hi = v
+    if lo > hi:  # bounds of two results that disagree (cannot happen): keep the new one
+        lo = v if flag != TT_UPPER else -INF
+        hi = v if flag != TT_LOWER else INF
     tt_i[slot, TT_ACTIONS] = actions
     tt_i[slot, TT_DEPTH] = depth
     tt_u[slot, TT_KEY] = key
-    tt_f[slot, TT_VALUE] = v
+    tt_f[slot, TT_LO] = lo
+    tt_f[slot, TT_HI] = hi
     tt_i[slot, TT_MOVE] = m
-    tt_i[slot, TT_FLAG] = gen * 4 + flag
+    tt_i[slot, TT_GEN] = gen
 
 
 @njit(cache=True)
-def _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
+def _same_position(s, t):
+    """Whether two states are the same position for every rule (the action count aside)."""
+    for i in range(HASH_FIELDS.shape[0]):
+        if s[HASH_FIELDS[i]] != t[HASH_FIELDS[i]]:
+            return False
+    for i in range(s[F_DECK_N]):
+        if s[F_DECK + i] != t[F_DECK + i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _repetition(states, rkey, ply0, ply):
+    """The ply of an earlier node of the current line, from ``ply0`` on, that is the same
+    position as ``states[ply]`` (the action count aside), or -1. The scrap never shrinks
+    along a line (only a 3's pick takes a card out, and the 3 goes in), so the scan stops at
+    the first earlier node with fewer cards in the scrap."""
+    s = states[ply]
+    c = popcount(s[F_SCRAP])
+    key = rkey[ply]
+    q = ply - 1
+    while q >= ply0:
+        t = states[q]
+        if popcount(t[F_SCRAP]) != c:
+            break
+        if rkey[q] == key and _same_position(s, t):
+            return q
+        q -= 1
+    return -1
+
+
+@njit(cache=True)
+def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out):
     """Open the node ``states[ply]`` with the window (alpha, beta). Returns True when its
-    value is already known (a table hit or a win on the spot), written to ``out[0]`` with
-    the depth of the search behind it in ``out[1]``; otherwise sets up its frame and
-    returns False."""
+    value is already known (a table hit, a win on the spot, or a repetition of an earlier
+    node of the line), written to ``out[0]``, with the depth of the search behind it in
+    ``out[1]`` and the ply of the repeated node in ``out[2]`` (``NO_REF`` if none);
+    otherwise sets up its frame and returns False."""
     s = states[ply]
     seat = node_seat(s)
-    key = state_key(s, tb)
+    k0 = state_key(s, 0)
+    rkey[ply] = k0
+    key = k0
+    if tb:
+        key = k0 ^ _mix(np.uint64(s[F_ACTIONS]) ^ ACTIONS_KEY)
     slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
     first = np.int64(-1)
     gen = tb + 1
     a = s[F_ACTIONS]
-    if tt_u[slot, TT_KEY] == key and (tt_i[slot, TT_FLAG] >> 2) == gen and (
+    out[2] = NO_REF
+    if tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and (
         tb or a == tt_i[slot, TT_ACTIONS] or max(a, tt_i[slot, TT_ACTIONS]) + tt_i[slot, TT_DEPTH] < r[R_ACTION_LIMIT]
     ):
-        v = tt_f[slot, TT_VALUE]
-        f = tt_i[slot, TT_FLAG] & 3
-        if f == TT_EXACT or (f == TT_LOWER and v >= beta) or (f == TT_UPPER and v <= alpha):
-            out[0] = v
+        lo = tt_f[slot, TT_LO]
+        hi = tt_f[slot, TT_HI]
+        if lo == hi or lo >= beta or hi <= alpha:
+            out[0] = lo if lo >= beta or lo == hi else hi
             out[1] = tt_i[slot, TT_DEPTH]
             return True
         first = tt_i[slot, TT_MOVE]
+    if passive_applies(s, r):
+        # what neither seat can ever win bounds the value (see cannot_win)
+        lo = 0.0 if cannot_win(s, r, 1 - seat) else -INF
+        hi = 0.0 if cannot_win(s, r, seat) else INF
+        if lo >= beta or hi <= alpha or lo == hi:
+            out[0] = lo if lo >= beta else hi
+            out[1] = 0
+            return True
+        alpha = max(alpha, lo)
+        beta = min(beta, hi)
+    if not r[R_FOUR_RANDOM]:
+        q = _repetition(states, rkey, ply0, ply)
+        if q >= 0:  # a draw, exact for the search from ply0 (see the module docstring)
+            out[0] = 0.0
+            out[1] = 0
+            out[2] = q
+            return True
     moves = bufs[ply]
     n = generate_moves(s, r, moves)
     order = orders[ply]
     chance = s[F_ACTOR] == ACTOR_CHANCE
+    if not chance and TWINS:
+        n = drop_twins(s, r, moves, n)
     if chance:
         for i in range(n):
             order[i] = i
     else:
-        win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True)
+        win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0)
         if win >= 0:  # no line can end sooner than a win on the spot
             v = WIN - (s[F_ACTIONS] + 1) * tb
             _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen, a, 1)
@@ -304,32 +634,39 @@ def _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl,
     fi[ply, FR_SLOT] = slot
     fi[ply, FR_CHANCE] = 1 if chance else 0
     fi[ply, FR_DEPTH] = 0
+    fi[ply, FR_REF] = NO_REF
     fkey[ply] = key
     return False
 
 
 @njit(cache=True, nogil=True)
-def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey):
+def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey):
     """The value of ``states[ply0]`` (a position that is not over) for its seat: exact when
-    strictly inside (alpha, beta), otherwise a bound on the side it fell (fail-soft).
+    strictly inside (alpha, beta), otherwise a bound on the side it fell (fail-soft). A
+    repetition of a node of the line from ``ply0`` on is a draw.
 
-    An explicit stack (``ff``/``fi``/``fkey``, one row per ply) instead of recursion: Numba's
-    cache does not load recursive functions safely, and the depth can reach the action cap.
-    A chance node searches every outcome with the full window and takes the mean."""
-    out = np.zeros(2, dtype=np.float64)
+    An explicit stack (``ff``/``fi``/``fkey``/``rkey``, one row per ply) instead of
+    recursion: Numba's cache does not load recursive functions safely, and the depth can
+    reach the action cap. A chance node searches every outcome with the full window and
+    takes the mean. A node whose value rests on a repetition of an earlier node (its
+    ``FR_REF`` below its own ply) is not stored: that value holds only on this line."""
+    out = np.zeros(3, dtype=np.float64)
     ply = ply0
     ctl[CTL_NODES] += 1
-    if _enter(states, bufs, orders, r, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
+    if _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out):
         return out[0]
     have = False  # a child's value (for this frame's seat) waits in ``res``, its depth in ``resd``
     res = 0.0
     resd = 0
+    resref = NO_REF  # and the ply of the earliest repeated node it rests on
     while True:
         done = False
         if have:
             have = False
             if resd + 1 > fi[ply, FR_DEPTH]:
                 fi[ply, FR_DEPTH] = resd + 1
+            if resref < fi[ply, FR_REF]:
+                fi[ply, FR_REF] = resref
             if fi[ply, FR_CHANCE]:
                 ff[ply, FR_TOTAL] += res
             elif res > ff[ply, FR_BEST]:
@@ -340,12 +677,15 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     if res >= ff[ply, FR_BETA]:
                         done = True
         if done or fi[ply, FR_K] == fi[ply, FR_N]:
-            # the node is finished: its value, stored, goes to the parent
+            # the node is finished: its value, stored unless it rests on a repetition of
+            # an earlier node, goes to the parent
             slot = fi[ply, FR_SLOT]
+            clean = fi[ply, FR_REF] >= ply
             if fi[ply, FR_CHANCE]:
                 v = ff[ply, FR_TOTAL] / fi[ply, FR_N]
-                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, TT_EXACT, -1, tb + 1, states[ply][F_ACTIONS],
-                       fi[ply, FR_DEPTH])
+                if clean:
+                    _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, TT_EXACT, -1, tb + 1, states[ply][F_ACTIONS],
+                           fi[ply, FR_DEPTH])
             else:
                 v = ff[ply, FR_BEST]
                 if v <= ff[ply, FR_ALPHA0]:
@@ -354,11 +694,13 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     flag = TT_LOWER
                 else:
                     flag = TT_EXACT
-                _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1, states[ply][F_ACTIONS],
-                       fi[ply, FR_DEPTH])
+                if clean:
+                    _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1,
+                           states[ply][F_ACTIONS], fi[ply, FR_DEPTH])
             if ply == ply0:
                 return v
             resd = fi[ply, FR_DEPTH]
+            resref = fi[ply, FR_REF]
             ply -= 1
             res = -v if fi[ply, FR_FLIP] else v
             have = True
@@ -380,6 +722,7 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         if child[F_PHASE] == PH_OVER:
             res = terminal_value(child, seat, tb)
             resd = 0
+            resref = NO_REF
             have = True
             continue
         flip = node_seat(child) != seat
@@ -390,9 +733,10 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
             ca, cb = -ff[ply, FR_BETA], -ff[ply, FR_ALPHA]
         else:
             ca, cb = ff[ply, FR_ALPHA], ff[ply, FR_BETA]
-        if _enter(states, bufs, orders, r, ply + 1, ca, cb, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, out):
+        if _enter(states, bufs, orders, r, ply0, ply + 1, ca, cb, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out):
             res = -out[0] if flip else out[0]
             resd = np.int64(out[1])
+            resref = np.int64(out[2])
             have = True
             continue
         ply += 1
@@ -404,7 +748,7 @@ def root_moves(states, orders, r, moves):
     s = states[0]
     n = generate_moves(s, r, moves)
     order = orders[0]
-    order_moves(s, r, moves, n, order, states[1], node_seat(s), -1, False)
+    order_moves(s, r, moves, n, order, states[1], node_seat(s), -1, False, False, False)
     tmp = orders[1]
     for i in range(n):
         tmp[i] = moves[order[i]]
@@ -415,7 +759,7 @@ def root_moves(states, orders, r, moves):
 
 @njit(cache=True, nogil=True)
 def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
-                tt_u, tt_f, tt_i, ctl, ff, fi, fkey):
+                tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey):
     """Search every root move ``moves[i]`` of ``states[0]`` not yet ``done`` with the window
     (lo[i], hi[i]) for the actor; ``values[i]`` gets the value (exact when inside the window)
     and ``done[i]`` 1, until a budget runs out (``ctl[CTL_ABORTED]``)."""
@@ -431,9 +775,9 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
         if child[F_PHASE] == PH_OVER:
             v = terminal_value(child, seat, tb)
         elif node_seat(child) == seat:
-            v = negamax(states, bufs, orders, r, 1, lo[i], hi[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey)
+            v = negamax(states, bufs, orders, r, 1, lo[i], hi[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey)
         else:
-            v = -negamax(states, bufs, orders, r, 1, -hi[i], -lo[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey)
+            v = -negamax(states, bufs, orders, r, 1, -hi[i], -lo[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey)
         if ctl[CTL_ABORTED] != 0:
             break
         values[i] = v
@@ -443,22 +787,34 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
 @njit(cache=True)
 def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
     """Follow the table's exact best moves of generation ``gen`` (the pass: 1 without the
-    tie-break, 2 with it) from ``s`` (changed in place); write them to
-    ``out`` and return how many. Stops at the end, a chance node, or a missing entry."""
+    tie-break, 2 with it) from ``s`` (changed in place); write them to ``out`` and return
+    how many. Where the table has no exact entry but neither seat can ever win
+    (``cannot_win``), every line is a draw: the line goes on with the passive moves (a
+    pass, a draw, letting a one-off resolve, or the first move). Stops at the end, a
+    chance node, or a missing entry."""
     k = 0
     while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
         key = state_key(s, gen - 1)
         slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
-        if tt_u[slot, TT_KEY] != key or tt_i[slot, TT_FLAG] != gen * 4 + TT_EXACT:
-            break
-        m = tt_i[slot, TT_MOVE]
         n = generate_moves(s, r, buf)
-        legal = False
-        for i in range(n):
-            if buf[i] == m:
-                legal = True
+        m = np.int64(-1)
+        if tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_f[slot, TT_LO] == tt_f[slot, TT_HI]:
+            m = tt_i[slot, TT_MOVE]
+            legal = False
+            for i in range(n):
+                if buf[i] == m:
+                    legal = True
+                    break
+            if not legal:
                 break
-        if not legal:
+        elif passive_applies(s, r) and cannot_win(s, r, 0) and cannot_win(s, r, 1):
+            m = buf[0]
+            for i in range(n):
+                mt = buf[i] & MT_MASK
+                if mt == MT_PASS or mt == MT_DRAW or mt == MT_RESOLVE:
+                    m = buf[i]
+                    break
+        else:
             break
         apply_move(s, r, m)
         out[k] = m
