@@ -213,6 +213,8 @@ def test_cutthroat_positions_round_trip_at_every_decision_of_random_games():
     (("6C",), lambda d: d.update(phase="countering", oneOff="6C", asked="p0", chainTop="p0"), "asked"),
     (("KH",), lambda d: d["seats"][1].update(points=["KH"]), "seats[1].points[0]"),
     (("KH", "JH"), lambda d: d["seats"][1].update(royals=["KH(JH-p0)"]), "seats[1].royals[0]"),
+    ((), lambda d: d.update(dealer="p\u00b2"), "dealer"),
+    (("4C",), lambda d: d.update(phase="countering", oneOff="4C", oneOffTarget="p0", asked="p1"), "oneOff: 4C on p0"),
 ])
 def test_bad_seat_lists_name_the_field(cards, change, field):
     d = Position.deal("cutthroat", seed=4).to_dict()
@@ -226,3 +228,13 @@ def test_bad_seat_lists_name_the_field(cards, change, field):
     with pytest.raises(PositionError) as e:
         load_position(d)
     assert str(e.value).startswith(field), str(e.value)
+
+
+def test_a_view_that_knows_the_top_card_names_it():
+    d = Position.deal("cutthroat", seed=4).view_of(1).to_dict()
+    d["deckSeenBy"] = "p1"  # but the deck's first card is still '??'
+    with pytest.raises(PositionError, match="^deckSeenBy: the viewer knows the top card"):
+        load_position(d)
+    d["deckSeenBy"] = "p2"
+    with pytest.raises(PositionError, match="^deckSeenBy: a view knows only its own"):
+        load_position(d)

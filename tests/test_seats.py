@@ -188,3 +188,15 @@ def test_the_action_space_lists_every_move_once():
                     if int(code) & L.MT_MASK != L.MT_RANDOM_DISCARD:
                         assert int(code) in space, (spec, int(code))
                 apply_move(s, ra, buf[rng.integers(m)])
+
+
+def test_the_action_space_holds_the_moves_of_more_seats():
+    """A 2 or a 9 on a Joker, a Joker on a royal or a Jack, a 4 naming each seat."""
+    out = np.zeros(L.ACTION_SPACE_SIZE, np.int64)
+    space = set(out[: int(action_space(out))].tolist())
+    for card in (4, 5, 32, 35):  # 2C, 2D, 9C, 9S
+        for joker in (L.JOKER_1, L.JOKER_2):
+            assert int(L.make_move(L.MT_ONE_OFF, card, joker)) in space
+            assert int(L.make_move(L.MT_ONE_OFF | L.FROM_SEVEN, card, joker)) in space
+    assert int(L.make_move(L.MT_JOKER, L.JOKER_2, 41)) in space  # X2 on JD
+    assert all(int(L.make_move(L.MT_ONE_OFF, 12, L.TARGET_SEAT + q)) in space for q in range(L.MAX_PLAYERS))

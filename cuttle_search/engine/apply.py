@@ -134,10 +134,16 @@ from .table import (
 
 @njit(cache=True)
 def _deck_push_top(s, c, known):
+    """Put ``c`` on top of the deck, known to every seat or to none (a private 7's card:
+    the caller records its one seer). Knowledge that no longer runs from the top is
+    dropped (a seat then knows less, never more)."""
     s[F_DECK + s[F_DECK_N]] = c
     s[F_DECK_N] += 1
+    s[F_TOP_SEEN_BY] = -1
     if known:
         s[F_DECK_KNOWN] += 1
+    else:
+        s[F_DECK_KNOWN] = 0
 
 
 @njit(cache=True)

@@ -228,7 +228,7 @@ MT_JOKER = 14  # a Joker onto a royal or a top Jack (target: that card)
 MT_MASK = 15
 FROM_SEVEN = 16
 MAX_MOVES = 2048
-ACTION_SPACE_SIZE = 5012  # every move of some game (movegen.action_space); two-seat moves first
+ACTION_SPACE_SIZE = 5044  # every move of some game (movegen.action_space); two-seat moves first
 
 # de Bruijn table for the index of the lowest set bit
 _DEBRUIJN = 0x03F79D71B4CB0A89

@@ -23,6 +23,7 @@ treats as an error.
 import numpy as np
 
 from .jit import njit
+from .noref import borrow
 from .layout import (
     bit,
     EIGHTS,
@@ -96,7 +97,6 @@ from .layout import (
     TENS,
     TWOS,
 )
-from .noref import borrow
 from .seats import opponent
 from .table import (
     has_queen,
@@ -362,7 +362,7 @@ def action_space(out):
     n = _push_card_sets(out, n)
     # the games of more seats add, after every two-seat move (whose ids stay put): Jokers
     # onto royals and Jacks, a 4 naming its victim, the 3 taking a Joker, a 7's Joker
-    # scrapped, and discards with a Joker in them
+    # scrapped, discards with a Joker in them, and a 2 or a 9 on a Joker
     for flag in (0, FROM_SEVEN):
         for k in range(2):
             for t in range(N_CARDS):
@@ -378,7 +378,14 @@ def action_space(out):
         out[n] = make_move(MT_TAKE, JOKER_1 + k, NO_CARD)
         out[n + 1] = make_move(MT_SEVEN_SCRAP, JOKER_1 + k, NO_CARD)
         n += 2
-    return _push_joker_sets(out, n)
+    n = _push_joker_sets(out, n)
+    for flag in (0, FROM_SEVEN):  # a 2 or a 9 on a top Joker
+        for rank in (RANK_TWO, RANK_NINE):
+            for c in range(rank * 4, rank * 4 + 4):
+                for k in range(2):
+                    out[n] = make_move(MT_ONE_OFF | flag, c, JOKER_1 + k)
+                    n += 1
+    return n
 
 
 @njit(cache=True)

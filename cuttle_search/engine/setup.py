@@ -101,7 +101,7 @@ from .layout import (
 from .movegen import generate_plays
 from .rng import rng_below
 from .seats import opponent
-from .table import goal, hand_cap, points_total, three_pool
+from .table import controller_of_point, goal, hand_cap, points_total, three_pool
 
 
 def _blank_state() -> np.ndarray:
@@ -418,7 +418,7 @@ def setup_pending(s, r):
             return 47, turn
         if not r[R_TEN_COUNTERS_SCUTTLE]:
             return 48, turn
-        actor = opp
+        actor = controller_of_point(s, s[F_SCUTTLE_TARGET])  # the scuttled seat may block
     s[F_ACTOR] = actor
     return 0, 0
 

@@ -565,7 +565,8 @@ def _impossible(pos: Position, code: int, detail: int) -> str:
         return f"frozen: {card_str(detail)}: {why}"
     if code == 16:
         target = int(s[L.F_ONEOFF_TARGET])
-        played = card_str(detail) + (f" on {card_str(target)}" if target >= 0 else " with no target")
+        aimed = f"p{target - L.TARGET_SEAT}" if target >= L.TARGET_SEAT else card_str(target) if target >= 0 else ""
+        played = card_str(detail) + (f" on {aimed}" if aimed else " with no target")
         return f"oneOff: {played}: {why}"
     if code == 17:
         return f"scuttle: {card_str(detail)} on {card_str(int(s[L.F_SCUTTLE_TARGET]))}: {why}"

@@ -46,7 +46,7 @@ def seat_of(value: Any, field: str, seats: int) -> int:
         return value
     if isinstance(value, str):
         v = value.strip().lower()
-        if len(v) == 2 and v[0] == "p" and v[1].isdigit() and int(v[1]) < seats:
+        if len(v) == 2 and v[0] == "p" and v[1] in "01234567" and int(v[1]) < seats:
             return int(v[1])
     raise PositionError(f"{field}: expected a seat p0 to p{seats - 1}, got {brief(value)}")
 
@@ -283,7 +283,9 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         deck_known = _int_field(data, "deckKnown", 0)
         if deck_known > len(deck):
             raise PositionError(f"deckKnown: {deck_known} known cards but the deck holds {len(deck)}")
-    elif s[L.F_TOP_SEEN_BY] == view and deck_known:
+    elif s[L.F_TOP_SEEN_BY] == view:
+        if not deck_known:
+            raise PositionError("deckSeenBy: the viewer knows the top card, so the deck's first card must be named")
         deck_known -= 1  # the named top card is the viewer's private knowledge
 
     every = int(deck_cards(r))
@@ -314,7 +316,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         frozen = entry.get("frozen")
         if frozen is not None:
             c = _card(frozen, f"seats[{q}].frozen")
-            if not (s[L.F_HAND + q] >> c) & 1:
+            if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"seats[{q}].frozen: {card_str(c)} is not in that hand")
             s[L.F_FROZEN + q] = c
         if view is not None and q != view:
