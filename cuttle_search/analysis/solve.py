@@ -199,6 +199,51 @@ def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np
             wdl[i] = -V.WIN if wdl[i] <= -V.WIN else 0.0
 
 
+def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, exact: np.ndarray,
+           refined: np.ndarray, actions: int) -> None:
+    """The second pass: the plies of every won or lost root move under best play (the
+    shortest win, the longest loss), as its tie-break value into ``exact`` (``refined``
+    set), until a budget runs out. Draws and expectations have none.
+
+    Like a mate search: for a won (lost) move, null-window tests "does the winner win
+    within L plies?" for a growing L, each starting where the last one's fail-soft value
+    says the answer can be no sooner. A test of L stops every line at its horizon (a
+    game that ends does so after one more action at the soonest) and cuts wherever the
+    first pass found that the winner cannot win at all, so it costs about a search L
+    plies deep."""
+    refined[:] = (np.abs(wdl) != V.WIN).astype(np.int64)  # draws and expectations have no plies
+    depth = np.ones(n, dtype=np.int64)  # plies: no fewer than this (the root move included)
+    values = np.zeros(n, dtype=np.float64)
+    while not refined.all() and not sv.ctl[V.CTL_ABORTED]:
+        lo = np.full(n, -V.INF)
+        hi = np.full(n, V.INF)
+        done = refined.copy()
+        for i in range(n):
+            if not refined[i]:
+                end = float(actions + depth[i])  # the winner wins by this action count, or not
+                if wdl[i] == V.WIN:
+                    lo[i], hi[i] = V.WIN - end - 1, V.WIN - end
+                else:
+                    lo[i], hi[i] = -(V.WIN - end), -(V.WIN - end) + 1
+        V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, lo, hi, 1, values, done, *sv.tt(), sv.ctl,
+                      sv.ff, sv.fi, sv.fkey, sv.rkey)
+        for i in range(n):
+            if refined[i] or not done[i]:
+                continue
+            end = actions + depth[i]
+            v = float(values[i])
+            if wdl[i] == V.WIN:
+                if v >= V.WIN - end:  # a win by ``end``, and none sooner
+                    exact[i], refined[i] = V.WIN - end, 1
+                else:  # no win before the action count the bound says
+                    depth[i] = max(depth[i] + 1, int(round(V.WIN - v)) - actions)
+            else:
+                if v <= -(V.WIN - end):  # lost by ``end``, and not sooner
+                    exact[i], refined[i] = -(V.WIN - end), 1
+                else:
+                    depth[i] = max(depth[i] + 1, int(round(V.WIN + v)) - actions)
+
+
 def _line(pos: Position, sv: Solver, code: int, gen: int) -> tuple[list[Move], bool]:
     """The principal line after the root move ``code`` from the table, and whether it
     reaches the end of the game."""
@@ -262,12 +307,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         _win_draw_loss(sv, r, moves, n, wdl, proven)
         lines = {i: _line(pos, sv, int(moves[i]), 1) for i in range(n) if proven[i]}
         if not sv.ctl[V.CTL_ABORTED]:
-            sure = V.WIN - int(r[L.R_ACTION_LIMIT]) - 1  # every win is worth more, every loss less
-            lo = np.where(wdl == V.WIN, sure, -V.INF)
-            hi = np.where(wdl == -V.WIN, -sure, V.INF)
-            refined[:] = (np.abs(wdl) != V.WIN).astype(np.int64)  # draws and expectations have no plies
-            V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, lo, hi, 1, exact, refined, *sv.tt(), sv.ctl,
-                          sv.ff, sv.fi, sv.fkey, sv.rkey)
+            _plies(sv, r, moves, n, wdl, exact, refined, int(pos.state[L.F_ACTIONS]))
     finally:
         if timer is not None:
             timer.cancel()

@@ -168,8 +168,6 @@ CTL_STOP = 3  # set by another thread to stop (a time budget)
 CTL_SIZE = 4
 CHECK_EVERY = 1023  # nodes between two looks at the budget (a mask: 2**k - 1)
 
-DEFEND_ORDER = True
-TWINS = True
 SORT_LIMIT = 256  # order the moves of a node with at most this many (larger: the TT move first only)
 
 # the state fields a rule reads (two seats)
@@ -462,7 +460,7 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
                 key = 1 << 21
             elif (m & MT_MASK) == MT_PASS:
                 key = -(1 << 16)
-            elif app and safe_first and DEFEND_ORDER:
+            elif app and safe_first:
                 key = max(-60000, min(1 << 20, -po * 256 + _material(child, seat)))
             else:
                 key = _material(child, seat)
@@ -475,13 +473,14 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
                 order[j + 1] = order[j]
                 j -= 1
             order[j + 1] = x
-    else:
-        for i in range(n):
-            if (order[i] >> 12) - (1 << 22) == 1 << 21:
-                x = order[i]
-                order[i] = order[0]
-                order[0] = x
-                break
+    else:  # too many to sort: the best first only
+        b = 0
+        for i in range(1, n):
+            if order[i] > order[b]:
+                b = i
+        x = order[b]
+        order[b] = order[0]
+        order[0] = x
     for i in range(n):
         order[i] &= 4095
     return -1
@@ -490,8 +489,8 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
 # frame slots of the explicit search stack (one row per ply)
 FR_ALPHA, FR_BETA, FR_ALPHA0, FR_BEST, FR_TOTAL = 0, 1, 2, 3, 4
 FR_FLOATS = 5
-FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF = 0, 1, 2, 3, 4, 5, 6, 7, 8
-FR_INTS = 9
+FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF, FR_STAGE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+FR_INTS = 10
 NO_REF = 1 << 30  # a value that rests on no repetition (see _repetition)
 
 
@@ -578,6 +577,32 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     gen = tb + 1
     a = s[F_ACTIONS]
     out[2] = NO_REF
+    out[1] = 0
+    if tb:
+        # with the tie-break, a game that ends does so after one more action at the
+        # soonest, and the first pass's entries (no action count in their key) still say
+        # who can win at all
+        lo = -(WIN - (a + 1))
+        hi = WIN - (a + 1)
+        s1 = np.int64(k0 & np.uint64(tt_u.shape[0] - 1))
+        if tt_u[s1, TT_KEY] == k0 and tt_i[s1, TT_GEN] == 1 and (
+            a == tt_i[s1, TT_ACTIONS] or max(a, tt_i[s1, TT_ACTIONS]) + tt_i[s1, TT_DEPTH] < r[R_ACTION_LIMIT]
+        ):
+            # (through a random 4 only a sure result says so: an expectation of 0 may
+            # mix a soon win with a late loss)
+            if tt_f[s1, TT_HI] <= -WIN:
+                hi = -(WIN - r[R_ACTION_LIMIT])
+            elif tt_f[s1, TT_HI] <= 0.0 and not r[R_FOUR_RANDOM]:
+                hi = 0.0
+            if tt_f[s1, TT_LO] >= WIN:
+                lo = WIN - r[R_ACTION_LIMIT]
+            elif tt_f[s1, TT_LO] >= 0.0 and not r[R_FOUR_RANDOM]:
+                lo = 0.0
+        if lo >= beta or hi <= alpha or lo == hi:
+            out[0] = lo if lo >= beta or lo == hi else hi
+            return True
+        alpha = max(alpha, lo)
+        beta = min(beta, hi)
     if tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and (
         tb or a == tt_i[slot, TT_ACTIONS] or max(a, tt_i[slot, TT_ACTIONS]) + tt_i[slot, TT_DEPTH] < r[R_ACTION_LIMIT]
     ):
@@ -606,22 +631,31 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             out[2] = q
             return True
     moves = bufs[ply]
-    n = generate_moves(s, r, moves)
     order = orders[ply]
     chance = s[F_ACTOR] == ACTOR_CHANCE
-    if not chance and TWINS:
-        n = drop_twins(s, r, moves, n)
-    if chance:
-        for i in range(n):
-            order[i] = i
+    stage = 0
+    if first >= 0 and not chance:
+        # the table's move first, alone: the rest are generated only if it does not settle
+        # the node (see negamax)
+        moves[0] = first
+        order[0] = 0
+        n = 1
+        stage = 1
     else:
-        win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0)
-        if win >= 0:  # no line can end sooner than a win on the spot
-            v = WIN - (s[F_ACTIONS] + 1) * tb
-            _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen, a, 1)
-            out[0] = v
-            out[1] = 1
-            return True
+        n = generate_moves(s, r, moves)
+        if not chance:
+            n = drop_twins(s, r, moves, n)
+        if chance:
+            for i in range(n):
+                order[i] = i
+        else:
+            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0)
+            if win >= 0:  # no line can end sooner than a win on the spot
+                v = WIN - (s[F_ACTIONS] + 1) * tb
+                _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen, a, 1)
+                out[0] = v
+                out[1] = 1
+                return True
     ff[ply, FR_ALPHA] = alpha
     ff[ply, FR_BETA] = beta
     ff[ply, FR_ALPHA0] = alpha
@@ -635,6 +669,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     fi[ply, FR_CHANCE] = 1 if chance else 0
     fi[ply, FR_DEPTH] = 0
     fi[ply, FR_REF] = NO_REF
+    fi[ply, FR_STAGE] = stage
     fkey[ply] = key
     return False
 
@@ -676,6 +711,23 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     ff[ply, FR_ALPHA] = res
                     if res >= ff[ply, FR_BETA]:
                         done = True
+        if not done and fi[ply, FR_K] == fi[ply, FR_N] and fi[ply, FR_STAGE] == 1:
+            # the table's move did not settle the node: the other moves, ordered
+            s = states[ply]
+            moves = bufs[ply]
+            first = moves[0]
+            n = drop_twins(s, r, moves, generate_moves(s, r, moves))
+            j = 0
+            for i in range(n):
+                if moves[i] != first:
+                    moves[j] = moves[i]
+                    j += 1
+            order_moves(s, r, moves, j, orders[ply], states[ply + 1], fi[ply, FR_SEAT], -1, False,
+                        ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0)
+            fi[ply, FR_N] = j
+            fi[ply, FR_K] = 0
+            fi[ply, FR_STAGE] = 0
+            continue
         if done or fi[ply, FR_K] == fi[ply, FR_N]:
             # the node is finished: its value, stored unless it rests on a repetition of
             # an earlier node, goes to the parent
