@@ -72,7 +72,7 @@ def warm_up() -> None:
     random_discard_outcomes(space)
     three = get_ruleset("cutthroat")
     table = Position.deal(three, seed=1)
-    attach(table.state.copy(), three.array, 0, 40, 0)  # a stack being set up (the seat-list reader)
+    attach(table.state.copy(), three.array, 0, 0, 40, 0)  # a stack being set up (the seat-list reader)
     analyse(table.view_of(0), iterations=200, seed=1)  # the search with more seats
     for rollout in ROLLOUTS:
         analyse(pos.view_of(0), iterations=200, seed=1, rollout=rollout)

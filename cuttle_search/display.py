@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from .game.cards import card_str
 from .engine import layout as L
-from .engine.seats import seat_after
+from .engine.seats import partner, seat_after
 from .game.position import Position, seat_name
 
 
 def _who(pos: Position, p: int) -> str:
     tag = seat_name(p)
+    mate = int(partner(pos.state, pos.rules_array, p))
+    if mate >= 0:
+        tag += f" [team {seat_name(min(p, mate))}+{seat_name(max(p, mate))}]"
     if pos.view == p:
         tag += " (you)"
     return tag
@@ -57,6 +60,9 @@ def render(pos: Position) -> str:
         fz = int(s[L.F_FROZEN + p])
         extra = f"   frozen: {card_str(fz)}" if fz >= 0 else ""
         out.append(f"  hand ({len(hand)}): " + (" ".join(hand) or "-") + extra)
+        if s[L.F_SPENT + p]:
+            waiting = " ".join(card_str(c) for c in range(L.N_CARDS) if (int(s[L.F_SPENT + p]) >> c) & 1)
+            out.append(f"  countered out of turn: {waiting} (its next turn discards them)")
         return out
 
     for top in tops:
@@ -71,8 +77,14 @@ def render(pos: Position) -> str:
         deck_line += f", known on top: {' '.join(known)}"
     lines.append(deck_line)
     lines.append(f"scrap ({len(d['scrap'])}): " + (" ".join(d["scrap"]) or "-"))
+    if d.get("removed"):
+        lines.append("out of the game: " + " ".join(d["removed"]))
+    if d.get("response"):
+        lines.append(f"answer window: {d['response']} may be sent back by an opponent's 9")
     if d["oneOff"]:
         pending = f"pending one-off: {d['oneOff']}" + (f" -> {d['oneOffTarget']}" if d["oneOffTarget"] else "")
+        if d.get("oneOffBy"):
+            pending += f" (played by {d['oneOffBy']})"
         if d["twos"]:
             pending += f", countered by {' '.join(d['twos'])}"
         lines.append(pending)
