@@ -15,7 +15,7 @@ from .. import __version__
 from ..engine import layout as L
 from ..engine.ismcts import ismcts_iterate, LOOKUP_SLOTS, MAX_PATH, ROOT_ALL, ROOT_AVOID, ROOT_ONLY
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
-from ..engine.seats import sides
+from ..engine.seats import partner, sides
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
@@ -429,4 +429,6 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
         engine_version=__version__,
         position=pos.name,
         seats=pos.rules.players,
+        sides=int(sides(pos.state, pos.rules_array)),
+        partner=int(partner(pos.state, pos.rules_array, viewer)),
     )
