@@ -235,6 +235,8 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     w = summary["wins"]
     click.echo(f"{games} random games, rules {rs.spec}, seed {seed}")
     click.echo("  " + "   ".join(f"{seat} wins {n} ({100 * n / games:.1f}%)" for seat, n in w.items()))
+    if "teamWins" in summary:
+        click.echo("  " + "   ".join(f"team {team} wins {n} ({100 * n / games:.1f}%)" for team, n in summary["teamWins"].items()))
     click.echo(
         f"  draws {summary['draws']} (passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
     )
