@@ -133,6 +133,25 @@ class Ruleset:
         return dict(self.overrides)
 
     @property
+    def sides(self) -> int:
+        """How many sides play (the engine's ``seats.sides``): the seats, or two teams. A
+        stalemate shares the game equally among them."""
+        from ..engine.seats import sides
+
+        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        s[L.F_NPLAYERS] = self.players
+        return int(sides(s, self.array))
+
+    def side_of(self, seat: int) -> int:
+        """The lowest seat of ``seat``'s side (its own number when every seat plays alone)."""
+        from ..engine.seats import partner
+
+        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        s[L.F_NPLAYERS] = self.players
+        mate = int(partner(s, self.array, seat))
+        return seat if mate < 0 else min(seat, mate)
+
+    @property
     def seat_list_form(self) -> bool:
         """Whether positions are written in the seat-list form (games of more seats, and
         every ruleset of RULES.md section 3 even with two seats), not the two-seat v1 form."""
