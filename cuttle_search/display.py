@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from .game.cards import card_str
 from .engine import layout as L
 from .engine.seats import partner, seat_after
 from .game.position import Position, seat_name
+
+
+WIDTH = 100  # the board fits a terminal this wide, whatever the seats
 
 
 def _who(pos: Position, p: int) -> str:
@@ -46,10 +51,8 @@ def render(pos: Position) -> str:
     bottom = pos.view if pos.view is not None else 0
     tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
-    lines = [
-        f"{pos.rules.spec} · turn {int(s[L.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}",
-        "",
-    ]
+    header = f"{pos.rules.spec} · turn {int(s[L.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}"
+    lines = textwrap.wrap(header, WIDTH, subsequent_indent="  ") + [""]
 
     def side(p: int) -> list[str]:
         kings = bin(int(s[L.F_FACE + p]) & L.KINGS).count("1")
@@ -76,7 +79,7 @@ def render(pos: Position) -> str:
     elif known:
         deck_line += f", known on top: {' '.join(known)}"
     lines.append(deck_line)
-    lines.append(f"scrap ({len(d['scrap'])}): " + (" ".join(d["scrap"]) or "-"))
+    lines += textwrap.wrap(f"scrap ({len(d['scrap'])}): " + (" ".join(d["scrap"]) or "-"), WIDTH, subsequent_indent="  ")
     if d.get("removed"):
         lines.append("out of the game: " + " ".join(d["removed"]))
     if d.get("response"):
