@@ -107,6 +107,7 @@ from .layout import (
     R_SEVEN_REVEAL,
     R_TEN_COUNTERS_SCUTTLE,
     RANK_ACE,
+    RANK_NINE,
     RANK_SEVEN,
     RANK_SIX,
     RANK_THREE,
@@ -411,6 +412,10 @@ def setup_pending(s, r):
         return 53, turn
     if has_oneoff and s[F_ONEOFF_PLAYER] != turn and s[F_RESPONSE] < 0:
         return 54, s[F_ONEOFF_PLAYER]
+    if has_oneoff and s[F_ONEOFF_PLAYER] != turn and (s[F_ONEOFF] >> 2 != RANK_NINE or s[F_ONEOFF_TARGET] != s[F_RESPONSE]):
+        return 57, s[F_ONEOFF_PLAYER]
+    if s[F_SPENT + turn] != 0 and ph != PH_MAIN:
+        return 58, turn
     if ph == PH_OVER:
         return 34, turn
     actor = turn
@@ -519,6 +524,8 @@ SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {
     54: "oneOffBy: only a 9 answering a royal ('response') is another seat's one-off during {seat}'s turn",
     55: "response: phase 'answeringRoyal' needs the royal card being answered, in a ruleset with answering 9s",
     56: "asked: {seat} cannot answer that royal (an opponent of the turn's player, for whom it is a 9's target)",
+    57: "oneOff: another seat's one-off during {seat}'s turn can only be a 9 answering the royal named in 'response'",
+    58: "counters: {seat}'s waiting 2s take its whole turn, so its turn cannot be past the main phase",
 }
 
 
