@@ -45,6 +45,7 @@ from .layout import (
     F_WINNER,
     MAX_MOVES,
     PH_OVER,
+    R_RESHUFFLE,
     ST_WIN,
 )
 from .movegen import generate_moves
@@ -150,7 +151,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     done = 0
     # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
     # one opponent, so it runs with two seats only
-    solver_on = unknown == 0 and solver != 0 and root[F_NPLAYERS] == 2
+    solver_on = unknown == 0 and solver != 0 and root[F_NPLAYERS] == 2 and r[R_RESHUFFLE] == 0
     draw_share = 1.0 / sides(root, r)  # a stalemate shares the game among the sides
     while done < iterations:
         if meta[META_NODES] + 2 > cap:

@@ -133,6 +133,13 @@ class Ruleset:
         return dict(self.overrides)
 
     @property
+    def exact_solvable(self) -> bool:
+        """Whether the exact solver (a two-sided negamax over a perfect-information game)
+        applies: two seats, and no chance left in the rules once nothing is hidden (a
+        reshuffled draw pile is chance)."""
+        return self.players == 2 and not self.reshuffle
+
+    @property
     def sides(self) -> int:
         """How many sides play (the engine's ``seats.sides``): the seats, or two teams. A
         stalemate shares the game equally among them."""
