@@ -225,6 +225,9 @@ class Table:
     revealed: list[int]
     twos: list[int]
     point_zone: dict[int, int] = field(default_factory=dict)  # point card -> seat whose F_POINTS holds it
+    given_to: dict[int, int] = field(default_factory=dict)  # Jack or Joker -> the seat it gave control to
+    spent: list[list[int]] = field(default_factory=list)  # multiplayer: the 2s waiting before each seat
+    removed: list[int] = field(default_factory=list)  # remove-ace-six: cards out of the game
 
     def point_controller(self, c: int) -> int:
         stack = self.jacks.get(c, [])
@@ -232,11 +235,13 @@ class Table:
             return self.owner[c]
         top_jack, by = stack[-1]
         jk = self.jokers.get(top_jack, [])
-        return jk[-1][1] if jk else by
+        if jk:
+            return self.given_to.get(jk[-1][0], jk[-1][1])
+        return self.given_to.get(top_jack, by)
 
     def royal_controller(self, f: int) -> int:
         jk = self.jokers.get(f, [])
-        return jk[-1][1] if jk else self.face_seat[f]
+        return self.given_to.get(jk[-1][0], jk[-1][1]) if jk else self.face_seat[f]
 
     def points_of(self, q: int) -> list[int]:
         return sorted(c for c in self.owner if self.point_controller(c) == q)
@@ -292,16 +297,19 @@ def read_table(s) -> Table:
         for c in cards_of(s[L.F_FACE + p]):
             face_seat[c] = p
     jacks: dict[int, list] = {}
+    given_to = {}
     for j in range(4):
         on = s[L.F_JACK_ON + j]
         if on >= 0:
             jacks.setdefault(on, []).append((s[L.F_JACK_LEVEL + j], 40 + j, s[L.F_JACK_BY + j]))
+            given_to[40 + j] = s[L.F_JACK_TO + j]
     jacks = {c: [(jk, by) for _, jk, by in sorted(v)] for c, v in jacks.items()}
     jokers: dict[int, list] = {}
     for k in range(2):
         on = s[L.F_JOKER_ON + k]
         if on >= 0:
             jokers.setdefault(on, []).append((s[L.F_JOKER_LEVEL + k], 52 + k, s[L.F_JOKER_BY + k], s[L.F_JOKER_FROM + k]))
+            given_to[52 + k] = s[L.F_JOKER_TO + k]
     jokers = {c: [(x, by, fr) for _, x, by, fr in sorted(v)] for c, v in jokers.items()}
     return Table(
         n=n,
@@ -320,6 +328,9 @@ def read_table(s) -> Table:
         revealed=cards_of(s[L.F_REVEALED]),
         twos=cards_of(s[L.F_TWOS]),
         point_zone=point_zone,
+        given_to=given_to,
+        spent=[cards_of(s[L.F_SPENT + p]) for p in range(n)],
+        removed=cards_of(s[L.F_REMOVED]),
     )
 
 
@@ -337,8 +348,11 @@ def table_errors(s, rules: Ruleset) -> list[str]:
     for p in range(t.n):
         for c in t.hands[p]:
             put(c)
-    for c in list(t.point_zone) + list(t.face_seat) + t.scrap + t.deck + t.revealed + t.twos:
+    for c in list(t.point_zone) + list(t.face_seat) + t.scrap + t.deck + t.revealed + t.twos + t.removed:
         put(c)
+    for sp in t.spent:
+        for c in sp:
+            put(c)
     for stack in t.jacks.values():
         for j, _ in stack:
             put(j)
@@ -377,11 +391,11 @@ def table_errors(s, rules: Ruleset) -> list[str]:
         for st in t.jacks.values():
             for j, by in st:
                 if j == base:
-                    below = by
+                    below = t.given_to.get(j, by)
         for x, by, frm in stack:
             if below is not None and frm != below:
                 errors.append(f"{card_str(x)} on {card_str(base)} remembers p{frm}, not p{below}")
-            below = by
+            below = t.given_to.get(x, by)
     for p in range(t.n):
         if t.frozen[p] >= 0 and t.frozen[p] not in t.hands[p]:
             errors.append(f"p{p}'s frozen {card_str(t.frozen[p])} is not in p{p}'s hand")
