@@ -184,3 +184,46 @@ class SeatTable:
 
 def card(text: str) -> int:
     return parse_card(text)
+
+
+EVERY_CARD = [f"{r}{s}" for r in "A23456789TJQK" for s in "CDHS"]
+
+
+def piles_empty(rules: str, first_hand, scrap=(), royal_ranks="Q8", **kw) -> SeatTable:
+    """A table of ``rules`` (no Jokers) with both piles empty: Queens and 8s as royals, the
+    Jacks and the lowest point cards on the table (each seat under its goal), the rest in
+    hands of at most 7 cards; seat 0 holds ``first_hand``."""
+    n = get_ruleset(rules).players
+    first = list(first_hand)
+    pool = [c for c in EVERY_CARD if c not in first and c not in scrap]
+    royal_cards = [c for c in pool if c[0] in royal_ranks]
+    jacks = [c for c in pool if c[0] == "J"]
+    low = [c for c in pool if c[0] in "A23456"]
+    others = [c for c in pool if c not in royal_cards + jacks + low]
+    royals = {q: [] for q in range(n)}
+    for i, c in enumerate(royal_cards):
+        royals[i % n].append(c)
+    points = {q: [] for q in range(n)}
+    room = 7 * n - len(first)
+    rest = others + low[::-1]  # highest first into hands
+    on_table = []
+    while len(rest) > room - 0:
+        on_table.append(rest.pop())
+    for i, c in enumerate(on_table):
+        points[i % n].append(c)
+    # the Jacks: in hands if there is room, else each on a point card of the next seat
+    for j in jacks:
+        if len(rest) < room:
+            rest.append(j)
+        else:
+            q = len([x for x in points.values() for y in x if "(" in y]) % n
+            k = next(i for i, x in enumerate(points[q]) if "(" not in x)
+            points[q][k] = f"{points[q][k]}({j}-p{(q + 1) % n})"
+    hands = [first] + [[] for _ in range(n - 1)]
+    for i, c in enumerate(rest):
+        hands[n - 1 - i % (n - 1)].append(c)
+    spill = [c for h in hands[1:] for c in h[7:]]
+    for h in hands[1:]:
+        del h[7:]
+    hands[0] += spill
+    return SeatTable(rules, hands, points, royals, rest="deck", scrap=scrap, **kw)
