@@ -85,3 +85,45 @@ def test_new_move_notations_round_trip():
         assert m.text() == text
         assert Move.from_json(m.to_json()) == m and Move.from_code(m.code()) == m
     assert Move.parse("jack JH 7C p2").receiver == 2
+
+
+# ====================================================================== the reference generator
+def _compare(spec: str, games: int, seed: int) -> int:
+    from cuttle_search.engine.apply import apply_move
+    from cuttle_search.engine.harness import game_seed
+    from cuttle_search.engine.movegen import generate_moves
+    from cuttle_search.engine.setup import deal
+
+    from .reference import move_text, reference_moves_tm
+
+    rules = get_ruleset(spec)
+    r = rules.array
+    s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    compared = 0
+    for g in range(games):
+        deal(s, r, np.array([game_seed(seed, g)], np.uint64))
+        while s[L.F_PHASE] != L.PH_OVER:
+            k = generate_moves(s, r, buf)
+            got = [int(m) for m in buf[:k]]
+            assert len(set(got)) == len(got)
+            want = reference_moves_tm(s, rules)
+            if set(got) != want:
+                extra = sorted(move_text(m) for m in set(got) - want)
+                missing = sorted(move_text(m) for m in want - set(got))
+                pytest.fail(f"{spec} game {g} phase {int(s[L.F_PHASE])}: extra {extra} missing {missing}")
+            compared += 1
+            apply_move(s, r, got[int(rng.integers(k))])
+    return compared
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_generator_matches_the_reference(spec):
+    assert _compare(spec, 25, 3) > 500
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", SPECS + ["multiplayer:players=6,remove-ace-six"])
+def test_generator_matches_the_reference_long(spec):
+    assert _compare(spec, 1500, 11) > 20000
