@@ -620,7 +620,14 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
             if not t.deck:
                 out.add(move(L.MT_PASS))
         else:
-            if t.deck or t.scrap:
+            # a reshuffle brings the scrap back, but for the Ace and the Six remove-ace-six takes out
+            back = list(t.scrap)
+            if rules.remove_ace_six:
+                for rank in (0, 5):
+                    ours = sorted(c for c in back if c >> 2 == rank)
+                    if ours:
+                        back.remove(ours[0])
+            if t.deck or back:
                 out.add(move(L.MT_DRAW))
             else:
                 out.add(move(L.MT_PASS))

@@ -240,6 +240,13 @@ def test_remove_ace_six_at_a_reshuffle_takes_one_ace_and_one_six_of_the_scrap():
     assert t.card_count() == 52
 
 
+def test_with_remove_ace_six_a_scrap_of_only_an_ace_and_a_six_brings_nothing_back_so_the_seat_passes():
+    t = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=["AC", "6D"])
+    assert "draw" not in t.moves() and "pass" in t.moves()
+    t2 = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=["AC", "AD"])  # the second Ace stays
+    assert "draw" in t2.moves() and "pass" not in t2.moves()
+
+
 @pytest.mark.parametrize("n", [2, 3])
 def test_remove_ace_six_is_refused_for_fewer_than_four_seats(n):
     with pytest.raises(CuttleError):

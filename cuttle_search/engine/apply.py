@@ -111,7 +111,6 @@ from .layout import (
     R_JOKERS,
     R_NINE_MODE,
     R_PASS_LIMIT,
-    R_REMOVE_ACE_SIX,
     R_RESHUFFLE,
     R_RESPONSE_NINE,
     R_SEVEN_PRIVATE,
@@ -145,6 +144,7 @@ from .table import (
     nine_targets,
     owner_of,
     points_total,
+    reshuffle_brings,
     three_pool,
     top_jack,
     top_joker,
@@ -178,19 +178,6 @@ def deck_pop_top(s):
 
 
 @njit(cache=True)
-def _take_ace_six(s, pile):
-    """``R_REMOVE_ACE_SIX``: one Ace and one Six of ``pile`` (the lowest of each; suits
-    matter nowhere in this game) leave the game. Returns the cards taken."""
-    out = np.int64(0)
-    for rank in (RANK_ACE, RANK_SIX):
-        x = pile & (np.int64(0xF) << (4 * rank))
-        if x:
-            out |= x & -x
-    s[F_REMOVED] |= out
-    return out
-
-
-@njit(cache=True)
 def shuffle_seed_next(s):
     """The next number of the state's own chance stream (``F_SHUFFLE_SEED``, a splitmix64
     sequence): games that reshuffle carry their randomness in the state, so a search
@@ -207,9 +194,8 @@ def shuffle_seed_next(s):
 def _reshuffle(s, r):
     """``R_RESHUFFLE``: the empty draw pile is refilled with the scrap, shuffled by the
     state's chance stream; no seat knows its order. Returns whether any card came back."""
-    pile = s[F_SCRAP]
-    if r[R_REMOVE_ACE_SIX]:
-        pile &= ~_take_ace_six(s, pile)
+    pile = reshuffle_brings(s, r)
+    s[F_REMOVED] |= s[F_SCRAP] & ~pile  # (remove-ace-six)
     if pile == 0:
         s[F_SCRAP] = 0
         return False

@@ -38,7 +38,6 @@ from .layout import (
     F_PHASE,
     F_RESPONSE,
     F_REVEALED,
-    F_SCRAP,
     F_SPENT,
     F_VICTIM,
     FROM_SEVEN,
@@ -119,6 +118,7 @@ from .table import (
     nine_targets,
     opponents_points,
     permanent_targets,
+    reshuffle_brings,
     targetable,
     three_pool,
 )
@@ -264,7 +264,7 @@ def generate_moves(s, r, out):
         if s[F_SPENT + a] != 0:  # R_COUNTER_COSTS_TURN: this turn only discards those 2s
             return _put(out, n, make_move(MT_FORFEIT, NO_CARD, NO_CARD))
         deck_n = s[F_DECK_N]
-        if deck_n > 0 or (r[R_RESHUFFLE] and s[F_SCRAP] != 0):
+        if deck_n > 0 or (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0):
             if r[R_HAND_LIMIT_STYLE] != HL_BLOCK or popcount(hand) < r[R_HAND_LIMIT]:
                 n = _put(out, n, make_move(MT_DRAW, NO_CARD, NO_CARD))
         else:

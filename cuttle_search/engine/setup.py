@@ -117,7 +117,7 @@ from .layout import (
 from .movegen import generate_plays
 from .rng import rng_below, rng_next
 from .seats import opponent, same_side
-from .table import controller_of_point, goal, hand_cap, nine_targets, points_total, three_pool
+from .table import controller_of_point, goal, hand_cap, nine_targets, points_total, reshuffle_brings, three_pool
 
 
 def _blank_state() -> np.ndarray:
@@ -361,7 +361,7 @@ def position_error(s, r):
         return 11, 0
     if s[F_PASSES] >= r[R_PASS_LIMIT]:
         return 12, 0
-    if s[F_PASSES] > 0 and (s[F_DECK_N] > 0 or (r[R_RESHUFFLE] and s[F_SCRAP] != 0)) and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
+    if s[F_PASSES] > 0 and (s[F_DECK_N] > 0 or (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0)) and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
         return 13, 0  # (a seat stuck at a blocking hand limit may pass with cards in the deck)
     for q in range(n):
         if s[F_FROZEN + q] >= 0:

@@ -44,6 +44,7 @@ from .layout import (
     R_NINE_MODE,
     R_NINE_POINTS,
     R_QUEENS_PROTECT_QUEENS,
+    R_REMOVE_ACE_SIX,
     R_TARGET_ANY_SIDE,
     R_THREE_TAKES_THREE,
     ST_WIN,
@@ -273,6 +274,27 @@ def three_pool(s, r):
     if r[R_THREE_TAKES_THREE]:
         return s[F_SCRAP]
     return s[F_SCRAP] & ~THREES
+
+
+@njit(cache=True)
+def ace_and_six(pile):
+    """``R_REMOVE_ACE_SIX``: the Ace and the Six of ``pile`` a shuffle takes out of the
+    game (the lowest of each: suits matter nowhere in that game)."""
+    out = np.int64(0)
+    for rank in range(0, 6, 5):  # the Aces (rank 0), then the Sixes (rank 5)
+        x = pile & (np.int64(0xF) << (4 * rank))
+        if x:
+            out |= x & -x
+    return out
+
+
+@njit(cache=True)
+def reshuffle_brings(s, r):
+    """The cards a reshuffle of the scrap would put in the new draw pile (``R_RESHUFFLE``)."""
+    pile = s[F_SCRAP]
+    if r[R_REMOVE_ACE_SIX]:
+        pile &= ~ace_and_six(pile)
+    return pile
 
 
 @njit(cache=True)
