@@ -67,12 +67,12 @@ from .layout import (
     JOKER_1,
     JOKERS,
     KINGS,
-    lowest,
     make_move,
     MAX_MOVES,
     MAX_PLAYERS,
     MT_ONE_OFF,
     MT_SCUTTLE,
+    N_CARDS,
     NINE_FROZEN,
     NO_CARD,
     PH_COUNTER,
@@ -172,12 +172,9 @@ def deal_by(s, r, rng, dealer):
     (``F_SHUFFLE_SEED``) from ``rng``; ``R_REMOVE_ACE_SIX`` takes an Ace and a Six out."""
     n = r[R_NPLAYERS]
     clear_state(s, n)
-    every = deck_cards(r)
-    cards = 0
-    while every:
-        s[F_DECK + cards] = lowest(every)
-        every &= every - 1
-        cards += 1
+    cards = N_CARDS + 2 if r[R_JOKERS] else N_CARDS  # ids 0 .. cards-1 (deck_cards)
+    for i in range(cards):
+        s[F_DECK + i] = i
     for i in range(cards - 1, 0, -1):  # Fisher-Yates
         j = rng_below(rng, i + 1)
         tmp = s[F_DECK + i]
