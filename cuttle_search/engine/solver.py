@@ -321,7 +321,9 @@ def potential(s, r, x):
     if own_jack and r[R_TARGET_ANY_SIDE]:
         jacks = N_CARDS
     g = k + s[F_DECK_N]
-    base = s[F_POINTS + x] | (table & (s[F_OWNED + x] | jacked)) | ((hand | s[F_FACE + x]) & POINT_RANKS)
+    # a 3 in hand is a card to gain or 3 points, not both
+    threes = popcount(hand & THREES)
+    base = s[F_POINTS + x] | (table & (s[F_OWNED + x] | jacked)) | (((hand & ~THREES) | s[F_FACE + x]) & POINT_RANKS)
     have = 0
     m = base
     while m:
@@ -335,11 +337,14 @@ def potential(s, r, x):
     gain_jacks = popcount(JACKS & ~hand)
     pool = (elsewhere | table | s[F_FACE + y]) & POINT_RANKS & ~base
     best = -(1 << 30)
-    for j in range(gain_kings + 1):
-        for i in range(min(g - j, gain_jacks) + 1):
-            got = have + _top_points(steal, jacks + i) + _top_points(pool, g - j - i) - goal_with_kings(r, kings + j)
-            if got > best:
-                best = got
+    for u in range(threes + 1):  # u of the 3s in hand played as points
+        gu = g - u
+        for j in range(min(gain_kings, gu) + 1):
+            for i in range(min(gu - j, gain_jacks) + 1):
+                got = (have + 3 * u + _top_points(steal, jacks + i) + _top_points(pool, gu - j - i)
+                       - goal_with_kings(r, kings + j))
+                if got > best:
+                    best = got
     return best
 
 
