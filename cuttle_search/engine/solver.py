@@ -211,6 +211,14 @@ def state_key(s, with_actions):
 
 
 @njit(cache=True)
+def copy_state(dst, src):
+    """``dst[:] = src`` up to the deck's last card: the solver's states never read a deck
+    slot past ``F_DECK_N`` (a card put on the deck writes its slot first)."""
+    for i in range(F_DECK + src[F_DECK_N]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
 def node_seat(s):
     """The seat a node's value is seen from: the actor, or the turn player at chance."""
     a = s[F_ACTOR]
@@ -447,7 +455,7 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
     wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
     for i in range(n):
         m = moves[i]
-        child[:] = s
+        copy_state(child, s)
         apply_move(child, r, m)
         if child[F_PHASE] == PH_OVER:
             if child[F_STATUS] == ST_WIN and child[F_WINNER] == seat:
@@ -770,7 +778,7 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         fi[ply, FR_K] = k + 1
         m = bufs[ply][orders[ply][k]]
         child = states[ply + 1]
-        child[:] = s
+        copy_state(child, s)
         apply_move(child, r, m)
         ctl[CTL_NODES] += 1
         if (ctl[CTL_NODES] & CHECK_EVERY) == 0:
@@ -828,7 +836,7 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
     for i in range(n):
         if done[i]:
             continue
-        child[:] = s
+        copy_state(child, s)
         apply_move(child, r, moves[i])
         ctl[CTL_NODES] += 1
         if child[F_PHASE] == PH_OVER:

@@ -241,6 +241,82 @@ def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray
                     depth[i] = max(depth[i] + 1, int(round(V.WIN + v)) - actions)
 
 
+# ---------------------------------------------------------------- twin root moves
+_MASK_FIELDS = [K.F_TWOS, K.F_REVEALED, K.F_SCRAP] + [f + p for f in (K.F_HAND, K.F_POINTS, K.F_FACE, K.F_OWNED)
+                                                     for p in range(2)]
+_CARD_FIELDS = [K.F_ONEOFF, K.F_ONEOFF_TARGET, K.F_SCUTTLE_CARD, K.F_SCUTTLE_TARGET, K.F_SEVEN, K.F_FROZEN,
+                K.F_FROZEN + 1]
+_MASK_MOVES = (K.MT_DISCARD, K.MT_RANDOM_DISCARD)
+
+
+def _royal_relabel(s: np.ndarray) -> tuple[bytes, list[int]]:
+    """The position ``s`` with the suits of each royal rank (Jacks, Queens, Kings: no rule
+    reads them) put in a canonical order, as bytes of the fields a rule reads, and the map
+    from each card to its canonical card. Two positions with the same bytes are the same
+    up to such a relabelling, so they have the same value and the same plies."""
+    deck = [int(c) for c in s[K.F_DECK: K.F_DECK + int(s[K.F_DECK_N])]]
+    label = list(range(K.N_CARDS))
+    for rank in (K.RANK_JACK, K.RANK_QUEEN, K.RANK_KING):
+        def where(c, rank=rank):
+            u = c & 3
+            return (tuple((int(s[f]) >> c) & 1 for f in _MASK_FIELDS), deck.index(c) if c in deck else -1,
+                    tuple(int(s[f]) == c for f in _CARD_FIELDS),
+                    tuple(int(s[f + u]) for f in (K.F_JACK_ON, K.F_JACK_BY, K.F_JACK_LEVEL)) if rank == K.RANK_JACK
+                    else ())
+        for new, old in enumerate(sorted(range(4 * rank, 4 * rank + 4), key=where)):
+            label[old] = 4 * rank + new
+    t = s.copy()
+    for f in _MASK_FIELDS:
+        x = int(s[f])
+        t[f] = sum(1 << label[c] for c in range(K.N_CARDS) if (x >> c) & 1)
+    for f in _CARD_FIELDS:
+        if s[f] >= 0:
+            t[f] = label[int(s[f])]
+    for i, c in enumerate(deck):
+        t[K.F_DECK + i] = label[c]
+    for u in range(4):  # a jack's slots follow the jack
+        for f in (K.F_JACK_ON, K.F_JACK_BY, K.F_JACK_LEVEL):
+            t[f + label[40 + u] - 40] = s[f + u]
+    keep = list(V.HASH_FIELDS) + [K.F_ACTIONS] + list(range(K.F_DECK, K.F_DECK + len(deck)))
+    return t[keep].tobytes(), label
+
+
+def _relabel_move(code: int, label: list[int]) -> int:
+    """A move's code with its cards relabelled by ``label``."""
+    mt = code & K.MT_MASK
+    if mt in _MASK_MOVES:
+        mask = code >> 5
+        return (code & 31) | (sum(1 << label[c] for c in range(K.N_CARDS) if (mask >> c) & 1) << 5)
+    card, target = (code >> 5) & 63, (code >> 11) & 63
+    card = label[card] if card < K.N_CARDS else card
+    target = label[target] if target < K.N_CARDS else target
+    return (code & 31) | (card << 5) | (target << 11)
+
+
+def root_twins(pos: Position, moves: np.ndarray, n: int) -> tuple[list[int], list[list[int] | None]]:
+    """For each root move, the index of the first move whose result is the same position
+    up to the suits of a royal rank (itself when none is), and the map of cards from that
+    move's line to this one's (None for itself)."""
+    first: dict[bytes, tuple[int, list[int]]] = {}
+    rep, maps = [], []
+    for i in range(n):
+        child = pos.state.copy()
+        K.apply_move(child, pos.rules_array, np.int64(moves[i]))
+        key, label = _royal_relabel(child)
+        if key in first:
+            j, lab_j = first[key]
+            inverse = [0] * K.N_CARDS
+            for c, lc in enumerate(label):
+                inverse[lc] = c
+            rep.append(j)
+            maps.append([inverse[lab_j[c]] for c in range(K.N_CARDS)])
+        else:
+            first[key] = (i, label)
+            rep.append(i)
+            maps.append(None)
+    return rep, maps
+
+
 def _line(pos: Position, sv: Solver, code: int, gen: int) -> tuple[list[Move], bool]:
     """The principal line after the root move ``code`` from the table, and whether it
     reaches the end of the game."""
@@ -294,44 +370,56 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, 0, empty, empty, 0, empty, np.zeros(0, dtype=np.int64),
                   *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)  # compile or load the kernel, not timed
     start = _time.perf_counter()
-    wdl = np.zeros(n, dtype=np.float64)
-    proven = np.zeros(n, dtype=np.int64)
-    exact = np.zeros(n, dtype=np.float64)
-    refined = np.zeros(n, dtype=np.int64)
+    # twin moves (the same position up to the suits of a royal rank) share one search
+    rep, maps = root_twins(pos, moves, n)
+    own = [i for i in range(n) if rep[i] == i]
+    m = len(own)
+    searched = moves[own].copy()
+    wdl = np.zeros(m, dtype=np.float64)
+    proven = np.zeros(m, dtype=np.int64)
+    exact = np.zeros(m, dtype=np.float64)
+    refined = np.zeros(m, dtype=np.int64)
     if timer is not None:
         timer.start()
     try:
-        _win_draw_loss(sv, r, moves, n, wdl, proven)
-        lines = {i: _line(pos, sv, int(moves[i]), 1) for i in range(n) if proven[i]}
+        _win_draw_loss(sv, r, searched, m, wdl, proven)
+        lines = {j: _line(pos, sv, int(searched[j]), 1) for j in range(m) if proven[j]}
         if not sv.ctl[V.CTL_ABORTED]:
-            _plies(sv, r, moves, n, wdl, exact, refined, int(pos.state[K.F_ACTIONS]))
+            _plies(sv, r, searched, m, wdl, exact, refined, int(pos.state[K.F_ACTIONS]))
     finally:
         if timer is not None:
             timer.cancel()
     elapsed = _time.perf_counter() - start
+    at = {i: j for j, i in enumerate(own)}
+    index = [at[rep[i]] for i in range(n)]
+    relabel = [(lambda line, lab=lab: line) if lab is None
+               else (lambda line, lab=lab: [Move.from_code(_relabel_move(x.code(), lab)) for x in line])
+               for lab in maps]
     actions = int(pos.state[K.F_ACTIONS])
     rows = []
     for i in range(n):
+        j = index[i]
         move = Move.from_code(int(moves[i]))
-        if not proven[i]:
-            rows.append(((-2.0, 0.0), i, move, None, None, None, [move]))
+        if not proven[j]:
+            rows.append(((-2.0, 0.0), i, move, None, None, None, [move], 0.0))
             continue
-        value, score = _classify(float(wdl[i]), pos)
+        value, score = _classify(float(wdl[j]), pos)
         plies = None
-        pv, ended = lines[i]
-        if value in ("win", "loss") and refined[i]:
-            plies = int(round(V.WIN - abs(float(exact[i])))) - actions
-            pv, _ended = _line(pos, sv, int(moves[i]), 2)
+        pv, ended = lines[j]
+        raw = float(wdl[j])
+        if value in ("win", "loss") and refined[j]:
+            plies = int(round(V.WIN - abs(float(exact[j])))) - actions
+            pv, _ended = _line(pos, sv, int(searched[j]), 2)
+            raw = float(exact[j])
         elif value == "draw" and ended:
             plies = len(pv)  # a draw has no tie-break: the length of the line shown
         # rank: the score, then the sooner win or the later loss
         tie = 0.0 if plies is None else (-plies if value == "win" else plies)
-        rows.append(((score, tie), i, move, value, score, plies, pv))
+        rows.append(((score, tie), i, move, value, score, plies, relabel[i](pv), raw))
     rows.sort(key=lambda row: (-row[0][0], -row[0][1], row[1]))
     result_moves = [
-        SolvedMove(rank, move, value, score, plies, pv, float(exact[i]) if value is not None and plies is not None
-                   else (float(wdl[i]) if value is not None else 0.0))
-        for rank, (_key, i, move, value, score, plies, pv) in enumerate(rows, 1)
+        SolvedMove(rank, move, value, score, plies, pv, raw)
+        for rank, (_key, i, move, value, score, plies, pv, raw) in enumerate(rows, 1)
     ]
     return SolveResult(
         actor=pos.actor,
