@@ -15,33 +15,39 @@ the seat changes: in counter phases the actor is not the turn player, so a 2 ans
 
 - ``tb = 0``, win/draw/loss: a won game is worth ``WIN`` to its winner, ``-WIN`` to the
   loser, ``0`` for a draw (three passes or the action cap). ``solve`` proves every root
-  move with this scoring first: three values prune far better than exact lengths.
+  move with this scoring first, by two null-window tests (can it win; if not, can it avoid
+  losing): three values prune far better than exact lengths.
 - ``tb = 1``, with the tie-break: a game that ends with ``F_ACTIONS == a`` is worth
   ``WIN - a`` to its winner and ``-(WIN - a)`` to the loser, so a sooner win is worth more
-  and a later loss less. ``solve`` then searches each won (lost) root move with a window
-  that holds only wins (losses), which finds its plies under best play. The value of a
-  line depends only on where it ends, not where the search started, so the table stores
-  values as they are. ``WIN = 2**44`` keeps the action count exact in a double.
+  and a later loss less. ``solve`` then finds the plies of each won (lost) root move like a
+  mate search: null-window tests "does the winner win by action ``a``?" for a growing
+  ``a``. Here a node's value is at most ``WIN - (F_ACTIONS + 1)`` either way (a game ends
+  one action later at the soonest: the horizon that bounds each test), and the first
+  pass's entries, whose key has no action count, still say who cannot win at all. The
+  value of a line depends only on where it ends, not where the search started, so the
+  table stores values as they are. ``WIN = 2**44`` keeps the action count exact in a double.
 
 A ``four=random`` 4 is a chance node (``PH_FOUR_RANDOM``, actor ``ACTOR_CHANCE``): its value
 is the mean over its equally likely outcomes, each searched with the full window. With
 ``tb = 0`` that mean is exact: ``WIN`` only when every outcome wins, ``-WIN`` only when
 every outcome loses, otherwise ``(P(win) - P(loss)) * WIN`` (``solve`` reports it as an
-expected score).
+expected score, and searches such rules with one full window).
 
 Transposition table and the two stalemates
 ==========================================
 The table has ``2**k`` slots indexed by the low bits of a 64-bit Zobrist-style key; each
-slot is one row: the full key, the value, the best move, the bound (exact, lower, upper)
-with the pass it belongs to (a generation: entries of the other pass are ignored, so the
+slot is one row: the full key, both bounds of the value (equal when it is exact), the best
+move, the pass it belongs to (a generation: entries of the other pass are ignored, so the
 table is never cleared), the action count it was found at and the depth of the search
-behind it (the longest line searched below it). A new result always replaces the old one.
-The key mixes every state field a rule reads, each with its own random constant, and XORs
-them: the phase, turn, actor, the pending one-off and counter chain, discards, revealed
-cards, the pending scuttle, the scrap, the deck (count and order), the jacks, each seat's
-hand, points, royals, owned cards and frozen card, and the consecutive passes
-(``F_PASSES``: the three-pass stalemate depends on them). Left out are the fields no rule
-reads: the turn counter, which hand cards are public and how many deck cards are known.
+behind it (the longest line searched below it). A new result replaces the old one, except
+that a bound found for the same position, pass and action count keeps the other bound:
+the two null-window tests of a draw leave an exact entry. The key mixes every state field
+a rule reads, each with its own random constant, and XORs them: the phase, turn, actor,
+the pending one-off and counter chain, discards, revealed cards, the pending scuttle, the
+scrap, the deck (count and order), the jacks, each seat's hand, points, royals, owned
+cards and frozen card, and the consecutive passes (``F_PASSES``: the three-pass stalemate
+depends on them). Left out are the fields no rule reads: the turn counter, which hand
+cards are public and how many deck cards are known.
 
 The action count (``F_ACTIONS``, for the 1,000-action cap) is handled per pass:
 
@@ -54,9 +60,47 @@ The action count (``F_ACTIONS``, for the 1,000-action cap) is handled per pass:
   ``max(a, a') + d < R_ACTION_LIMIT``: then no line it searched reached the cap from either
   count, every one of them ends the same way, and so the value or bound holds at both.
 
-Positions with a cycle (a 3 that takes a 3 back, ``three-takes-three``) are still solved
-exactly: the cycle ends at the cap, which the search follows; the depth is bounded by
-``R_ACTION_LIMIT - F_ACTIONS``, which sizes the per-ply buffers. Such positions can be slow.
+Repetitions
+===========
+Where a 3 may take a 3 back (``three-takes-three``) a line can come back to a position, and
+only the cap would end it. A node that is the same position as an earlier node of the
+current line (the action count aside; ``_repetition``), counting from the node the search
+started at (``ply0``: a root move's result, not the root itself), is scored a draw. This
+keeps every value exact, the plies too, cap included:
+
+- a win never needs a repetition: the winner's shortest forcing line strictly shortens the
+  distance to the win at every ply, so it never meets a position twice, and it fits in
+  the actions left exactly when the game (with its cap) is a win;
+- a win found with repetitions is a win of the game: its lines end in real wins (or
+  table entries, themselves the game's values), never in a repetition's draw. So the
+  search from ``ply0`` with repetition draws has the game's value (and its plies: the
+  shortest win, the longest loss), though a node inside may not.
+
+A node's value depends on the line above it only through repetitions of nodes above it
+(the graph-history interaction problem): each frame keeps the lowest ply of a repeated
+node in its subtree (``FR_REF``), and a node stores its result only when that ply is not
+above its own; the argument above, with the node as the start, makes that result the
+game's value at its action count. A value that rests on an earlier node is passed up but
+never stored. With a random 4 a value is an expectation, and a line that comes back
+through chance is no draw: the rule is off there.
+
+What a seat can never win
+=========================
+``potential`` bounds how far past its goal a seat can ever get, by the one strategy of a
+*passive* opponent (see its docstring): a negative bound means the seat can never win, so
+its value is at most a draw and the other seat's at least one. At every node where it
+applies, a seat that cannot win bounds the window, and when neither can the node is a
+draw at once. The same bound orders the moves: a move after which the opponent can never
+win comes first for a seat that only needs a draw, a move after which the seat itself can
+never win comes last for a seat that needs a win, and a seat that defends tries first the
+moves that leave the opponent the least potential.
+
+Twin moves
+==========
+``drop_twins`` keeps one move of each set whose results are the same position up to two
+cards whose swap no rule can see (two Kings, Queens or Jacks; two point cards of one rank
+and neighbouring suits in the scrap once no 3 can take another card): their values are
+equal. (At the root every move is reported; ``solve`` searches one of each royal twin set.)
 
 Budgets
 =======
@@ -66,7 +110,6 @@ stop flag from a timer thread for a time budget (the kernel releases the GIL). A
 search stores nothing more and unwinds; root moves solved before the abort keep their
 exact values.
 """
-
 import numpy as np
 
 from .jit import njit
@@ -576,10 +619,12 @@ def _repetition(states, rkey, ply0, ply):
 @njit(cache=True)
 def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out):
     """Open the node ``states[ply]`` with the window (alpha, beta). Returns True when its
-    value is already known (a table hit, a win on the spot, or a repetition of an earlier
-    node of the line), written to ``out[0]``, with the depth of the search behind it in
-    ``out[1]`` and the ply of the repeated node in ``out[2]`` (``NO_REF`` if none);
-    otherwise sets up its frame and returns False."""
+    value is already known or bounded outside the window (the horizon and the first pass's
+    entries with the tie-break, a table hit, a seat that cannot win, a repetition of an
+    earlier node of the line, a win on the spot), written to ``out[0]``, with the depth of
+    the search behind it in ``out[1]`` and the ply of the repeated node in ``out[2]``
+    (``NO_REF`` if none); otherwise narrows the window to what is known, sets up its frame
+    (with the table's move alone first, when there is one) and returns False."""
     s = states[ply]
     seat = node_seat(s)
     k0 = state_key(s, 0)
@@ -699,7 +744,9 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
     recursion: Numba's cache does not load recursive functions safely, and the depth can
     reach the action cap. A chance node searches every outcome with the full window and
     takes the mean. A node whose value rests on a repetition of an earlier node (its
-    ``FR_REF`` below its own ply) is not stored: that value holds only on this line."""
+    ``FR_REF`` below its own ply) is not stored: that value holds only on this line. A node
+    opened with the table's move alone (``FR_STAGE`` 1) generates, drops the twins of and
+    orders its other moves only when that move does not settle it."""
     out = np.zeros(3, dtype=np.float64)
     ply = ply0
     ctl[CTL_NODES] += 1

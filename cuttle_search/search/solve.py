@@ -346,9 +346,10 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     runs out first; with neither, to the end.
 
     Two passes: the first proves every move a win, draw or loss (the values the search
-    prunes best with); the second finds the plies of each win and loss under best play
-    (the shortest win, the longest loss) with a window that holds only wins, or only
-    losses. A move the first pass did not reach is unproven (``value`` None); a proven
+    prunes best with), by two null-window tests; the second finds the plies of each win
+    and loss under best play (the shortest win, the longest loss) like a mate search.
+    Moves whose results are the same position up to the suits of a royal rank share one
+    search. A move the first pass did not reach is unproven (``value`` None); a proven
     move the second pass did not reach has ``plies`` None."""
     from . import _position
 
