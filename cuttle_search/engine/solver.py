@@ -41,9 +41,7 @@ move, the pass it belongs to (a generation: entries of the other pass are ignore
 table is never cleared), the action count it was found at and the depth of the search
 behind it (the longest line searched below it). A new result replaces the old one, except
 that a bound found for the same position, pass and action count keeps the other bound:
-the two null-window tests of a draw leave an exact entry. Before a node searches a move,
-the entries of all its moves' results are looked at (an enhanced transposition cutoff:
-one may already refute the window). The key mixes every state field
+the two null-window tests of a draw leave an exact entry. The key mixes every state field
 a rule reads, each with its own random constant, and XORs them: the phase, turn, actor,
 the pending one-off and counter chain, discards, revealed cards, the pending scuttle, the
 scrap, the deck (count and order), the jacks, each seat's hand, points, royals, owned
@@ -494,17 +492,10 @@ def drop_twins(s, r, moves, n):
 
 
 @njit(cache=True)
-def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last,
-                tb=0, beta=INF, tt_u=None, tt_f=None, tt_i=None, etc=None):
-    """Fill ``order[:n]`` with move indices, best first: a move after which the opponent
-    can never win when ``safe_first`` (the seat needs only a draw), the move ``first`` (the
-    table's), then by the material after the move (less the opponent's ``potential`` when
-    ``safe_first``), a move after which the seat can never win last when
-    ``hopeless_last`` (it needs a win), a pass last. Returns the index of a move that wins
-    on the spot when ``stop_at_win`` (then nothing is ordered); with a table (``etc``),
-    ``-2 - i`` when the entry of move ``i``'s result already puts the value at ``beta`` or
-    more (an enhanced transposition cutoff: the value in ``etc[0]``, the depth behind it in
-    ``etc[1]``); else -1."""
+def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last):
+    """Fill ``order[:n]`` with move indices, best first: the move ``first`` (the table's),
+    then by the material after the move, a pass last. Returns the index of a move that
+    wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
     for i in range(n):
         m = moves[i]
         copy_state(child, s)
@@ -517,20 +508,6 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
             else:
                 key = -(1 << 20) if child[F_STATUS] == ST_WIN else -(1 << 18)
         else:
-            if etc is not None:
-                ck = state_key(child, 0)
-                if tb:
-                    ck ^= _mix(np.uint64(child[F_ACTIONS]) ^ ACTIONS_KEY)
-                cs = np.int64(ck & np.uint64(tt_u.shape[0] - 1))
-                ca = child[F_ACTIONS]
-                if tt_u[cs, TT_KEY] == ck and tt_i[cs, TT_GEN] == tb + 1 and (
-                    tb or ca == tt_i[cs, TT_ACTIONS] or max(ca, tt_i[cs, TT_ACTIONS]) + tt_i[cs, TT_DEPTH] < r[R_ACTION_LIMIT]
-                ):
-                    v = -tt_f[cs, TT_HI] if node_seat(child) != seat else tt_f[cs, TT_LO]
-                    if v >= beta:
-                        etc[0] = v
-                        etc[1] = tt_i[cs, TT_DEPTH] + 1
-                        return -2 - i
             app = (safe_first or hopeless_last) and passive_applies(child, r)
             po = potential(child, r, 1 - seat) if app and safe_first else 0
             if app and safe_first and po < 0:
@@ -732,11 +709,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             for i in range(n):
                 order[i] = i
         else:
-            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
-                              tb, beta, tt_u, tt_f, tt_i, out)
-            if win <= -2:  # a child's entry already refutes the window
-                _store(tt_u, tt_f, tt_i, slot, key, out[0], TT_LOWER, moves[-2 - win], gen, a, np.int64(out[1]))
-                return True
+            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0)
             if win >= 0:  # no line can end sooner than a win on the spot
                 v = WIN - (s[F_ACTIONS] + 1) * tb
                 _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen, a, 1)
