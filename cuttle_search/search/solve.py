@@ -299,7 +299,17 @@ def root_twins(pos: Position, moves: np.ndarray, n: int) -> tuple[list[int], lis
     move's line to this one's (None for itself)."""
     first: dict[bytes, tuple[int, list[int]]] = {}
     rep, maps = [], []
+    royal = (K.JACKS | K.QUEENS | K.KINGS) << 5
     for i in range(n):
+        code = int(moves[i])
+        if code & K.MT_MASK in _MASK_MOVES:
+            named = code & royal
+        else:
+            named = 40 <= (code >> 5) & 63 < K.N_CARDS or 40 <= (code >> 11) & 63 < K.N_CARDS
+        if not named:  # only moves that name a royal card can have a royal twin
+            rep.append(i)
+            maps.append(None)
+            continue
         child = pos.state.copy()
         K.apply_move(child, pos.rules_array, np.int64(moves[i]))
         key, label = _royal_relabel(child)
