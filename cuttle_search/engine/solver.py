@@ -63,7 +63,9 @@ The action count (``F_ACTIONS``, for the 1,000-action cap) is handled per pass:
 Repetitions
 ===========
 Where a 3 may take a 3 back (``three-takes-three``) a line can come back to a position, and
-only the cap would end it. A node that is the same position as an earlier node of the
+only the cap would end it. (Elsewhere no line can: the scrap never shrinks, a 3's pick
+puts one more 3 in it, and between such steps every action moves a card for good: from a
+hand to the table or a pending one-off, or from the deck to a hand, or counts a pass.) A node that is the same position as an earlier node of the
 current line (the action count aside; ``_repetition``), counting from the node the search
 started at (``ply0``: a root move's result, not the root itself), is scored a draw. This
 keeps every value exact, the plies too, cap included:
@@ -173,6 +175,7 @@ from .kernels import (
     R_HAND_LIMIT_STYLE,
     R_NINE_MODE,
     R_TARGET_ANY_SIDE,
+    R_THREE_TAKES_THREE,
     RANK_JACK,
     RANK_NINE,
     RANK_SEVEN,
@@ -683,7 +686,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             return True
         alpha = max(alpha, lo)
         beta = min(beta, hi)
-    if not r[R_FOUR_RANDOM]:
+    if r[R_THREE_TAKES_THREE] and not r[R_FOUR_RANDOM]:
         q = _repetition(states, rkey, ply0, ply)
         if q >= 0:  # a draw, exact for the search from ply0 (see the module docstring)
             out[0] = 0.0
