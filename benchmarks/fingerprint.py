@@ -37,15 +37,15 @@ def _strip(value: Any) -> Any:
 
 
 def record(quick: bool = False) -> dict[str, Any]:
-    from cuttle_search.arena import run_arena
-    from cuttle_search.errors import CuttleError
-    from cuttle_search.gamelog import read_game
-    from cuttle_search.perft import perft
-    from cuttle_search.position import Position
-    from cuttle_search.review import review_game
-    from cuttle_search.rules import PRESETS, get_ruleset
-    from cuttle_search.search import analyse
-    from cuttle_search.selfplay import run_selfplay
+    from cuttle_search.play.arena import run_arena
+    from cuttle_search.game.errors import CuttleError
+    from cuttle_search.game.gamelog import read_game
+    from cuttle_search.game.perft import perft
+    from cuttle_search.game.position import Position
+    from cuttle_search.analysis.review import review_game
+    from cuttle_search.game.rules import PRESETS, get_ruleset
+    from cuttle_search.analysis import analyse
+    from cuttle_search.play.selfplay import run_selfplay
 
     iterations = 2_000 if quick else 20_000
     out: dict[str, Any] = {"analyse": {}, "perft": {}, "selfplay": {}, "arena": {}}
@@ -66,8 +66,8 @@ def record(quick: bool = False) -> dict[str, Any]:
     for a, b in pairs:
         result = run_arena(a, b, 4 if quick else 10, seed=5)
         out["arena"][f"{a} vs {b}"] = _strip(result.to_json())
-    from cuttle_search.agents import make_agent
-    from cuttle_search.arena import play_game
+    from cuttle_search.play.agents import make_agent
+    from cuttle_search.play.arena import play_game
 
     log = play_game(get_ruleset("cuttle-cards"), 9, (make_agent("cuttlebot"), make_agent("greedy")), 9).to_json()
     start, moves, _ = read_game(log)

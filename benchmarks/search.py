@@ -5,7 +5,7 @@ Text, then the same figures as JSON.
     python benchmarks/search.py [--quick] [--json]
 """
 
-from cuttle_search.bench import run_search, script_main, search_text
+from cuttle_search.bench import run_search_benchmark, script_main, search_text
 
 if __name__ == "__main__":
-    script_main(__doc__, run_search, search_text)
+    script_main(__doc__, run_search_benchmark, search_text)

@@ -18,9 +18,9 @@ import numpy as np
 from tqdm import tqdm
 
 from cuttle_search.bench import script_main
-from cuttle_search.endgames import random_deck_out
-from cuttle_search.rules import PRESETS
-from cuttle_search.search.solve import solve
+from cuttle_search.analysis.endgames import random_deck_out
+from cuttle_search.game.rules import PRESETS
+from cuttle_search.analysis.solve import solve
 
 SEED_BASE = 20261123
 MAX_HAND = 5

@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from cuttle_search.arena import run_arena
-from cuttle_search.backends import make_backend
+from cuttle_search.play.arena import run_arena
+from cuttle_search.play.backends import make_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "strength-results.json"

@@ -9,15 +9,15 @@ __version__ = "0.2.0"
 
 
 def analyse(*args, **kwargs):
-    """See :func:`cuttle_search.search.analyse` (imported lazily: the CLI starts faster)."""
-    from .search import analyse as _analyse
+    """See :func:`cuttle_search.analysis.analyse` (imported lazily: the CLI starts faster)."""
+    from .analysis import analyse as _analyse
 
     return _analyse(*args, **kwargs)
 
 
 def best_move(*args, **kwargs):
-    """See :func:`cuttle_search.search.best_move`."""
-    from .search import best_move as _best_move
+    """See :func:`cuttle_search.analysis.best_move`."""
+    from .analysis import best_move as _best_move
 
     return _best_move(*args, **kwargs)
 

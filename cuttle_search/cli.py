@@ -6,6 +6,8 @@ Bad input (a malformed position, an unknown ruleset) exits with code 2 and one l
 
 from __future__ import annotations
 
+from . import startup  # noqa: F401  (first: pauses the collector during the heavy imports)
+
 import json
 import sys
 import time
@@ -17,10 +19,21 @@ import click
 from . import __version__
 from .display import describe_decision, render
 from .engine.jit import warn_if_compiling
-from .errors import CuttleError
-from .limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS
-from .position import Position, load_position, seat_name
-from .rules import PRESETS, RulesError, get_ruleset
+from .game.errors import CuttleError
+from .analysis.limits import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ITERATIONS,
+    DEFAULT_ROLLOUT,
+    MAX_EXPLORATION,
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    MAX_SEED,
+    MAX_THREADS,
+    ROLLOUT_NAMES,
+)
+from .game.position import Position, seat_name
+from .game.position_file import load_position
+from .game.rules import PRESETS, RulesError, get_ruleset
 
 
 class InputError(click.ClickException):
@@ -174,7 +187,7 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 
     Draws and 7 reveals follow the file's deck order; each chance outcome of a
     four=random 4 counts as one move."""
-    from .perft import perft as run_perft, perft_divide
+    from .game.perft import perft as run_perft, perft_divide
 
     pos = _load(position, rules)
     if pos.view is not None:
@@ -203,12 +216,12 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 
 @main.command()
 @click.option("--games", "-n", type=click.IntRange(1, None), default=1000, help="Number of games.")
-@click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=f"Ruleset NAME[:opt=value,...]; names: {', '.join(PRESETS)}.")
 @json_option
 def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     """Play random games from fresh deals and summarise the results."""
-    from .selfplay import run_selfplay
+    from .play.selfplay import run_selfplay
 
     try:
         rs = get_ruleset(rules)
@@ -221,24 +234,24 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
         return
     w = summary["wins"]
     click.echo(f"{games} random games, rules {rs.spec}, seed {seed}")
-    click.echo(f"  p0 wins {w['p0']} ({100 * w['p0'] / games:.1f}%)   p1 wins {w['p1']} ({100 * w['p1'] / games:.1f}%)")
+    click.echo("  " + "   ".join(f"{seat} wins {n} ({100 * n / games:.1f}%)" for seat, n in w.items()))
     click.echo(
-        f"  draws {summary['draws']} (three passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
+        f"  draws {summary['draws']} (passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
     )
     click.echo(f"  mean length {summary['meanPlies']:.1f} plies; {summary['pliesPerSecond']:,.0f} plies/s")
 
 
 # ---------------------------------------------------------------- analysis
 def _search_options(f):
-    f = click.option("--exploration", "-c", type=_Number(0, MAX_EXPLORATION), default=0.7, help="UCB exploration constant.")(f)
-    f = click.option("--rollout", type=click.Choice(["greedy", "heuristic", "random"]), default="greedy", help="Rollout policy.")(f)
-    f = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
+    f = click.option("--exploration", "-c", type=_Number(0, MAX_EXPLORATION), default=DEFAULT_EXPLORATION, help="UCB exploration constant.")(f)
+    f = click.option("--rollout", type=click.Choice(ROLLOUT_NAMES), default=DEFAULT_ROLLOUT, help="Rollout policy.")(f)
+    f = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
     f = click.option(
-        "--threads", "-j", type=click.IntRange(1, 256), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
+        "--threads", "-j", type=click.IntRange(1, MAX_THREADS), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
     )(f)
     f = click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Time budget in seconds.")(f)
     f = click.option(
-        "--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None, help="Iteration budget [default: 10,000 without --time]."
+        "--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None, help=f"Iteration budget [default: {DEFAULT_ITERATIONS:,} without --time]."
     )(f)
     return f
 
@@ -270,8 +283,8 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     """Rank the legal moves of the player whose view POSITION is, with win rates.
 
     Win rates are from that player's point of view; a draw counts half in the score."""
-    from .search import Limit, SearchError, run_search, search_viewer
-    from .search.ismcts import check_search_options
+    from .analysis import Limit, SearchError, run_search, search_viewer
+    from .analysis.ismcts import check_search_options
 
     pos = _load(position, rules)
     try:
@@ -301,7 +314,9 @@ def _analysis_table(result) -> str:
         f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
         f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
         f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts",
-        f"win rates are {pov}'s (the player to act); score counts a draw as half a win; gap = best score - score",
+        f"win rates are {pov}'s (the player to act); score counts a "
+        + ("draw as half a win" if result.seats == 2 else f"stalemate as 1/{result.seats} of a win")
+        + "; gap = best score - score",
         "",
     ]
     if result.solver is not None:  # the exact solver ran first (nothing hidden)
@@ -350,8 +365,8 @@ def solve(position, nodes, seconds, rules, as_json):
 
     POSITION must hide nothing: a full-information file, or a one-seat view once the deck
     is empty. When a budget runs out, the moves not yet solved are marked not proven."""
-    from .search import SearchError
-    from .search.solve import solve as run_solve, solve_table
+    from .analysis import SearchError
+    from .analysis.solve import solve as run_solve, solve_table
 
     pos = _load(position, rules)
     try:
@@ -372,7 +387,7 @@ def solve(position, nodes, seconds, rules, as_json):
               help="The most iterations one request may ask for.")
 @click.option("--max-time", type=_Number(0, MAX_SECONDS, low_open=True), default=60.0,
               help="The most seconds one request may ask for.")
-@click.option("--max-threads", type=click.IntRange(1, 256), default=None,
+@click.option("--max-threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="The most threads one request may ask for [default: the machine's cores].")
 @click.option("--max-request-bytes", type=click.IntRange(1024, 1 << 30), default=1 << 20,
               help="The longest request line; a longer one is refused.")
@@ -391,8 +406,8 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     import os
 
     from .hint import ServerLimits, serve
-    from .search import Limit, analyse
-    from .search.ismcts import check_search_options
+    from .analysis import Limit, analyse
+    from .analysis.ismcts import check_search_options
 
     limits = ServerLimits(max_iterations, max_time, max_threads or os.cpu_count() or 1, max_request_bytes)
     if iterations is not None and iterations > limits.max_iterations:
@@ -446,7 +461,7 @@ def bench(quick: bool, as_json: bool) -> None:
 @click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=100,
               help="Games, played in pairs on the same deal (with --match: matches, in pairs); with --sprt, the most to play.")
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help="Ruleset NAME[:opt=value,...].")
-@click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1,
               help="Worker processes (--backend ray: the CPUs of the local Ray instance it starts).")
 @click.option("--match", type=click.Choice(["quick", "short", "bo3", "bo5"]), default="quick",
@@ -472,10 +487,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), openspiel-ismcts[:iterations=N] (needs the openspiel extra).
     Rollouts R: greedy (the default), heuristic or random. See docs/arena.md."""
-    from .agents import AgentError
-    from .arena import ArenaError, run_arena
-    from .backends import BackendError
-    from .statistics import SprtError
+    from .play.agents import AgentError
+    from .play.arena import ArenaError, run_arena
+    from .play.backends import BackendError
+    from .play.statistics import SprtError
 
     try:
         result = run_arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, progress=not as_json,
@@ -492,7 +507,8 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
         return
     j = result.to_json()
     unit = "matches" if match != "quick" else "games"
-    click.echo(f"{agent_a} vs {agent_b}: {result.pairs} paired deals, {result.games} games, rules {result.rules}, seed {seed}"
+    dealt = "paired deals" if result.seats == 2 else "deals (every seat rotation)"
+    click.echo(f"{agent_a} vs {agent_b}: {result.pairs} {dealt}, {result.games} games, rules {result.rules}, seed {seed}"
                + (f" ({result.resumed} pairs from {resume})" if result.resumed else ""))
     click.echo(f"  A won {result.wins}, drew {result.draws}, lost {result.losses} (games)")
     if result.matches:
@@ -500,7 +516,8 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
         click.echo(f"  matches ({match}): A won {m['won']}, drew {m['drawn']}, lost {m['lost']} of {m['played']}")
     lo, hi = j["scoreInterval"]
     click.echo(f"  score ({unit}) {result.score:.3f}  (95% interval {lo:.3f}-{hi:.3f})")
-    click.echo(f"  Elo difference {j['elo']}  (95% interval {j['eloInterval'][0]} to {j['eloInterval'][1]})")
+    if result.seats == 2:  # (a game of more seats scores win shares, with no Elo)
+        click.echo(f"  Elo difference {j['elo']}  (95% interval {j['eloInterval'][0]} to {j['eloInterval'][1]})")
     click.echo(f"  mean length {result.mean_plies:.1f} plies; time per move A {result.seconds_per_move['A'] * 1000:.2f} ms, "
                f"B {result.seconds_per_move['B'] * 1000:.2f} ms; {result.elapsed:.1f} s ({result.backend} backend)")
     click.echo("")
@@ -512,10 +529,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
 @click.argument("games", nargs=-1, required=True, metavar="GAME...")
 @click.option("--player", type=click.Choice(["p0", "p1", "both"]), default="both", help="Whose decisions to review.")
 @click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
-              help="Iterations a decision [default: 10,000 without --time].")
+              help=f"Iterations a decision [default: {DEFAULT_ITERATIONS:,} without --time].")
 @click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--html", "html_file", default=None, help="Also write a self-contained HTML report (win-rate chart) here.")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
               help="Where decisions run: local worker processes, or Ray tasks (needs the ray extra).")
@@ -528,8 +545,8 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
     The decisions of all the games share the workers (or the Ray cluster)."""
     from tqdm import tqdm
 
-    from .gamelog import read_game, read_json_file
-    from .review import review_games, review_html, review_text
+    from .game.gamelog import read_game, read_json_file
+    from .analysis.review import review_games, review_html, review_text
 
     warn_if_compiling()
     loaded, sources = [], []
@@ -542,7 +559,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
         sources.append(about["source"])
     if html_file and len(games) > 1:
         raise click.BadParameter("one game at a time (it is one page)", param_hint="--html")
-    seats = (0, 1) if player == "both" else (int(player[1]),)
+    seats = None if player == "both" else (int(player[1]),)
     bar = tqdm(desc="review", unit="decision", file=sys.stderr, disable=not sys.stderr.isatty() or None, leave=False)
 
     def progress(done: int, total: int) -> None:
@@ -576,7 +593,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
 @click.option("--view", type=click.Choice(["full", "p0", "p1"]), default="full", help="Whose view to export.")
 def replay(log, ply, export, view):
     """Replay a game log (from arena --log-dir), show the board, and export any moment."""
-    from .gamelog import describe, read_game_log, replay as replay_log
+    from .game.gamelog import describe, read_game_log, replay as replay_log
 
     warn_if_compiling()
     try:

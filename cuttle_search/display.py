@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .cards import card_str
-from .engine import kernels as K
-from .position import Position, seat_name
+from .game.cards import card_str
+from .engine import layout as L
+from .engine.seats import seat_after
+from .game.position import Position, seat_name
 
 
 def _who(pos: Position, p: int) -> str:
@@ -19,37 +20,50 @@ def describe_decision(pos: Position) -> str:
     if pos.is_over:
         res = pos.result()
         return f"game over: {res['status']}" + (f", {res['winner']} wins" if res["winner"] else "")
-    actor = "chance" if pos.actor == K.ACTOR_CHANCE else seat_name(pos.actor)
+    actor = "chance" if pos.actor == L.ACTOR_CHANCE else seat_name(pos.actor)
     return f"{actor} to act ({pos.phase_name})"
 
 
+def _seat_cards(d: dict, p: int) -> tuple[list[str], list[str], list[str]]:
+    """(points, royals, hand) of seat ``p`` as the file form writes them (either form)."""
+    if "seats" in d:
+        seat = d["seats"][p]
+        return seat["points"], seat["royals"], seat["hand"]
+    return d[f"p{p}Points"], d[f"p{p}FaceCards"], d[f"p{p}Hand"]
+
+
 def render(pos: Position) -> str:
-    """A plain-text board: the opponent of the viewer on top, hidden cards as ``??``."""
+    """A plain-text board: the other seats on top in turn order after the viewer (the
+    viewer's opponent, with two seats), the viewer at the bottom, hidden cards as ``??``.
+    With more seats, stacks are listed under the seat that played them and show who holds
+    each Jack or Joker."""
     s = pos.state
     d = pos.to_dict()
+    n = int(s[L.F_NPLAYERS])
     bottom = pos.view if pos.view is not None else 0
-    top = 1 - bottom
+    tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
     lines = [
-        f"{pos.rules.spec} · turn {int(s[K.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}",
+        f"{pos.rules.spec} · turn {int(s[L.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}",
         "",
     ]
 
     def side(p: int) -> list[str]:
-        kings = bin(int(s[K.F_FACE + p]) & K.KINGS).count("1")
+        kings = bin(int(s[L.F_FACE + p]) & L.KINGS).count("1")
+        points, royals, hand = _seat_cards(d, p)
         out = [f"{_who(pos, p)}  {pos.points(p)}/{pos.goal(p)} points" + (f" ({kings} king{'s' * (kings != 1)})" if kings else "")]
-        out.append("  points:  " + (" ".join(d[f"p{p}Points"]) or "-"))
-        out.append("  royals:  " + (" ".join(d[f"p{p}FaceCards"]) or "-"))
-        hand = d[f"p{p}Hand"]
-        fz = int(s[K.F_FROZEN + p])
+        out.append("  points:  " + (" ".join(points) or "-"))
+        out.append("  royals:  " + (" ".join(royals) or "-"))
+        fz = int(s[L.F_FROZEN + p])
         extra = f"   frozen: {card_str(fz)}" if fz >= 0 else ""
         out.append(f"  hand ({len(hand)}): " + (" ".join(hand) or "-") + extra)
         return out
 
-    lines += side(top)
-    lines.append("")
+    for top in tops:
+        lines += side(top)
+        lines.append("")
     deck = d["deck"]
-    known = [c for c in deck if c != "??"] if pos.view is not None else deck[: int(s[K.F_DECK_KNOWN])]
+    known = [c for c in deck if c != "??"] if pos.view is not None else deck[: int(s[L.F_DECK_KNOWN])]
     deck_line = f"deck: {len(deck)} cards"
     if pos.view is None and deck:
         deck_line += f", top first: {' '.join(deck[:8])}{' …' if len(deck) > 8 else ''}"
@@ -66,8 +80,8 @@ def render(pos: Position) -> str:
         lines.append("revealed by a 7: " + " ".join(d["revealed"]))
     if d.get("scuttle"):
         lines.append(f"pending scuttle: {d['scuttle']['cardId']} onto {d['scuttle']['targetId']}")
-    if int(s[K.F_PASSES]):
-        lines.append(f"consecutive passes: {int(s[K.F_PASSES])}")
+    if int(s[L.F_PASSES]):
+        lines.append(f"consecutive passes: {int(s[L.F_PASSES])}")
     lines.append("")
     lines += side(bottom)
     return "\n".join(lines)

@@ -17,11 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterator, Mapping
 
-from .errors import CuttleError, brief
-from .inputs import parse_json
-from .limits import is_finite_number
-from .position import load_position
-from .search import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
+from .game.errors import CuttleError, brief
+from .game.inputs import parse_json
+from .analysis.limits import is_finite_number
+from .game.position_file import load_position
+from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
                 "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves")
@@ -229,7 +229,7 @@ class Server:
         action = req.get("action")
         if action == "query_version":
             from . import __version__
-            from .rules import OPTION_NAMES, PRESETS
+            from .game.rules import OPTION_NAMES, PRESETS
 
             return {"id": req_id, "action": action, "version": __version__, "protocol": PROTOCOL_VERSION,
                     "rules": list(PRESETS), "options": list(OPTION_NAMES)}

@@ -29,9 +29,9 @@ def seed_positions() -> list[dict[str, Any]]:
 
 def seed_game_log() -> dict[str, Any]:
     """A short greedy-vs-random game as the arena logs it."""
-    from cuttle_search.agents import make_agent
-    from cuttle_search.arena import play_game
-    from cuttle_search.rules import get_ruleset
+    from cuttle_search.play.agents import make_agent
+    from cuttle_search.play.arena import play_game
+    from cuttle_search.game.rules import get_ruleset
 
     record = play_game(get_ruleset("cuttle-cards"), 11, (make_agent("greedy"), make_agent("random")), 11)
     return record.to_json()
@@ -39,7 +39,7 @@ def seed_game_log() -> dict[str, Any]:
 
 def seed_history(log: dict[str, Any]) -> list[dict[str, Any]]:
     """The game of ``log`` as a cuttle.cards history: GameStateRow objects, the deal first."""
-    from cuttle_search.position import Position
+    from cuttle_search.game.position import Position
 
     pos = Position.from_dict(log["start"])
     rows = [{"playedBy": None, "moveType": "initialize", "turn": 0, "phase": 1, **pos.to_gamestate()}]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from cuttle_search.cards import N_CARDS, card_str, parse_card
-from cuttle_search.position import Position
+from cuttle_search.game.cards import N_CARDS, card_str, parse_card
+from cuttle_search.game.position import Position
 
 ZONES = ("p0Hand", "p1Hand", "p0Points", "p1Points", "p0FaceCards", "p1FaceCards", "scrap", "twos", "revealed")
 

@@ -7,7 +7,7 @@ two scorings: win/draw/loss as ``WIN``, 0, ``-WIN``; and with the tie-break, a g
 ends after ``a`` actions worth ``WIN - a`` to the winner, minus that to the loser, 0 for a
 draw. A chance node is the plain mean of its outcomes.
 
-The random deck-out positions come from ``cuttle_search.endgames`` (shared with the
+The random deck-out positions come from ``cuttle_search.analysis.endgames`` (shared with the
 solver benchmark).
 """
 
@@ -17,22 +17,24 @@ import sys
 
 import numpy as np
 
-from cuttle_search.engine import kernels as K
-from cuttle_search.position import Position
-from cuttle_search.endgames import random_deck_out  # noqa: F401  (re-exported for the tests)
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
+from cuttle_search.engine.movegen import generate_moves
+from cuttle_search.game.position import Position
+from cuttle_search.analysis.endgames import random_deck_out  # noqa: F401  (re-exported for the tests)
 
 WIN = 2.0**44
 
 
 def _seat(s: np.ndarray) -> int:
-    a = int(s[K.F_ACTOR])
-    return int(s[K.F_TURN]) if a < 0 else a
+    a = int(s[L.F_ACTOR])
+    return int(s[L.F_TURN]) if a < 0 else a
 
 
 def _end_value(s: np.ndarray, seat: int) -> tuple[float, float]:
-    if int(s[K.F_STATUS]) == K.ST_WIN:
-        sign = 1.0 if int(s[K.F_WINNER]) == seat else -1.0
-        return sign * WIN, sign * (WIN - int(s[K.F_ACTIONS]))
+    if int(s[L.F_STATUS]) == L.ST_WIN:
+        sign = 1.0 if int(s[L.F_WINNER]) == seat else -1.0
+        return sign * WIN, sign * (WIN - int(s[L.F_ACTIONS]))
     return 0.0, 0.0
 
 
@@ -52,11 +54,11 @@ class Minimax:
             return self.memo[key]
         if len(self.memo) > self.limit:
             raise RuntimeError("reference minimax: too many states")
-        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-        n = K.generate_moves(s, self.r, buf)
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(s, self.r, buf)
         seat = _seat(s)
         vals = [self.child_value(s, m, seat) for m in buf[:n]]
-        if int(s[K.F_ACTOR]) == K.ACTOR_CHANCE:
+        if int(s[L.F_ACTOR]) == L.ACTOR_CHANCE:
             v = (sum(a for a, _ in vals) / n, sum(b for _, b in vals) / n)
         else:
             v = (max(a for a, _ in vals), max(b for _, b in vals))
@@ -65,15 +67,15 @@ class Minimax:
 
     def child_value(self, s: np.ndarray, m: int, seat: int) -> tuple[float, float]:
         c = s.copy()
-        K.apply_move(c, self.r, np.int64(m))
-        if int(c[K.F_PHASE]) == K.PH_OVER:
+        apply_move(c, self.r, np.int64(m))
+        if int(c[L.F_PHASE]) == L.PH_OVER:
             return _end_value(c, seat)
         a, b = self.value(c)
         return (a, b) if _seat(c) == seat else (-a, -b)
 
     def root_values(self, s: np.ndarray) -> dict[int, tuple[float, float]]:
-        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-        n = K.generate_moves(s, self.r, buf)
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(s, self.r, buf)
         seat = _seat(s)
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, 20000))
@@ -85,12 +87,12 @@ class Minimax:
 
 def expected_answer(pos: Position, wdl: float, tb: float) -> tuple[str, float, int | None]:
     """(value, score, plies) that ``solve`` should report for a move with these values."""
-    actions = int(pos.state[K.F_ACTIONS])
+    actions = int(pos.state[L.F_ACTIONS])
     if wdl == WIN:
         return "win", 1.0, int(round(WIN - tb)) - actions
     if wdl == -WIN:
         return "loss", 0.0, int(round(WIN + tb)) - actions
-    if wdl == 0.0 and not pos.rules_array[K.R_FOUR_RANDOM]:
+    if wdl == 0.0 and not pos.rules_array[L.R_FOUR_RANDOM]:
         return "draw", 0.5, None
     return "expected", 0.5 + wdl / (2 * WIN), None
 
@@ -110,10 +112,10 @@ class Retrograde:
     and drawn otherwise: a win that takes more actions than are left cannot be forced.
     No chance (``four=random``)."""
 
-    IGNORED = (K.F_ACTIONS, K.F_TURN_COUNT, K.F_DECK_KNOWN) + tuple(K.F_PUBLIC + p for p in range(K.MAX_PLAYERS))
+    IGNORED = (L.F_ACTIONS, L.F_TURN_COUNT, L.F_DECK_KNOWN) + tuple(L.F_PUBLIC + p for p in range(L.MAX_PLAYERS))
 
     def __init__(self, rules: np.ndarray, limit: int = 20_000) -> None:
-        assert not rules[K.R_FOUR_RANDOM]
+        assert not rules[L.R_FOUR_RANDOM]
         self.r = rules
         self.limit = limit
 
@@ -124,7 +126,7 @@ class Retrograde:
 
     def root_values(self, s: np.ndarray) -> dict[int, tuple[float, float]]:
         r = self.r
-        buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
         index: dict[bytes, int] = {}
         states: list[np.ndarray] = []
         children: list[list[tuple[str, int, bool]]] = []  # ("end", +1/-1/0 for the seat, _) or ("node", i, flip)
@@ -140,16 +142,16 @@ class Retrograde:
             return index[k]
 
         def edges(st: np.ndarray) -> list[tuple[int, tuple]]:
-            n = K.generate_moves(st, r, buf)
+            n = generate_moves(st, r, buf)
             seat = _seat(st)
             out = []
             for m in buf[:n]:
                 c = st.copy()
-                c[K.F_ACTIONS] = 0  # the cap is applied afterwards
-                K.apply_move(c, r, np.int64(m))
-                if int(c[K.F_PHASE]) == K.PH_OVER:
-                    won = int(c[K.F_STATUS]) == K.ST_WIN
-                    out.append((int(m), ("end", (1 if int(c[K.F_WINNER]) == seat else -1) if won else 0, False)))
+                c[L.F_ACTIONS] = 0  # the cap is applied afterwards
+                apply_move(c, r, np.int64(m))
+                if int(c[L.F_PHASE]) == L.PH_OVER:
+                    won = int(c[L.F_STATUS]) == L.ST_WIN
+                    out.append((int(m), ("end", (1 if int(c[L.F_WINNER]) == seat else -1) if won else 0, False)))
                 else:
                     out.append((int(m), ("node", node(c), _seat(c) != seat)))
             return out
@@ -216,8 +218,8 @@ class Retrograde:
         self.cyclic = seen < len(states)
         self.states = len(states)
         # the root's moves, with the cap
-        actions = int(s[K.F_ACTIONS])
-        cap = int(r[K.R_ACTION_LIMIT])
+        actions = int(s[L.F_ACTIONS])
+        cap = int(r[L.R_ACTION_LIMIT])
         out = {}
         for m, (kind, v, flip) in root_edges:
             if kind == "end":

@@ -1,16 +1,21 @@
 """A slow, plain reference move generator written straight from RULES.md.
 
-It reads the position file form (lists of card strings), shares no code with the
-kernels, and returns the legal moves as text. The property tests compare it with the
-fast generator on every decision of many random games.
+Two seats (``reference_moves``, sections 1-2): it reads the position file form (lists of
+card strings), shares no code with the kernels, and returns the legal moves as text. The
+property tests compare it with the fast generator on every decision of many random games.
+
+N seats (``reference_moves_n``, sections 3.0-3.1, ``cutthroat``): see the second half.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import combinations
 
-from cuttle_search.cards import card_str, parse_card
-from cuttle_search.rules import Ruleset
+from cuttle_search.engine import layout as L
+
+from cuttle_search.game.cards import card_str, parse_card
+from cuttle_search.game.rules import Ruleset
 
 RANK = "A23456789TJQK"
 
@@ -149,3 +154,331 @@ def reference_moves(d: dict, rules: Ruleset) -> set[str]:
 
 
 __all__ = ["reference_moves", "card_str"]
+
+
+# ====================================================================== N seats
+# RULES.md section 3.0 and 3.1 (``cutthroat``). The position file has no seat-list form yet,
+# so this part reads the raw engine state, field by field as engine/layout.py documents it,
+# rebuilds the table (who controls what) from the Jack and Joker stacks itself, and writes
+# the legal moves in the layout's move encoding. It shares no code with the kernels.
+
+JOKER_IDS = (52, 53)
+POINT_RANK_MAX = 9  # A..T
+R_JACK, R_QUEEN, R_KING, R_EIGHT = 10, 11, 12, 7
+R_TWO, R_THREE, R_FOUR, R_FIVE, R_SIX, R_SEVEN, R_NINE, R_ACE = 1, 2, 3, 4, 5, 6, 8, 0
+NONE = 63
+
+
+def cards_of(mask: int) -> list[int]:
+    return [c for c in range(54) if (int(mask) >> c) & 1]
+
+
+def rank_id(c: int) -> int:
+    return 13 if c in JOKER_IDS else c >> 2
+
+
+def move(mt: int, card: int = NONE, target: int = NONE, seven: bool = False) -> int:
+    return mt | (L.FROM_SEVEN if seven else 0) | (card << 5) | (target << 11)
+
+
+def discard_move(cards, mt: int = L.MT_DISCARD) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mt | (mask << 5)
+
+
+def move_text(m: int) -> str:
+    """A readable form of an encoded move, for failure messages."""
+    m = int(m)
+    names = {v: k[3:].lower() for k, v in vars(L).items() if k.startswith("MT_") and k != "MT_MASK"}
+    mt = m & 15
+    head = ("7:" if m & L.FROM_SEVEN else "") + names.get(mt, str(mt))
+    if mt in (L.MT_DISCARD, L.MT_RANDOM_DISCARD):
+        return head + " " + " ".join(card_str(c) for c in cards_of(m >> 5))
+    c, t = (m >> 5) & 63, (m >> 11) & 63
+    out = [head]
+    if c != NONE:
+        out.append(card_str(c))
+    if t != NONE:
+        out.append(f"p{t - L.TARGET_SEAT}" if t >= L.TARGET_SEAT else card_str(t))
+    return " ".join(out)
+
+
+@dataclass
+class Table:
+    """The table of an N-seat state, with control worked out from the stacks."""
+
+    n: int
+    phase: int
+    turn: int
+    actor: int
+    hands: list[list[int]]
+    owner: dict[int, int]  # point card on the table -> the seat that played it
+    jacks: dict[int, list[tuple[int, int]]]  # point card -> [(jack, seat that played it)], bottom first
+    jokers: dict[int, list[tuple[int, int, int]]]  # royal or jack -> [(joker, by, from)], bottom first
+    face_seat: dict[int, int]  # royal on the table -> the seat whose royal zone holds it
+    scrap: list[int]
+    deck: list[int]  # bottom first; deck[-1] is the top
+    frozen: list[int]
+    victim: int
+    revealed: list[int]
+    twos: list[int]
+    point_zone: dict[int, int] = field(default_factory=dict)  # point card -> seat whose F_POINTS holds it
+
+    def point_controller(self, c: int) -> int:
+        stack = self.jacks.get(c, [])
+        if not stack:
+            return self.owner[c]
+        top_jack, by = stack[-1]
+        jk = self.jokers.get(top_jack, [])
+        return jk[-1][1] if jk else by
+
+    def royal_controller(self, f: int) -> int:
+        jk = self.jokers.get(f, [])
+        return jk[-1][1] if jk else self.face_seat[f]
+
+    def points_of(self, q: int) -> list[int]:
+        return sorted(c for c in self.owner if self.point_controller(c) == q)
+
+    def royals_of(self, q: int) -> list[int]:
+        return sorted(f for f in self.face_seat if self.royal_controller(f) == q)
+
+    def queens(self, q: int) -> list[int]:
+        return [f for f in self.royals_of(q) if rank_id(f) == R_QUEEN]
+
+    def kings(self, q: int) -> int:
+        return sum(1 for f in self.royals_of(q) if rank_id(f) == R_KING)
+
+    def score(self, q: int) -> int:
+        return sum(rank_id(c) + 1 for c in self.points_of(q))
+
+    def top_jacks(self, q: int) -> list[int]:
+        """Top Jacks of q's point stacks that carry no Joker (a 2 or a 9 may take them)."""
+        out = []
+        for c in self.points_of(q):
+            stack = self.jacks.get(c, [])
+            if stack and not self.jokers.get(stack[-1][0]):
+                out.append(stack[-1][0])
+        return out
+
+    def joker_bases(self, q: int) -> list[int]:
+        """Cards a Joker may go on against q: q's royals and the top Jacks of q's point stacks."""
+        out = list(self.royals_of(q))
+        for c in self.points_of(q):
+            stack = self.jacks.get(c, [])
+            if stack:
+                out.append(stack[-1][0])
+        return out
+
+    def top_jokers(self, q: int) -> list[int]:
+        """The top Joker of every stack q controls through it."""
+        jack_tops = {st[-1][0] for st in self.jacks.values() if st}
+        return [jk[-1][0] for base, jk in self.jokers.items()
+                if jk and jk[-1][1] == q and (base in self.face_seat or base in jack_tops)]
+
+
+def read_table(s) -> Table:
+    s = [int(x) for x in s]
+    n = s[L.F_NPLAYERS]
+    owner = {}
+    point_zone = {}
+    face_seat = {}
+    for p in range(n):
+        for c in cards_of(s[L.F_OWNED + p]):
+            owner[c] = p
+        for c in cards_of(s[L.F_POINTS + p]):
+            point_zone[c] = p
+        for c in cards_of(s[L.F_FACE + p]):
+            face_seat[c] = p
+    jacks: dict[int, list] = {}
+    for j in range(4):
+        on = s[L.F_JACK_ON + j]
+        if on >= 0:
+            jacks.setdefault(on, []).append((s[L.F_JACK_LEVEL + j], 40 + j, s[L.F_JACK_BY + j]))
+    jacks = {c: [(jk, by) for _, jk, by in sorted(v)] for c, v in jacks.items()}
+    jokers: dict[int, list] = {}
+    for k in range(2):
+        on = s[L.F_JOKER_ON + k]
+        if on >= 0:
+            jokers.setdefault(on, []).append((s[L.F_JOKER_LEVEL + k], 52 + k, s[L.F_JOKER_BY + k], s[L.F_JOKER_FROM + k]))
+    jokers = {c: [(x, by, fr) for _, x, by, fr in sorted(v)] for c, v in jokers.items()}
+    return Table(
+        n=n,
+        phase=s[L.F_PHASE],
+        turn=s[L.F_TURN],
+        actor=s[L.F_ACTOR],
+        hands=[cards_of(s[L.F_HAND + p]) for p in range(n)],
+        owner=owner,
+        jacks=jacks,
+        jokers=jokers,
+        face_seat=face_seat,
+        scrap=cards_of(s[L.F_SCRAP]),
+        deck=[s[L.F_DECK + i] for i in range(s[L.F_DECK_N])],
+        frozen=[s[L.F_FROZEN + p] for p in range(n)],
+        victim=s[L.F_VICTIM],
+        revealed=cards_of(s[L.F_REVEALED]),
+        twos=cards_of(s[L.F_TWOS]),
+        point_zone=point_zone,
+    )
+
+
+def table_errors(s, rules: Ruleset) -> list[str]:
+    """What is wrong with the state as a table of ``rules`` (empty when it is sound): every
+    card once, control as the stacks say, Jokers and Jacks only where they may sit."""
+    t = read_table(s)
+    s = [int(x) for x in s]
+    errors = []
+    seen: dict[int, int] = {}
+
+    def put(c):
+        seen[c] = seen.get(c, 0) + 1
+
+    for p in range(t.n):
+        for c in t.hands[p]:
+            put(c)
+    for c in list(t.point_zone) + list(t.face_seat) + t.scrap + t.deck + t.revealed + t.twos:
+        put(c)
+    for stack in t.jacks.values():
+        for j, _ in stack:
+            put(j)
+    for stack in t.jokers.values():
+        for x, _, _ in stack:
+            put(x)
+    for f in (L.F_ONEOFF, L.F_SEVEN, L.F_SCUTTLE_CARD):
+        if s[f] >= 0:
+            put(s[f])
+    every = set(range(54 if rules.jokers else 52))
+    if set(seen) != every or any(v != 1 for v in seen.values()):
+        errors.append(f"cards: missing {sorted(every - set(seen))}, twice {sorted(c for c, v in seen.items() if v > 1)}")
+    if set(t.owner) != set(t.point_zone):
+        errors.append("point cards and their owners disagree")
+    for c, p in t.point_zone.items():
+        if rank_id(c) > POINT_RANK_MAX:
+            errors.append(f"{card_str(c)} in points")
+        elif c in t.owner and t.point_controller(c) != p:
+            errors.append(f"{card_str(c)} is in p{p}'s points but the stack gives it to p{t.point_controller(c)}")
+    for f, p in t.face_seat.items():
+        if rank_id(f) not in (R_EIGHT, R_QUEEN, R_KING):
+            errors.append(f"{card_str(f)} among royals")
+        elif t.royal_controller(f) != p:
+            errors.append(f"{card_str(f)} is in p{p}'s royals but its Jokers give it to p{t.royal_controller(f)}")
+    for c, stack in t.jacks.items():
+        if c not in t.owner:
+            errors.append(f"jacks on {card_str(c)}, not a point card on the table")
+        for j, _ in stack:
+            if rank_id(j) != R_JACK:
+                errors.append(f"{card_str(j)} as a jack")
+    jack_ids = {j for st in t.jacks.values() for j, _ in st}
+    for base, stack in t.jokers.items():
+        if base not in t.face_seat and base not in jack_ids:
+            errors.append(f"a Joker on {card_str(base)}, not a royal or a Jack on the table")
+        below = None  # a royal's first holder is known only to its bottom Joker
+        for st in t.jacks.values():
+            for j, by in st:
+                if j == base:
+                    below = by
+        for x, by, frm in stack:
+            if below is not None and frm != below:
+                errors.append(f"{card_str(x)} on {card_str(base)} remembers p{frm}, not p{below}")
+            below = by
+    for p in range(t.n):
+        if t.frozen[p] >= 0 and t.frozen[p] not in t.hands[p]:
+            errors.append(f"p{p}'s frozen {card_str(t.frozen[p])} is not in p{p}'s hand")
+    return errors
+
+
+def reference_moves_n(s, rules: Ruleset) -> set[int]:
+    """The legal moves of the pending decision of an N-seat state (``cutthroat``), encoded
+    as the layout encodes moves, written from RULES.md 3.0-3.1. The seat asked in a counter
+    chain and the 4's victim are read from the state (the tests check them separately)."""
+    unmodelled = (
+        rules.hand_limit != "block", rules.four != "choose", rules.nine != "frozen", not rules.nine_targets_points,
+        rules.target_any_side, rules.jack_switches, rules.jack_on_own, not rules.queens_protect_queens,
+        rules.eight_one_off, rules.ten_counters_scuttle, rules.teams, rules.queen_stops_counters,
+        not rules.always_playable, not rules.five_discards, rules.seven_reveals != 2,
+    )  # fmt: skip
+    assert not any(unmodelled), f"the N-seat reference models cutthroat's options only, not {rules.spec}"
+    t = read_table(s)
+    n = t.n
+    me = t.turn
+    limit = rules.hand_limit_size
+    opponents = [q for q in range(n) if q != me]
+
+    def may_target(q: int, card: int) -> bool:
+        """May a 2 or a 9 aim at ``card``, which seat q controls? (q's Queens only)"""
+        qs = t.queens(q)
+        if not qs:
+            return True
+        return len(qs) == 1 and card == qs[0]
+
+    def plays(cards: list[int], seven: bool) -> set[int]:
+        out = set()
+        for c in cards:
+            r = rank_id(c)
+            if r <= POINT_RANK_MAX:
+                out.add(move(L.MT_POINTS, c, seven=seven))
+                for q in opponents:
+                    for b in t.points_of(q):
+                        if b < c:
+                            out.add(move(L.MT_SCUTTLE, c, b, seven))
+            if r in (R_EIGHT, R_QUEEN, R_KING):
+                out.add(move(L.MT_ROYAL, c, seven=seven))
+            if r == R_JACK:
+                for q in opponents:
+                    if not t.queens(q):
+                        out |= {move(L.MT_JACK, c, b, seven) for b in t.points_of(q)}
+            if r == 13:  # a Joker onto a royal or a top Jack; a lone Queen is open to it
+                for q in opponents:
+                    out |= {move(L.MT_JOKER, c, b, seven) for b in t.joker_bases(q) if may_target(q, b)}
+            if r in (R_ACE, R_THREE, R_FIVE, R_SIX, R_SEVEN):
+                out.add(move(L.MT_ONE_OFF, c, seven=seven))
+            elif r == R_FOUR:
+                out |= {move(L.MT_ONE_OFF, c, L.TARGET_SEAT + q, seven) for q in opponents}
+            elif r in (R_TWO, R_NINE):
+                for q in opponents:
+                    targets = t.royals_of(q) + t.top_jacks(q) + t.top_jokers(q)
+                    if r == R_NINE:
+                        targets += t.points_of(q)
+                    out |= {move(L.MT_ONE_OFF, c, x, seven) for x in targets if may_target(q, x)}
+        return out
+
+    def has_play(c: int) -> bool:
+        return bool(plays([c], True))
+
+    def discards(hand: list[int], k: int) -> set[int]:
+        k = min(k, len(hand))
+        return {discard_move(combo) for combo in combinations(hand, k)}
+
+    if t.phase == L.PH_MAIN:
+        hand = t.hands[me]
+        out = set()
+        can_draw = bool(t.deck) and len(hand) < limit
+        if can_draw:
+            out.add(move(L.MT_DRAW))
+        out |= plays([c for c in hand if c != t.frozen[me]], False)
+        if not t.deck or not out:  # an empty deck, or the no-dead-end pass
+            out.add(move(L.MT_PASS))
+        return out
+    if t.phase == L.PH_COUNTER:
+        a = t.actor
+        out = {move(L.MT_RESOLVE)}
+        out |= {move(L.MT_COUNTER, c) for c in t.hands[a] if rank_id(c) == R_TWO and c != t.frozen[a]}
+        return out
+    if t.phase == L.PH_THREE:
+        return {move(L.MT_TAKE, c) for c in t.scrap if rules.three_takes_three or rank_id(c) != R_THREE}
+    if t.phase == L.PH_FOUR:
+        return discards(t.hands[t.victim], 2)
+    if t.phase == L.PH_FIVE:
+        return discards(t.hands[me], 1)
+    if t.phase == L.PH_SEVEN:
+        out = plays(t.revealed, True)
+        out |= {move(L.MT_SEVEN_SCRAP, c) for c in t.revealed
+                if rank_id(c) in (R_JACK, 13) and not has_play(c)}
+        return out
+    if t.phase == L.PH_OVER:
+        return set()
+    raise AssertionError(f"phase {t.phase} cannot happen in {rules.name}")
+
+
+__all__ += ["reference_moves_n", "read_table", "table_errors", "move_text", "Table"]

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cuttle_search.agents import AgentError, make_agent
-from cuttle_search.cards import parse_card
-from cuttle_search.arena import _play_unit, elo, play_game, replay, run_arena, score_interval
+from cuttle_search.play.agents import AgentError, make_agent
+from cuttle_search.game.cards import parse_card
+from cuttle_search.play.arena import _play_unit, elo, match_score_interval, play_game, replay, run_arena
 from cuttle_search.cli import main
-from cuttle_search.position import Position
-from cuttle_search.rules import PRESETS, get_ruleset
+from cuttle_search.game.position import Position
+from cuttle_search.game.rules import PRESETS, get_ruleset
 
 from .helpers import build
 
@@ -23,11 +23,11 @@ def test_elo_and_interval_arithmetic():
     assert elo(0.25) == pytest.approx(-190.848, abs=1e-3)
     assert elo(0.9) == pytest.approx(381.697, abs=1e-3)
     assert elo(1.0) == math.inf and elo(0.0) == -math.inf
-    mean, lo, hi = score_interval([1.0, 0.5, 0.5, 1.0])
+    mean, lo, hi = match_score_interval([1.0, 0.5, 0.5, 1.0])
     assert mean == 0.75
     # sample sd sqrt(1/12); half width 1.959964 * 0.288675 / 2
     assert lo == pytest.approx(0.75 - 1.959964 * math.sqrt(1 / 12) / 2, abs=1e-6) and hi == 1.0
-    assert score_interval([0.5] * 10)[1:] == pytest.approx((0.5, 0.5))
+    assert match_score_interval([0.5] * 10)[1:] == pytest.approx((0.5, 0.5))
 
 
 def test_paired_deals_swap_seats_on_the_same_deck():
@@ -112,9 +112,9 @@ def test_oracle_plays_on_the_true_state_and_the_others_on_their_view():
 def test_ismcts_infers_the_opponent_lacks_the_winners_it_passed_up(monkeypatch):
     """p1, on 15 points of 21, draws instead of winning: an ``infer=1`` search then deals
     p1 no card that would have won (a 6-10, a Jack on p0's 7, a King), except its fresh draw."""
-    from cuttle_search import agents
-    from cuttle_search.engine import kernels as K
-    from cuttle_search.engine import search as S
+    from cuttle_search.play import agents
+    from cuttle_search.engine import layout as L
+    from cuttle_search.engine.info import winning_cards
 
     seen = []
     real = agents.run_search
@@ -126,8 +126,8 @@ def test_ismcts_infers_the_opponent_lacks_the_winners_it_passed_up(monkeypatch):
     monkeypatch.setattr(agents, "run_search", spy)
     game = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C", "3H"], p1Hand=["AS", "4H"], turn=1)
     view = game.view_of(0)
-    winners = int(S.winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards),
-                                  np.zeros(K.STATE_SIZE, np.int64), np.zeros(K.MAX_MOVES, np.int64)))
+    winners = int(winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards),
+                                  np.zeros(L.STATE_SIZE, np.int64), np.zeros(L.MAX_MOVES, np.int64)))
     for spec, expect in (("ismcts:iterations=300,infer=1", True), ("ismcts:iterations=300", False)):
         g = game.copy()
         agent = make_agent(spec)
@@ -275,7 +275,7 @@ def test_resume_refuses_a_file_of_another_match_or_a_damaged_one(tmp_path):
 def test_log_dir_is_checked_before_play_and_logs_are_written_as_games_finish(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("x")
     played = []
-    import cuttle_search.arena as arena_mod
+    import cuttle_search.play.arena as arena_mod
 
     real = arena_mod._play_unit
 

@@ -48,7 +48,7 @@ def test_moves_of_the_hidden_opponent_say_whose_decision_it_is():
 
 
 def test_moves_on_a_view_where_the_other_seat_decides(tmp_path):
-    from cuttle_search.position import Position
+    from cuttle_search.game.position import Position
 
     pos = Position.load(POS / "counter-chain-full.json").view_of(0)  # p1 decides
     pos.save(tmp_path / "v.json")

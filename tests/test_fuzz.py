@@ -17,15 +17,18 @@ import pytest
 
 from cuttle_search import hint as H
 from cuttle_search.display import render
-from cuttle_search.engine import kernels as K
-from cuttle_search.errors import CuttleError
-from cuttle_search.gamelog import replay
-from cuttle_search.position import Position
-from cuttle_search.search import analyse, search_viewer
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
+from cuttle_search.engine.movegen import generate_moves
+from cuttle_search.engine.setup import check_invariants, POSITION_ERRORS
+from cuttle_search.game.errors import CuttleError
+from cuttle_search.game.gamelog import replay
+from cuttle_search.game.position import Position
+from cuttle_search.analysis import analyse, search_viewer
 
 from .fuzz import fuzz_inputs
 
-BUF = np.zeros(K.MAX_MOVES, np.int64)
+BUF = np.zeros(L.MAX_MOVES, np.int64)
 
 
 def _playable(pos: Position, rng: np.random.Generator) -> None:
@@ -43,13 +46,13 @@ def _playable(pos: Position, rng: np.random.Generator) -> None:
         analyse(pos, iterations=30, seed=1)
     s, r = pos.state.copy(), pos.rules_array
     for ply in range(400):
-        if s[K.F_PHASE] == K.PH_OVER:
+        if s[L.F_PHASE] == L.PH_OVER:
             return
-        n = K.generate_moves(s, r, BUF)
-        assert 0 < n < K.MAX_MOVES - 1, f"{n} moves at ply {ply}"
-        K.apply_move(s, r, BUF[rng.integers(n)])
-        err = K.check_invariants(s)
-        assert err == 0, f"{K.POSITION_ERRORS[err]} at ply {ply}"
+        n = generate_moves(s, r, BUF)
+        assert 0 < n < L.MAX_MOVES - 1, f"{n} moves at ply {ply}"
+        apply_move(s, r, BUF[rng.integers(n)])
+        err = check_invariants(s, r)
+        assert err == 0, f"{POSITION_ERRORS[err]} at ply {ply}"
 
 
 def check_input(kind: str, raw: bytes, tmp: Path, rng: np.random.Generator) -> str:
@@ -69,14 +72,14 @@ def check_input(kind: str, raw: bytes, tmp: Path, rng: np.random.Generator) -> s
         if kind == "position":
             pos = Position.load(path)
         elif kind == "history":
-            from cuttle_search.gamelog import read_game, read_json_file
+            from cuttle_search.game.gamelog import read_game, read_json_file
 
             start, moves, _ = read_game(read_json_file(path))
             pos = start.copy()
             for m in moves:
                 pos.push(m)
         else:
-            from cuttle_search.gamelog import read_game_log
+            from cuttle_search.game.gamelog import read_game_log
 
             pos = replay(read_game_log(path))
     except CuttleError as e:

@@ -243,8 +243,10 @@ def test_an_interrupted_server_stops_at_once():
 
     position = json.loads((POS / "opening-p0.json").read_text())
     proc = _server("--max-time", "30")
+    _send(proc, {"id": 0, "position": position, "iterations": 10})
+    assert _read(proc)["id"] == 0  # the server is up (its start-up time is not what this tests)
     _send(proc, {"id": 1, "position": position, "time": 20})
-    time.sleep(1.0)
+    time.sleep(0.5)
     t0 = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=30)

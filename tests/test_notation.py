@@ -2,9 +2,9 @@
 
 import pytest
 
-from cuttle_search.cards import CardError, card_str, parse_card
-from cuttle_search.moves import IllegalMoveError, Move, MoveError
-from cuttle_search.rules import RulesError, get_ruleset
+from cuttle_search.game.cards import CardError, card_str, parse_card
+from cuttle_search.game.moves import IllegalMoveError, Move, MoveError
+from cuttle_search.game.rules import RulesError, get_ruleset
 
 from .helpers import build
 

@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
-A = pytest.importorskip("cuttle_search.openspiel_adapter")
+A = pytest.importorskip("cuttle_search.interop.openspiel")
 
-from cuttle_search.arena import play_game  # noqa: E402
-from cuttle_search.agents import make_agent  # noqa: E402
-from cuttle_search.rules import get_ruleset  # noqa: E402
+from cuttle_search.play.arena import play_game  # noqa: E402
+from cuttle_search.play.agents import make_agent  # noqa: E402
+from cuttle_search.game.rules import get_ruleset  # noqa: E402
+from cuttle_search.engine import layout as L  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -47,7 +48,7 @@ def test_deal_is_chance_and_the_returns_are_zero_sum():
         state.apply_action(state.chance_outcomes()[0][0])
     assert state.current_player() == 0
     s = state.engine_state()
-    assert bin(int(s[A.K.F_HAND])).count("1") == 5 and bin(int(s[A.K.F_HAND + 1])).count("1") == 6
+    assert bin(int(s[L.F_HAND])).count("1") == 5 and bin(int(s[L.F_HAND + 1])).count("1") == 6
     for seed in range(5):
         end = play_random(game, seed)
         assert sum(end.returns()) == 0
@@ -62,7 +63,7 @@ def test_views_hide_what_the_player_cannot_see():
     twin = state.resample_from_infostate(0, lambda: 0.37)
     assert twin.information_state_string(0) == state.information_state_string(0)
     assert twin.observation_string(0) == state.observation_string(0)
-    assert twin.engine_state()[A.K.F_HAND + 0] == state.engine_state()[A.K.F_HAND + 0]
+    assert twin.engine_state()[L.F_HAND + 0] == state.engine_state()[L.F_HAND + 0]
     others = {state.resample_from_infostate(0, lambda x=x: x / 10).information_state_string(1) for x in range(10)}
     assert len(others) > 1  # p1's own view does change: p1's hand was re-dealt
 
@@ -73,3 +74,119 @@ def test_openspiel_ismcts_agent_plays_legal_moves():
     for d in range(2):
         rec = play_game(get_ruleset("cuttle-cards"), 77 + d, (bot, other), rng_seed=d)
         assert rec.status != "ongoing"
+
+
+# ---------------------------------------------------------------- three seats (cutthroat)
+from cuttle_search.engine.setup import dealt_to, deal_size  # noqa: E402
+from cuttle_search.engine.table import seat_returns  # noqa: E402
+from cuttle_search.game.rules import N_SEAT_RULESETS  # noqa: E402
+
+CT = N_SEAT_RULESETS["cutthroat"]
+
+
+def test_openspiel_random_simulation_three_seats():
+    game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
+    assert game.num_players() == 3 and game.ruleset == CT
+    pyspiel.random_sim_test(game, num_sims=6, serialize=False, verbose=False)
+
+
+def test_the_game_takes_the_rulesets_seats_and_refuses_others():
+    assert A.CuttleGame({"rules": "cutthroat"}).num_players() == 3
+    assert A.CuttleGame({"rules": CT, "players": 3}).num_players() == 3
+    game = pyspiel.load_game("python_cuttle", {"rules": "cutthroat"})
+    assert str(game) == "python_cuttle(players=3,rules=cutthroat)" and pyspiel.load_game(str(game)).ruleset == CT
+    assert pyspiel.load_game("python_cuttle").num_players() == 2
+    with pytest.raises(A.OpenSpielGameError, match="players: cutthroat is played by 3 players, not 2"):
+        A.CuttleGame({"rules": "cutthroat", "players": 2})
+    with pytest.raises(A.OpenSpielGameError, match="players: cuttle-cards is played by 2 players, not 3"):
+        A.CuttleGame({"rules": "cuttle-cards", "players": 3})
+    with pytest.raises(Exception, match="unknown ruleset 'cutthroat-x'.*cutthroat"):
+        A.CuttleGame({"rules": "cutthroat-x"})
+
+
+def _dealt(game):
+    state = game.new_initial_state()
+    for k in range(int(deal_size(game.ruleset.array))):
+        assert state.is_chance_node()
+        state.apply_action(state.chance_outcomes()[k % 3][0])
+    return state
+
+
+def test_three_seat_deal_order_and_returns_come_from_the_engine():
+    game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
+    state = game.new_initial_state()
+    assert len(state.chance_outcomes()) == 54  # the Jokers are in the deck
+    n = int(deal_size(CT.array))
+    hands = [0, 0, 0]
+    for k in range(n):
+        card = state.chance_outcomes()[0][0]
+        state.apply_action(card)
+        hands[int(dealt_to(CT.array, k))] |= 1 << card
+    s = state.engine_state()
+    assert [int(s[L.F_HAND + q]) for q in range(3)] == hands and all(bin(h).count("1") == 5 for h in hands)
+    assert state.current_player() == 0 and not state.is_chance_node()
+    for seed in range(4):
+        end = play_random(game, seed)
+        out = np.zeros(L.MAX_PLAYERS)
+        seat_returns(end.engine_state(), CT.array, out)
+        assert end.returns() == list(out[:3]) and sum(end.returns()) == 0
+        assert sorted(end.returns()) in ([-0.5, -0.5, 1.0], [0.0, 0.0, 0.0])
+
+
+def test_three_seat_views_hide_the_other_hands():
+    game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
+    state = _dealt(game)
+    twins = [state.resample_from_infostate(0, lambda x=x: x / 10) for x in range(1, 10)]
+    for twin in twins:
+        assert twin.information_state_string(0) == state.information_state_string(0)
+        assert twin.observation_string(0) == state.observation_string(0)
+    for seat in (1, 2):
+        assert len({t.observation_string(seat) for t in twins}) > 1  # their hands were re-dealt
+
+
+def _to_private_seven(game, seed):
+    """A state where a seat resolves a 7 that revealed a card to it alone, or None."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        s = state.engine_state()
+        if not state.is_chance_node() and s[L.F_PHASE] == L.PH_SEVEN and s[L.F_REVEALED] and s[L.F_DECK_N] > 0:
+            return state
+        if state.is_chance_node():
+            outcomes = [o for o, _ in state.chance_outcomes()]
+            state.apply_action(outcomes[rng.integers(len(outcomes))])
+        else:
+            actions = state.legal_actions()
+            sevens = [a for a in actions if state.action_to_string(a).startswith("one-off 7")]
+            state.apply_action(sevens[0] if sevens else actions[rng.integers(len(actions))])
+    return None
+
+
+def test_a_private_seven_shows_its_cards_to_its_player_alone():
+    game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
+    state = next(st for st in (_to_private_seven(game, seed) for seed in range(40)) if st is not None)
+    me = state.current_player()
+    twin = state.clone()
+    s = twin.engine_state()
+    shown = int(s[L.F_REVEALED]) & -int(s[L.F_REVEALED])
+    slot = 0  # the bottom deck card: undecided, so no seat knows it
+    other = int(s[L.F_DECK + slot])
+    s[L.F_REVEALED] = (int(s[L.F_REVEALED]) & ~shown) | (1 << other)
+    s[L.F_DECK + slot] = shown.bit_length() - 1
+    for seat in range(3):
+        same = twin.observation_string(seat) == state.observation_string(seat)
+        assert same == (seat != me), seat
+    # after the pick, the card put back on top is known to the 7's player only, and decided
+    state.apply_action(state.legal_actions()[0])
+    s = state.engine_state()
+    if s[L.F_TOP_SEEN_BY] == me and s[L.F_DECK_KNOWN] == 0:
+        top = int(s[L.F_DECK + int(s[L.F_DECK_N]) - 1])
+        assert A._undecided(s) == int(s[L.F_DECK_N]) - 1
+        assert f"top[{top}]" in state.observation_string(me)
+        assert all("top[]" in state.observation_string(q) for q in range(3) if q != me)
+
+
+def test_openspiel_ismcts_agent_plays_three_seats():
+    agents = [make_agent("openspiel-ismcts:iterations=20"), make_agent("random"), make_agent("greedy")]
+    rec = play_game(CT, 5, agents, rng_seed=1)
+    assert rec.status != "ongoing" and rec.decisions[0] > 0

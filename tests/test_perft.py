@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from cuttle_search.moves import Move
-from cuttle_search.perft import perft, perft_divide
-from cuttle_search.position import Position
+from cuttle_search.game.moves import Move
+from cuttle_search.game.perft import perft, perft_divide
+from cuttle_search.game.position import Position
 
 from .reference import reference_moves
 

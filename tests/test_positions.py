@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuttle_search.position import Position, PositionError, load_position
+from cuttle_search.game.position import Position, PositionError
+from cuttle_search.game.position_file import load_position
 
 from .helpers import build
 
@@ -18,7 +19,10 @@ def test_there_are_enough_shipped_positions():
     phases = {Position.load(p).phase_name for p in POSITIONS}
     assert {"main", "countering", "resolvingSeven", "resolvingFour", "discardingToHandLimit"} <= phases
     rules = {Position.load(p).rules.name for p in POSITIONS}
-    assert rules == {"cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic"}
+    assert rules == {"cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic", "cutthroat"}
+    cutthroat = [Position.load(p) for p in POSITIONS if p.name.startswith("cutthroat-")]
+    assert len(cutthroat) >= 8
+    assert {"main", "countering", "resolvingSeven"} <= {p.phase_name for p in cutthroat}
 
 
 @pytest.mark.parametrize("path", POSITIONS, ids=lambda p: p.stem)
@@ -87,7 +91,7 @@ def test_cuttle_cards_unpacked_gamestate_with_card_objects():
         "deck": [], "scrap": [], "twos": [], "oneOff": None, "oneOffTarget": None,
     }
     named = {"AS", "9D", "JH", "KC", "QH", "2C", "TD"}
-    from cuttle_search.cards import card_str
+    from cuttle_search.game.cards import card_str
 
     gs["deck"] = [card_str(c) for c in range(52) if card_str(c) not in named]
     pos = Position.from_dict(gs)
@@ -169,3 +173,68 @@ def test_hidden_cards_in_a_view_must_be_unknowable():
 def test_not_json():
     with pytest.raises(PositionError, match="not valid JSON"):
         Position.from_json("{oops")
+
+
+def test_cutthroat_positions_round_trip_at_every_decision_of_random_games():
+    """The seat-list form: the full position and every seat's view, written and read back,
+    give the same engine state, at every decision of random three-seat games (stacks with
+    Jokers, counter chains with their anchor and asked seat, a 4's victim, a private 7)."""
+    import json
+
+    import numpy as np
+
+    from cuttle_search.engine import layout as L
+    from cuttle_search.engine.apply import apply_move
+    from cuttle_search.engine.movegen import generate_moves
+
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    checked = 0
+    for g in range(25):
+        pos = Position.deal("cutthroat", seed=g)
+        rng = np.random.default_rng(g)
+        s = pos.state
+        while s[L.F_PHASE] != L.PH_OVER:
+            if s[L.F_ACTOR] >= 0:
+                back = load_position(json.loads(json.dumps(pos.to_dict())))
+                assert np.array_equal(back.state, s), (g, pos.phase_name)
+                for q in range(3):
+                    view = pos.view_of(q)
+                    again = load_position(json.loads(json.dumps(view.to_dict())))
+                    assert np.array_equal(again.state, view.state) and again.hidden == view.hidden, (g, q)
+                checked += 1
+            n = generate_moves(s, pos.rules_array, buf)
+            apply_move(s, pos.rules_array, buf[rng.integers(n)])
+    assert checked > 500
+
+
+@pytest.mark.parametrize("cards, change, field", [
+    ((), lambda d: d["seats"].pop(), "seats"),
+    ((), lambda d: d.update(dealer="p3"), "dealer"),
+    (("6C",), lambda d: d.update(phase="countering", oneOff="6C", asked="p0", chainTop="p0"), "asked"),
+    (("KH",), lambda d: d["seats"][1].update(points=["KH"]), "seats[1].points[0]"),
+    (("KH", "JH"), lambda d: d["seats"][1].update(royals=["KH(JH-p0)"]), "seats[1].royals[0]"),
+    ((), lambda d: d.update(dealer="p\u00b2"), "dealer"),
+    (("4C",), lambda d: d.update(phase="countering", oneOff="4C", oneOffTarget="p0", asked="p1"), "oneOff: 4C on p0"),
+])
+def test_bad_seat_lists_name_the_field(cards, change, field):
+    d = Position.deal("cutthroat", seed=4).to_dict()
+    for card in cards:  # take the cards the change uses out of wherever they are
+        for seat in d["seats"]:
+            if card in seat["hand"]:
+                seat["hand"].remove(card)
+        if card in d["deck"]:
+            d["deck"].remove(card)
+    change(d)
+    with pytest.raises(PositionError) as e:
+        load_position(d)
+    assert str(e.value).startswith(field), str(e.value)
+
+
+def test_a_view_that_knows_the_top_card_names_it():
+    d = Position.deal("cutthroat", seed=4).view_of(1).to_dict()
+    d["deckSeenBy"] = "p1"  # but the deck's first card is still '??'
+    with pytest.raises(PositionError, match="^deckSeenBy: the viewer knows the top card"):
+        load_position(d)
+    d["deckSeenBy"] = "p2"
+    with pytest.raises(PositionError, match="^deckSeenBy: a view knows only its own"):
+        load_position(d)

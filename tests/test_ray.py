@@ -10,8 +10,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from cuttle_search.arena import run_arena  # noqa: E402
-from cuttle_search.backends import RayBackend  # noqa: E402
+from cuttle_search.play.arena import run_arena  # noqa: E402
+from cuttle_search.play.backends import RayBackend  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_a_ray_worker_killed_mid_match_loses_no_pair(cluster):
 
 
 def test_an_existing_ray_instance_is_left_running(cluster):
-    from cuttle_search.statistics import elo_to_score
+    from cuttle_search.play.statistics import elo_to_score
 
     with RayBackend(workers=2) as be:
         assert sorted(be.imap_unordered(elo_to_score, [0.0, 400.0])) == [0.5, 10 / 11]
@@ -87,11 +87,11 @@ def test_an_existing_ray_instance_is_left_running(cluster):
 
 
 def test_review_on_ray_equals_the_local_review(cluster):
-    from cuttle_search.agents import make_agent
-    from cuttle_search.arena import play_game
-    from cuttle_search.gamelog import read_game
-    from cuttle_search.review import review_game
-    from cuttle_search.rules import get_ruleset
+    from cuttle_search.play.agents import make_agent
+    from cuttle_search.play.arena import play_game
+    from cuttle_search.game.gamelog import read_game
+    from cuttle_search.analysis.review import review_game
+    from cuttle_search.game.rules import get_ruleset
 
     log = play_game(get_ruleset("cuttle-cards"), 5, (make_agent("greedy"), make_agent("random")), 5).to_json()
     start, moves, _ = read_game(log)

@@ -5,14 +5,14 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from cuttle_search.agents import make_agent
-from cuttle_search.arena import play_game
+from cuttle_search.play.agents import make_agent
+from cuttle_search.play.arena import play_game
 from cuttle_search.cli import main
-from cuttle_search.gamelog import GameLogError, read_game
-from cuttle_search.moves import Move
-from cuttle_search.position import Position
-from cuttle_search.review import label_for, review_game
-from cuttle_search.rules import get_ruleset
+from cuttle_search.game.gamelog import GameLogError, read_game
+from cuttle_search.game.moves import Move
+from cuttle_search.game.position import Position
+from cuttle_search.analysis.review import label_for, review_game
+from cuttle_search.game.rules import get_ruleset
 
 from .helpers import build
 
@@ -158,8 +158,8 @@ def test_several_games_share_the_workers_and_match_single_reviews(tmp_path):
 def test_a_game_of_perfect_play_has_no_mistakes():
     """A deck-out endgame played out by the exact solver: every decision is proven, and the
     review finds no loss and no label."""
-    from cuttle_search.endgames import random_deck_out
-    from cuttle_search.search.solve import solve
+    from cuttle_search.analysis.endgames import random_deck_out
+    from cuttle_search.analysis.solve import solve
 
     def perfect_game(start):
         pos, moves = start.copy(), []

@@ -3,7 +3,7 @@
 
 import pytest
 
-from cuttle_search.moves import IllegalMoveError
+from cuttle_search.game.moves import IllegalMoveError
 
 from .helpers import after, build, texts
 
@@ -136,20 +136,21 @@ def test_action_limit_stalemate():
 def test_win_check_prefers_the_player_who_acted():
     import numpy as np
 
-    from cuttle_search.engine import kernels as K
+    from cuttle_search.engine import layout as L
+    from cuttle_search.engine.apply import apply_move
 
     pos = build(p0Hand=["7H"], p1Hand=["3D"])
     s = pos.state
     # put both seats at their goal behind the loader's back, then let p0 act
-    s[K.F_POINTS + 0] |= (1 << 39) | (1 << 38) | (1 << 37)  # TS TH TD
-    s[K.F_OWNED + 0] |= (1 << 39) | (1 << 38) | (1 << 37)
-    s[K.F_POINTS + 1] |= (1 << 35) | (1 << 34) | (1 << 33)  # 9S 9H 9D
-    s[K.F_OWNED + 1] |= (1 << 35) | (1 << 34) | (1 << 33)
+    s[L.F_POINTS + 0] |= (1 << 39) | (1 << 38) | (1 << 37)  # TS TH TD
+    s[L.F_OWNED + 0] |= (1 << 39) | (1 << 38) | (1 << 37)
+    s[L.F_POINTS + 1] |= (1 << 35) | (1 << 34) | (1 << 33)  # 9S 9H 9D
+    s[L.F_OWNED + 1] |= (1 << 35) | (1 << 34) | (1 << 33)
     for c in (39, 38, 37, 35, 34, 33):
-        idx = [i for i in range(int(s[K.F_DECK_N])) if s[K.F_DECK + i] == c][0]
-        s[K.F_DECK + idx : K.F_DECK + s[K.F_DECK_N] - 1] = s[K.F_DECK + idx + 1 : K.F_DECK + s[K.F_DECK_N]]
-        s[K.F_DECK_N] -= 1
-    K.apply_move(s, pos.rules_array, np.int64(K.make_move(K.MT_DRAW, K.NO_CARD, K.NO_CARD)))
+        idx = [i for i in range(int(s[L.F_DECK_N])) if s[L.F_DECK + i] == c][0]
+        s[L.F_DECK + idx : L.F_DECK + s[L.F_DECK_N] - 1] = s[L.F_DECK + idx + 1 : L.F_DECK + s[L.F_DECK_N]]
+        s[L.F_DECK_N] -= 1
+    apply_move(s, pos.rules_array, np.int64(L.make_move(L.MT_DRAW, L.NO_CARD, L.NO_CARD)))
     assert pos.result()["winner"] == "p0"
 
 

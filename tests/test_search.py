@@ -10,13 +10,19 @@ from click.testing import CliRunner
 
 import cuttle_search
 from cuttle_search.cli import main
-from cuttle_search.engine import kernels as K
-from cuttle_search.engine import search as S
-from cuttle_search.moves import Move
-from cuttle_search.position import Position
-from cuttle_search.cards import parse_card
-from cuttle_search.search import HandInference, SearchError, analyse, best_move
-from cuttle_search.search.ismcts import Limit, run_search
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
+from cuttle_search.engine.info import determinize, winning_cards
+from cuttle_search.engine.movegen import generate_moves
+from cuttle_search.engine.policies import apply_unopposed, first_win, material, policy_pick, quick_balance, ROLLOUT_GREEDY, wins_now
+from cuttle_search.engine.rng import rng_below, seed_rng
+from cuttle_search.engine.setup import check_invariants, deal
+from cuttle_search.engine.table import points_total
+from cuttle_search.game.moves import Move
+from cuttle_search.game.position import Position
+from cuttle_search.game.cards import parse_card
+from cuttle_search.analysis import HandInference, SearchError, analyse, best_move
+from cuttle_search.analysis.ismcts import Limit, run_search
 
 from .helpers import build
 
@@ -68,12 +74,12 @@ def test_every_rollout_policy_finds_the_scuttle(rollout):
 
 def greedy_picks(pos, times, seed):
     s, r = pos.state, pos.rules_array
-    buf = np.zeros(K.MAX_MOVES, np.int64)
-    n = K.generate_moves(s, r, buf)
-    scratch = np.zeros(K.STATE_SIZE, np.int64)
-    rng = S.seed_rng(np.uint64(seed), 0)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    n = generate_moves(s, r, buf)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    rng = seed_rng(np.uint64(seed), 0)
     before = s.copy()
-    picks = [S.policy_pick(s, r, buf, n, rng, S.ROLLOUT_GREEDY, scratch) for _ in range(times)]
+    picks = [policy_pick(s, r, buf, n, rng, ROLLOUT_GREEDY, scratch) for _ in range(times)]
     assert (s == before).all()  # the policy tries moves on the scratch copy only
     return n, [next(m.text() for m in pos.legal_moves() if m.code() == c) for c in picks]
 
@@ -143,31 +149,31 @@ def test_determinization_keeps_known_cards_and_deals_the_rest_uniformly():
     assert d["p1Hand"].count("??") == 4 and "QS" in d["p1Hand"]
     root = view.state
     unknown = view.unknown_cards
-    rng = S.seed_rng(np.uint64(9), 0)
+    rng = seed_rng(np.uint64(9), 0)
     s = np.zeros_like(root)
     cards = np.zeros(64, dtype=np.int64)
     n_unknown = bin(unknown).count("1")
-    hidden_deck = int(root[K.F_DECK_N] - root[K.F_DECK_KNOWN])
+    hidden_deck = int(root[L.F_DECK_N] - root[L.F_DECK_KNOWN])
     trials = 6000
     in_hand = np.zeros(52)
     bottom = np.zeros(52)
-    fixed = [K.F_HAND + 0, K.F_POINTS + 0, K.F_POINTS + 1, K.F_FACE + 0, K.F_FACE + 1, K.F_SCRAP, K.F_PUBLIC + 1]
+    fixed = [L.F_HAND + 0, L.F_POINTS + 0, L.F_POINTS + 1, L.F_FACE + 0, L.F_FACE + 1, L.F_SCRAP, L.F_PUBLIC + 1]
     for _ in range(trials):
-        S.determinize(root, s, unknown, 0, rng, cards, 0, 0)
+        determinize(root, s, unknown, 0, rng, cards, 0, 0)
         for f in fixed:
             assert s[f] == root[f]
-        assert s[K.F_HAND + 1] & ~unknown == root[K.F_HAND + 1] & ~unknown  # QS stays in p1's hand
-        assert bin(int(s[K.F_HAND + 1])).count("1") == bin(int(root[K.F_HAND + 1])).count("1")
-        known_top = int(root[K.F_DECK_KNOWN])
-        n = int(root[K.F_DECK_N])
-        assert np.array_equal(s[K.F_DECK + n - known_top : K.F_DECK + n], root[K.F_DECK + n - known_top : K.F_DECK + n])
-        assert K.check_invariants(s) == 0
-        h = int(s[K.F_HAND + 1]) & unknown
+        assert s[L.F_HAND + 1] & ~unknown == root[L.F_HAND + 1] & ~unknown  # QS stays in p1's hand
+        assert bin(int(s[L.F_HAND + 1])).count("1") == bin(int(root[L.F_HAND + 1])).count("1")
+        known_top = int(root[L.F_DECK_KNOWN])
+        n = int(root[L.F_DECK_N])
+        assert np.array_equal(s[L.F_DECK + n - known_top : L.F_DECK + n], root[L.F_DECK + n - known_top : L.F_DECK + n])
+        assert check_invariants(s, full.rules_array) == 0
+        h = int(s[L.F_HAND + 1]) & unknown
         while h:
             c = (h & -h).bit_length() - 1
             in_hand[c] += 1
             h &= h - 1
-        bottom[int(s[K.F_DECK + 0])] += 1
+        bottom[int(s[L.F_DECK + 0])] += 1
     slots_in_hand = n_unknown - hidden_deck
     for c in range(52):
         if (unknown >> c) & 1:
@@ -276,7 +282,7 @@ def test_cli_analyse_table_and_json():
 
 def test_cli_defaults_are_the_api_defaults():
     """The CLI spells its defaults out (it imports the engine late, to start fast)."""
-    from cuttle_search.search import DEFAULT_EXPLORATION, DEFAULT_ROLLOUT
+    from cuttle_search.analysis import DEFAULT_EXPLORATION, DEFAULT_ROLLOUT
 
     j = json.loads(run("analyse", POS / "win-in-one-p0.json", "-n", "100", "--json").output)
     assert (j["rootInfo"]["rollout"], j["rootInfo"]["exploration"]) == (DEFAULT_ROLLOUT, DEFAULT_EXPLORATION)
@@ -356,7 +362,7 @@ def _hidden_hand_view():
 
 
 def _hand_cards(s, view):
-    return int(s[K.F_HAND + 1]) & view.unknown_cards
+    return int(s[L.F_HAND + 1]) & view.unknown_cards
 
 
 def test_determinization_deals_no_excluded_card_into_the_hand_but_fresh_ones():
@@ -365,13 +371,13 @@ def test_determinization_deals_no_excluded_card_into_the_hand_but_fresh_ones():
     excluded = sum(1 << c for c in range(52) if (unknown >> c) & 1 and c % 2 == 0)  # half the unseen cards
     s = np.zeros_like(view.state)
     cards = np.zeros(64, dtype=np.int64)
-    rng = S.seed_rng(np.uint64(4), 0)
+    rng = seed_rng(np.uint64(4), 0)
     allowed_seen = np.zeros(52)
     excluded_in_hand = []
     for fresh in (0, 1):
         for _ in range(3000):
-            S.determinize(view.state, s, unknown, 0, rng, cards, excluded, fresh)
-            assert K.check_invariants(s) == 0
+            determinize(view.state, s, unknown, 0, rng, cards, excluded, fresh)
+            assert check_invariants(s, view.rules_array) == 0
             hand = _hand_cards(s, view)
             assert hand.bit_count() == 5
             excluded_in_hand.append((fresh, (hand & excluded).bit_count()))
@@ -392,10 +398,10 @@ def test_an_inference_that_cannot_hold_is_ignored():
     unknown = view.unknown_cards
     a, b = np.zeros_like(view.state), np.zeros_like(view.state)
     cards = np.zeros(64, dtype=np.int64)
-    rng_a, rng_b = S.seed_rng(np.uint64(5), 0), S.seed_rng(np.uint64(5), 0)
+    rng_a, rng_b = seed_rng(np.uint64(5), 0), seed_rng(np.uint64(5), 0)
     for _ in range(50):
-        S.determinize(view.state, a, unknown, 0, rng_a, cards, unknown, 0)  # every unseen card excluded
-        S.determinize(view.state, b, unknown, 0, rng_b, cards, 0, 0)
+        determinize(view.state, a, unknown, 0, rng_a, cards, unknown, 0)  # every unseen card excluded
+        determinize(view.state, b, unknown, 0, rng_b, cards, 0, 0)
         assert np.array_equal(a, b)
 
 
@@ -404,14 +410,14 @@ def test_winning_cards_are_those_that_would_meet_the_goal_now():
     # p0's 7 would win; an Ace-5 or a Queen would not
     pos = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C"], p1Hand=["AS"], turn=1)
     view = pos.view_of(0)
-    t = np.zeros(K.STATE_SIZE, np.int64)
-    buf = np.zeros(K.MAX_MOVES, np.int64)
-    won = int(S.winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards), t, buf))
+    t = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    won = int(winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards), t, buf))
     expected = {c for c in range(52) if (view.unknown_cards >> c) & 1 and (5 <= c >> 2 <= 9 or c >> 2 in (10, 12))}
     assert {c for c in range(52) if (won >> c) & 1} == expected
     guarded = build(p0Points=["7C"], p0FaceCards=["QS"], p1Points=["TH", "5D"], p0Hand=["2C"], p1Hand=["AS"], turn=1)
     view = guarded.view_of(0)
-    won = int(S.winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards), t, buf))
+    won = int(winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards), t, buf))
     assert not any((won >> c) & 1 for c in range(40, 44))  # p0's Queen protects the 7 from Jacks
 
 
@@ -435,27 +441,27 @@ def test_an_inference_changes_what_the_search_fears():
 def test_wins_now_agrees_with_applying_the_move(rules):
     """The search's cheap "wins on the spot" test is the engine's win rule: for every main
     or 7 move of random games, it says win exactly when applying the move wins."""
-    from cuttle_search.rules import get_ruleset
+    from cuttle_search.game.rules import get_ruleset
 
     r = get_ruleset(rules).array
-    s = np.zeros(K.STATE_SIZE, np.int64)
-    buf = np.zeros(K.MAX_MOVES, np.int64)
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
     rng = np.array([7], np.uint64)
     checked = wins = 0
     for game in range(150):
-        K.deal(s, r, rng)
-        while s[K.F_PHASE] != K.PH_OVER:
-            n = K.generate_moves(s, r, buf)
-            if s[K.F_PHASE] in (K.PH_MAIN, K.PH_SEVEN):
-                p = int(s[K.F_ACTOR])
+        deal(s, r, rng)
+        while s[L.F_PHASE] != L.PH_OVER:
+            n = generate_moves(s, r, buf)
+            if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN):
+                p = int(s[L.F_ACTOR])
                 for m in buf[:n]:
                     child = s.copy()
-                    K.apply_move(child, r, m)
-                    won = child[K.F_STATUS] == K.ST_WIN and child[K.F_WINNER] == p
-                    assert bool(S._wins_now(s, r, p, m)) == won, (rules, game, int(m))
+                    apply_move(child, r, m)
+                    won = child[L.F_STATUS] == L.ST_WIN and child[L.F_WINNER] == p
+                    assert bool(wins_now(s, r, p, m)) == won, (rules, game, int(m))
                     checked += 1
                     wins += won
-            K.apply_move(s, r, buf[K.rng_below(rng, n)])
+            apply_move(s, r, buf[rng_below(rng, n)])
     assert checked > 10000 and wins > 20
 
 
@@ -463,21 +469,21 @@ def test_classic_fourth_king_is_no_win_on_the_spot_below_five_points():
     pos = build("classic", p0FaceCards=["KC", "KD", "KH"], p0Hand=["KS"], p0Points=["2C"], p1Hand=["AD"])
     codes = pos.legal_codes()
     king = next(i for i, c in enumerate(codes) if Move.from_code(int(c)).text() == "royal KS")
-    assert S._first_win(pos.state, pos.rules_array, 0, codes, len(codes)) == -1
+    assert first_win(pos.state, pos.rules_array, 0, codes, len(codes)) == -1
     pos = build("classic", p0FaceCards=["KC", "KD", "KH"], p0Hand=["KS"], p0Points=["5C"], p1Hand=["AD"])
     codes = pos.legal_codes()
-    assert S._first_win(pos.state, pos.rules_array, 0, codes, len(codes)) == king
+    assert first_win(pos.state, pos.rules_array, 0, codes, len(codes)) == king
 
 
 def test_analyse_uses_the_inference_a_history_supports():
     """The game so far (p1 on 15 points drew instead of winning) gives the same inference
     the infer=1 agent keeps; a history that does not lead to the position is refused."""
-    from cuttle_search.search import inference_from_history
+    from cuttle_search.analysis import inference_from_history
 
     start = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C", "3H"], p1Hand=["AS", "4H"], turn=1)
     view0 = start.view_of(0)
-    winners = int(S.winning_cards(view0.state, view0.rules_array, 1, np.int64(view0.unknown_cards),
-                                  np.zeros(K.STATE_SIZE, np.int64), np.zeros(K.MAX_MOVES, np.int64)))
+    winners = int(winning_cards(view0.state, view0.rules_array, 1, np.int64(view0.unknown_cards),
+                                  np.zeros(L.STATE_SIZE, np.int64), np.zeros(L.MAX_MOVES, np.int64)))
     game = start.copy()
     game.play("draw")
     view = game.view_of(0)
@@ -497,34 +503,34 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
     """Every draw, pass, points, royal, scuttle, jack and 7-scrap of random games scores the
     same bits from the masks as on a copy the move was applied to (the greedy rollout's
     one-ply material), including moves that hit the action or the pass limit."""
-    from cuttle_search.rules import get_ruleset
+    from cuttle_search.game.rules import get_ruleset
 
     rs = get_ruleset(rules)
-    s = np.zeros(K.STATE_SIZE, np.int64)
-    buf = np.zeros(K.MAX_MOVES, np.int64)
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
     rng = np.array([11], np.uint64)
     checked = 0
     for game in range(120):
         r = rs.to_array()
         if game % 3 == 0:
-            r[K.R_ACTION_LIMIT] = 40  # games that end at the action limit
-        K.deal(s, r, rng)
-        while s[K.F_PHASE] != K.PH_OVER:
-            n = K.generate_moves(s, r, buf)
-            if s[K.F_PHASE] in (K.PH_MAIN, K.PH_SEVEN):
-                p = int(s[K.F_ACTOR])
+            r[L.R_ACTION_LIMIT] = 40  # games that end at the action limit
+        deal(s, r, rng)
+        while s[L.F_PHASE] != L.PH_OVER:
+            n = generate_moves(s, r, buf)
+            if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN):
+                p = int(s[L.F_ACTOR])
                 o = 1 - p
                 for m in buf[:n]:
-                    if m & K.MT_MASK == K.MT_ONE_OFF or S._wins_now(s, r, p, m):
+                    if m & L.MT_MASK == L.MT_ONE_OFF or wins_now(s, r, p, m):
                         continue
                     child = s.copy()
-                    S.apply_unopposed(child, r, m)
-                    if child[K.F_PHASE] == K.PH_OVER:
-                        slow = -1e17 if child[K.F_STATUS] == K.ST_WIN else 0.0
+                    apply_unopposed(child, r, m)
+                    if child[L.F_PHASE] == L.PH_OVER:
+                        slow = -1e17 if child[L.F_STATUS] == L.ST_WIN else 0.0
                     else:
-                        slow = S.material(child, r, p) - S.material(child, r, o)
-                    fast = S._quick_balance(s, r, m, p, o, K.points_total(s, p), K.points_total(s, o))
+                        slow = material(child, r, p) - material(child, r, o)
+                    fast = quick_balance(s, r, m, p, o, points_total(s, p), points_total(s, o))
                     assert fast == slow, (rules, game, int(m), fast, slow)
                     checked += 1
-            K.apply_move(s, r, buf[K.rng_below(rng, n)])
+            apply_move(s, r, buf[rng_below(rng, n)])
     assert checked > 5000

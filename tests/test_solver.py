@@ -9,12 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuttle_search.engine import kernels as K
+from cuttle_search.engine import layout as L
 from cuttle_search.engine import solver as V
-from cuttle_search.position import Position
-from cuttle_search.rules import get_ruleset
-from cuttle_search.search import SearchError
-from cuttle_search.search.solve import is_single_state, solve
+from cuttle_search.engine.movegen import generate_moves
+from cuttle_search.game.position import Position
+from cuttle_search.game.rules import get_ruleset
+from cuttle_search.analysis import SearchError
+from cuttle_search.analysis.solve import is_single_state, solve
 
 from .helpers import build
 from .minimax import Minimax, Retrograde, _seat, expected_answer, random_deck_out
@@ -70,9 +71,9 @@ def _check_agreement(cases):
 
 def _coverage(cases):
     phases = {pos.phase_name for pos, _ in cases}
-    passes = {int(pos.state[K.F_PASSES]) for pos, _ in cases}
+    passes = {int(pos.state[L.F_PASSES]) for pos, _ in cases}
     rules = {pos.rules.spec for pos, _ in cases}
-    near_cap = sum(int(pos.rules_array[K.R_ACTION_LIMIT]) - int(pos.state[K.F_ACTIONS]) < 30 for pos, _ in cases)
+    near_cap = sum(int(pos.rules_array[L.R_ACTION_LIMIT]) - int(pos.state[L.F_ACTIONS]) < 30 for pos, _ in cases)
     return phases, passes, rules, near_cap
 
 
@@ -124,7 +125,7 @@ def _cycling_positions(count: int, max_hand: int, states: int = 20_000):
 def test_solver_agrees_with_retrograde_analysis_where_lines_cycle():
     # far from the cap, where the plain minimax would follow every 3-for-3 cycle to it
     cases = _cycling_positions(40, max_hand=3)
-    assert min(int(p.rules_array[K.R_ACTION_LIMIT]) - int(p.state[K.F_ACTIONS]) for p, _ in cases) > 500
+    assert min(int(p.rules_array[L.R_ACTION_LIMIT]) - int(p.state[L.F_ACTIONS]) for p, _ in cases) > 500
     assert len({p.rules.spec for p, _ in cases}) == len(CYCLE_RULES)
     _check_agreement(cases)
 
@@ -232,12 +233,12 @@ def test_cannot_win_on_many_reachable_states():
 
 def _check_twins(count, max_hand, seed0=0):
     dropped = 0
-    buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+    buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
     for pos, s, _wdl, mm in _reachable(count, max_hand, seed0):
         r = pos.rules_array
-        if int(s[K.F_ACTOR]) == K.ACTOR_CHANCE:
+        if int(s[L.F_ACTOR]) == L.ACTOR_CHANCE:
             continue
-        n = K.generate_moves(s, r, buf)
+        n = generate_moves(s, r, buf)
         every = [int(m) for m in buf[:n]]
         kept = {int(m) for m in buf[: V.drop_twins(s, r, buf, n)]}
         assert kept <= set(every)
@@ -445,7 +446,7 @@ def test_cli_solve_refuses_hidden_cards_in_one_line():
 
 
 def test_analyse_answers_a_deck_out_with_the_proof():
-    from cuttle_search.search import analyse, best_move
+    from cuttle_search.analysis import analyse, best_move
 
     r = analyse("positions/deck-out-endgame.json", iterations=1000, seed=1)
     assert r.solver is not None and r.solver["proven"] and r.iterations == 0
@@ -459,7 +460,7 @@ def test_analyse_answers_a_deck_out_with_the_proof():
 
 
 def test_analyse_falls_back_to_the_tree_and_ranks_proven_moves():
-    from cuttle_search.search import analyse
+    from cuttle_search.analysis import analyse
 
     pos = _budget_position()
     full = solve(pos)
@@ -474,7 +475,7 @@ def test_analyse_falls_back_to_the_tree_and_ranks_proven_moves():
 
 
 def test_analyse_keeps_its_keys_when_cards_are_hidden():
-    from cuttle_search.search import analyse
+    from cuttle_search.analysis import analyse
 
     j = analyse("positions/win-in-one-p0.json", iterations=200, seed=1).to_json()
     assert "solver" not in j["rootInfo"] and all("proven" not in m for m in j["moves"])
@@ -491,7 +492,7 @@ def test_hint_protocol_reports_proven_moves():
 
 # ---------------------------------------------------------------- MCTS-Solver in the tree
 def test_tree_solver_proves_a_win_on_the_spot_and_the_losses_around_it():
-    from cuttle_search.search import analyse
+    from cuttle_search.analysis import analyse
 
     # full information with a long known deck (no exact solve first): only the King wins
     # now, and every other move lets p1's King win at once
@@ -508,7 +509,7 @@ def test_tree_solver_proves_a_win_on_the_spot_and_the_losses_around_it():
 
 
 def test_tree_solver_never_picks_a_proven_losing_move_again():
-    from cuttle_search.search import analyse
+    from cuttle_search.analysis import analyse
 
     pos = build(
         p0Hand=["TS", "6D", "7H"], p0Points=["5C"], p1Points=["TH", "5D", "4S"], p1Hand=["KC"],

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from cuttle_search.statistics import (
+from cuttle_search.play.statistics import (
     NELO_SCALE,
     PENTA_SCORES,
     Sprt,

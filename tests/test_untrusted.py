@@ -18,11 +18,15 @@ from click.testing import CliRunner
 from cuttle_search import hint as H
 from cuttle_search.cli import main
 from cuttle_search.engine import jit
-from cuttle_search.engine import kernels as K
-from cuttle_search.errors import CuttleError
-from cuttle_search.gamelog import GameLogError, check_game_log, replay
-from cuttle_search.position import Position, PositionError
-from cuttle_search.rules import get_ruleset
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
+from cuttle_search.engine.movegen import generate_moves, moves_overflowed
+from cuttle_search.engine.setup import BLANK_STATE, position_error
+from cuttle_search.engine.table import hand_cap
+from cuttle_search.game.errors import CuttleError
+from cuttle_search.game.gamelog import GameLogError, check_game_log, replay
+from cuttle_search.game.position import Position, PositionError
+from cuttle_search.game.rules import get_ruleset
 
 ROOT = Path(__file__).parent.parent
 POS = ROOT / "positions"
@@ -67,32 +71,32 @@ def big_hand_position(cards: int, phase: str = "discardingToHandLimit") -> dict:
 # ---------------------------------------------------------------- 1. compiled code in bounds
 def test_the_generator_never_writes_past_its_buffer():
     # a 14-card hand discarding 6 has C(14, 6) = 3,003 choices: more than a buffer holds
-    s = K.BLANK_STATE.copy()
-    s[K.F_NPLAYERS] = 2
-    s[K.F_HAND] = (1 << 14) - 1
-    s[K.F_PHASE] = K.PH_HAND_LIMIT
-    s[K.F_DISCARDS] = 6
+    s = BLANK_STATE.copy()
+    s[L.F_NPLAYERS] = 2
+    s[L.F_HAND] = (1 << 14) - 1
+    s[L.F_PHASE] = L.PH_HAND_LIMIT
+    s[L.F_DISCARDS] = 6
     r = get_ruleset("cuttle-cards").array
-    out = np.full(K.MAX_MOVES + 8, -7, np.int64)
-    view = out[: K.MAX_MOVES]
-    n = K.generate_moves(s, r, view)
-    assert n == K.MAX_MOVES and K.moves_overflowed(view, n)
-    assert (out[K.MAX_MOVES - 1 :] == -7).all()  # the reserved last slot and beyond untouched
+    out = np.full(L.MAX_MOVES + 8, -7, np.int64)
+    view = out[: L.MAX_MOVES]
+    n = generate_moves(s, r, view)
+    assert n == L.MAX_MOVES and moves_overflowed(view, n)
+    assert (out[L.MAX_MOVES - 1 :] == -7).all()  # the reserved last slot and beyond untouched
     # driven to the edge with a small buffer: a 3-move decision fits in 4 slots, not in 3
-    s[K.F_HAND] = 0b111
-    s[K.F_DISCARDS] = 1
+    s[L.F_HAND] = 0b111
+    s[L.F_DISCARDS] = 1
     small = np.full(4, -7, np.int64)
-    assert K.generate_moves(s, r, small) == 3 and not K.moves_overflowed(small, 3) and small[3] == -7
+    assert generate_moves(s, r, small) == 3 and not moves_overflowed(small, 3) and small[3] == -7
     tiny = np.full(3, -7, np.int64)
-    n = K.generate_moves(s, r, tiny)
-    assert n == 3 and K.moves_overflowed(tiny, n) and tiny[2] == -7
+    n = generate_moves(s, r, tiny)
+    assert n == 3 and moves_overflowed(tiny, n) and tiny[2] == -7
 
 
 @pytest.mark.parametrize("rules,cap", [("cuttle-cards", 10), ("cuttle-cards-2", 9), ("bga-balanced", 16), ("classic", 52)])
 def test_hand_caps_follow_the_hand_limit(rules, cap):
     s = Position.deal(rules, seed=1).state.copy()
-    s[K.F_PHASE] = K.PH_HAND_LIMIT if rules.startswith("cuttle") else K.PH_COUNTER
-    assert K.hand_cap(s, get_ruleset(rules).array, 0) == cap
+    s[L.F_PHASE] = L.PH_HAND_LIMIT if rules.startswith("cuttle") else L.PH_COUNTER
+    assert hand_cap(s, get_ruleset(rules).array, 0) == cap
 
 
 def test_moves_on_a_fourteen_card_discard_is_refused_not_a_crash(tmp_path):
@@ -344,10 +348,10 @@ def test_a_directory_as_position_is_one_line(tmp_path):
 
 
 def test_one_base_class_for_input_errors():
-    from cuttle_search.agents import AgentError
-    from cuttle_search.moves import IllegalMoveError, MoveError
-    from cuttle_search.rules import RulesError
-    from cuttle_search.search import SearchError
+    from cuttle_search.play.agents import AgentError
+    from cuttle_search.game.moves import IllegalMoveError, MoveError
+    from cuttle_search.game.rules import RulesError
+    from cuttle_search.analysis import SearchError
 
     for cls in (PositionError, MoveError, SearchError, RulesError, AgentError, GameLogError):
         assert issubclass(cls, CuttleError)
@@ -366,7 +370,7 @@ def test_no_writable_cache_directory_compiles_in_memory(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("")
     code = (
-        "import os; from cuttle_search.engine import jit; from cuttle_search.position import Position;"
+        "import os; from cuttle_search.engine import jit; from cuttle_search.game.position import Position;"
         "print(jit.CACHE, os.environ['NUMBA_CACHE_DIR'], len(Position.deal('cuttle-cards', seed=1).legal_moves()))"
     )
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
@@ -398,11 +402,11 @@ def test_hands_never_pass_their_cap_in_play():
             s, r = pos.state, pos.rules_array
             while not pos.is_over:
                 for q in range(2):
-                    assert bin(int(s[K.F_HAND + q])).count("1") <= K.hand_cap(s, r, q), (spec, g)
-                assert K.position_error(s, r) == (0, 0), (spec, g)
+                    assert bin(int(s[L.F_HAND + q])).count("1") <= hand_cap(s, r, q), (spec, g)
+                assert position_error(s, r) == (0, 0), (spec, g)
                 codes = list(pos.legal_codes())
-                grow = [c for c in codes if c & 15 == K.MT_DRAW or (c & 15 == K.MT_ONE_OFF and (c >> 7) & 15 == 8)]
-                K.apply_move(s, r, np.int64(rng.choice(grow) if grow and rng.random() < 0.7 else rng.choice(codes)))
+                grow = [c for c in codes if c & 15 == L.MT_DRAW or (c & 15 == L.MT_ONE_OFF and (c >> 7) & 15 == 8)]
+                apply_move(s, r, np.int64(rng.choice(grow) if grow and rng.random() < 0.7 else rng.choice(codes)))
 
 
 def test_the_cache_choice_falls_back_to_memory(monkeypatch):

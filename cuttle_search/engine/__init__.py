@@ -1,10 +1,28 @@
-"""The engine layer: the only home of Numba kernels.
+"""The engine layer: the only home of Numba kernels and the only home of the rules.
 
-``kernels.py`` holds the game (its docstring documents the state layout) and ``search.py``
-the ISMCTS. Numba's on-disk cache checks only the file that defines a function, so a change
-in ``kernels.py`` would not recompile the cached search kernels that call into it. On import
-this module therefore stamps every source file of the engine and, when any changed, clears
-the engine's cached machine code before anything loads it.
+Modules, lowest first (each imports only those above it in this list)::
+
+    jit        the njit wrapper and the registry of compiled kernels
+    noref      borrow(): array views without reference counting, for the hot kernels
+    layout     the state layout, rules array and move encoding (the one layout document)
+    rng        splitmix64 random numbers
+    seats      next seat, opponent(s), partner
+    table      queries about the table: points, goals, control, targets, hand caps
+    movegen    legal moves
+    apply      playing a move: every zone change, the counter chain, the win check
+    setup      the deal, the pending state a position implies, the invariants
+    harness    random games, perft
+    policies   rollout policies, material, the win-now test
+    info       what a seat sees, determinization, winning cards
+    ismcts     the information-set MCTS iteration
+    baselines  cuttle.cards' AI and PIMC
+    solver     the exact solver for perfect-information positions
+
+Numba's on-disk cache checks only the file that defines a function, so a change in one
+engine file would not recompile the cached kernels of another that call into it. On import
+this package therefore stamps every source file of the engine (every ``*.py`` here, found
+by globbing) and, when any changed, clears the engine's cached machine code before anything
+loads it.
 
 Where no cache directory is writable (a read-only install with no writable home or
 temporary directory), the kernels compile in memory instead: ``jit.CACHE`` is then off.
@@ -37,7 +55,6 @@ def _refresh_cache_stamp() -> None:
     for path in _sources():
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     stamp = digest.hexdigest()
-    modules = {path.stem for path in _sources()}
     for d in _cache_dirs():
         marker = d / "cuttle_engine.stamp"
         try:
@@ -45,7 +62,7 @@ def _refresh_cache_stamp() -> None:
                 continue
             if d.exists():
                 for f in d.iterdir():
-                    if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in modules:
+                    if f.suffix in (".nbi", ".nbc"):  # every kernel of the engine, old files included
                         f.unlink()
             d.mkdir(parents=True, exist_ok=True)
             marker.write_text(stamp)
@@ -107,11 +124,7 @@ def _choose_cache() -> bool:
     return False
 
 
-from . import jit  # noqa: E402
+from . import jit
 
 jit.CACHE = _choose_cache()
 _refresh_cache_stamp()
-
-from . import kernels, search  # noqa: E402
-
-__all__ = ["kernels", "search"]

@@ -3,7 +3,7 @@ transposition table, over the engine's own ``generate_moves`` / ``apply_move`` a
 
 Nothing of the rules is written here: a node's moves come from ``generate_moves``, its
 children from ``apply_move`` on a copy, and the end of the game (a win, three passes, the
-action cap) from the status ``apply_move`` sets. The caller (``cuttle_search.search.solve``)
+action cap) from the status ``apply_move`` sets. The caller (``cuttle_search.analysis.solve``)
 checks that the position has no hidden cards and allocates every buffer.
 
 Values and the two passes
@@ -115,7 +115,8 @@ exact values.
 import numpy as np
 
 from .jit import njit
-from .kernels import (
+from .apply import apply_move
+from .layout import (
     ACTOR_CHANCE,
     F_ACTIONS,
     F_ACTOR,
@@ -126,10 +127,10 @@ from .kernels import (
     F_FACE,
     F_FROZEN,
     F_HAND,
-    F_NPLAYERS,
     F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
+    F_NPLAYERS,
     F_NTWOS,
     F_ONEOFF,
     F_ONEOFF_PLAYER,
@@ -146,30 +147,33 @@ from .kernels import (
     F_TURN,
     F_TWOS,
     F_WINNER,
+    FROM_SEVEN,
     HL_BLOCK,
     JACKS,
     KINGS,
-    FROM_SEVEN,
-    MT_JACK,
+    lowest,
+    move_card,
+    move_mask,
+    move_target,
     MT_DRAW,
+    MT_JACK,
     MT_MASK,
     MT_ONE_OFF,
     MT_PASS,
     MT_RESOLVE,
     MT_ROYAL,
+    N_CARDS,
+    NINE_DECK_TOP,
     NO_CARD,
     PH_FIVE,
     PH_FOUR,
     PH_HAND_LIMIT,
-    PH_THREE,
-    RANK_KING,
-    RANK_QUEEN,
-    N_CARDS,
-    NINE_DECK_TOP,
     PH_MAIN,
     PH_OVER,
     PH_SEVEN,
+    PH_THREE,
     POINT_RANKS,
+    popcount,
     R_ACTION_LIMIT,
     R_FOUR_RANDOM,
     R_HAND_LIMIT_STYLE,
@@ -177,22 +181,16 @@ from .kernels import (
     R_TARGET_ANY_SIDE,
     R_THREE_TAKES_THREE,
     RANK_JACK,
+    RANK_KING,
     RANK_NINE,
+    RANK_QUEEN,
     RANK_SEVEN,
     RANK_THREE,
-    THREES,
     ST_WIN,
-    generate_moves,
-    apply_move,
-    goal_with_kings,
-    lowest,
-    move_card,
-    move_mask,
-    move_target,
-    three_pool,
-    points_total,
-    popcount,
+    THREES,
 )
+from .movegen import generate_moves
+from .table import goal_with_kings, points_total, three_pool
 
 WIN = float(2**44)
 INF = float(2**50)

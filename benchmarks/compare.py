@@ -1,0 +1,205 @@
+"""Old against new, in one session: two checkouts run back to back and interleaved (round
+after round, old then new, then new then old), so that the noise of a shared machine falls
+on both alike. Text, then JSON; the ratio is new / old of the medians.
+
+The one-thread ISMCTS rate (each figure a fresh process: load the kernels, a 500-iteration
+warm-up, then one timed search at the budget)::
+
+    python benchmarks/compare.py --old /path/to/old/.venv/bin/python --new .venv/bin/python \
+        [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3]
+
+A command's warm start (the wall time of ``cuttle-search ARGS`` next to each interpreter, and
+the processor time it used, which a busy machine disturbs less)::
+
+    python benchmarks/compare.py --old ... --new ... --command "analyse positions/opening-p0.json -n 1000 --json"
+
+Random playouts, plies a second (each figure a fresh process: the median of three runs of
+20,000 seeded games after a warm-up; the games must come out the same on both sides)::
+
+    python benchmarks/compare.py --old ... --new ... --rollout cuttle-cards --rounds 8
+
+A warm ``cuttle-search hint`` server's round trip (one server per checkout, started once,
+the same request sent to each in turn; wall time as the client sees it)::
+
+    python benchmarks/compare.py --old ... --new ... --hint opening-p0 --iterations 10000 --rounds 200
+
+Only ``cuttle_search.analysis.analyse`` and the command line are used, so any checkout since
+they existed can be the old one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+POSITIONS = Path(__file__).resolve().parent.parent / "positions"
+
+_PROBE = """
+import sys
+from cuttle_search.analysis import analyse
+analyse(sys.argv[1], iterations=500, seed=1)
+r = analyse(sys.argv[1], iterations=int(sys.argv[2]), seed=1)
+print(r.iterations / r.seconds, r.nodes)
+"""
+
+
+def rate(python: str, position: str, budget: int) -> float:
+    out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget)],
+                         capture_output=True, text=True, check=True, cwd="/")
+    return float(out.stdout.split()[0])
+
+
+_ROLLOUT_PROBE = """
+import sys, time, numpy as np
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.harness import random_games
+from cuttle_search.game.rules import get_ruleset
+r = get_ruleset(sys.argv[1]).to_array()
+s = np.zeros(L.STATE_SIZE, np.int64); buf = np.zeros(L.MAX_MOVES, np.int64); out = np.zeros((20000, 3), np.int64)
+random_games(r, 0, 0, 10, s, buf, out)
+rates = []
+for rep in range(3):
+    t0 = time.perf_counter()
+    plies = random_games(r, 1000 + rep, 0, 20000, s, buf, out)
+    rates.append(plies / (time.perf_counter() - t0))
+print(sorted(rates)[1], int(out.sum()))
+"""
+
+
+def compare_rollout(args) -> None:
+    rates: dict[str, list[float]] = {"old": [], "new": []}
+    games = {}
+    for rnd in range(args.rounds):
+        for side in (("old", "new") if rnd % 2 == 0 else ("new", "old")):
+            out = subprocess.run([getattr(args, side), "-c", _ROLLOUT_PROBE, args.rollout], capture_output=True,
+                                 text=True, check=True, cwd="/").stdout.split()
+            rates[side].append(float(out[0]))
+            games[side] = out[1]
+    old, new = statistics.median(rates["old"]), statistics.median(rates["new"])
+    summary = {"rules": args.rollout, "same_games": games["old"] == games["new"], "old_median": old,
+               "new_median": new, "ratio": new / old, "old": rates["old"], "new": rates["new"]}
+    print(f"random playouts, {args.rollout}: old {old / 1e6:.2f} M plies/s  new {new / 1e6:.2f} M plies/s  "
+          f"x{new / old:.3f}  (same games: {summary['same_games']})")
+    print(json.dumps(summary, indent=2))
+
+
+def command_run(python: str, args: list[str]) -> tuple[float, float]:
+    """Wall seconds and processor seconds (user + system) of one run of the command."""
+    exe = Path(python).with_name("cuttle-search")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([str(exe)] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=POSITIONS.parent)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise RuntimeError(f"{exe} {' '.join(args)} failed with status {status}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def compare_command(args) -> None:
+    cmd = shlex.split(args.command)
+    for side in ("old", "new"):
+        command_run(getattr(args, side), cmd)  # warm: kernels loaded from the cache after this
+    runs: dict[str, dict[str, list[float]]] = {"old": {"wall": [], "cpu": []}, "new": {"wall": [], "cpu": []}}
+    for rnd in range(args.rounds):
+        for side in (("old", "new") if rnd % 2 == 0 else ("new", "old")):
+            wall, cpu = command_run(getattr(args, side), cmd)
+            runs[side]["wall"].append(wall)
+            runs[side]["cpu"].append(cpu)
+    summary = {"command": args.command}
+    for kind in ("wall", "cpu"):
+        old, new = statistics.median(runs["old"][kind]), statistics.median(runs["new"][kind])
+        summary[kind] = {"old_median": old, "new_median": new, "ratio": new / old,
+                         "old": runs["old"][kind], "new": runs["new"][kind]}
+        print(f"cuttle-search {args.command}: {kind:<4} old {old:.3f} s  new {new:.3f} s  x{new / old:.3f}")
+    print(json.dumps(summary, indent=2))
+
+
+def compare_hint(args) -> None:
+    position = json.loads((POSITIONS / f"{args.hint}.json").read_text())
+    line = json.dumps({"position": position, "iterations": args.iterations, "seed": 1}) + "\n"
+    servers = {}
+    for side in ("old", "new"):
+        exe = Path(getattr(args, side)).with_name("cuttle-search")
+        servers[side] = subprocess.Popen([str(exe), "hint"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         text=True, bufsize=1, cwd=POSITIONS.parent)
+    times: dict[str, list[float]] = {"old": [], "new": []}
+    answers = {}
+    try:
+        for rnd in range(args.rounds + 3):  # the first three load the kernels and settle
+            for side in (("old", "new") if rnd % 2 == 0 else ("new", "old")):
+                proc = servers[side]
+                t0 = time.perf_counter()
+                proc.stdin.write(line)
+                proc.stdin.flush()
+                answer = proc.stdout.readline()
+                dt = time.perf_counter() - t0
+                if not answer:
+                    raise RuntimeError(f"the {side} hint server stopped answering")
+                if rnd >= 3:
+                    times[side].append(dt)
+                answers[side] = json.loads(answer)
+    finally:
+        for proc in servers.values():
+            proc.stdin.close()
+            proc.wait(timeout=30)
+    summary = {"position": args.hint, "iterations": args.iterations,
+               "same_best_move": answers["old"].get("move") == answers["new"].get("move")}
+    for side in ("old", "new"):
+        t = sorted(times[side])
+        summary[side] = {"median_ms": 1000 * statistics.median(t), "p90_ms": 1000 * t[int(0.9 * (len(t) - 1))]}
+    ratio = summary["new"]["median_ms"] / summary["old"]["median_ms"]
+    summary["ratio"] = ratio
+    print(f"hint {args.hint} at {args.iterations:,} iterations: old median {summary['old']['median_ms']:.1f} ms, "
+          f"new median {summary['new']['median_ms']:.1f} ms, x{ratio:.3f}")
+    print(json.dumps(summary, indent=2))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", required=True, help="the old checkout's Python interpreter")
+    ap.add_argument("--new", required=True, help="the new checkout's Python interpreter")
+    ap.add_argument("--positions", default="opening-p0,midgame-main-p0")
+    ap.add_argument("--budgets", default="100000,1000000,3000000")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--command", help="compare this command's warm start instead of the search rate")
+    ap.add_argument("--hint", metavar="POSITION", help="compare hint round trips on this shipped position instead")
+    ap.add_argument("--iterations", type=int, default=10_000, help="with --hint: the request's iterations")
+    ap.add_argument("--rollout", metavar="RULES", help="compare random playouts in this ruleset instead")
+    args = ap.parse_args()
+    args.old, args.new = os.path.abspath(args.old), os.path.abspath(args.new)  # not resolved: keep the venv
+    if args.rollout:
+        compare_rollout(args)
+        return
+    if args.hint:
+        compare_hint(args)
+        return
+    if args.command:
+        compare_command(args)
+        return
+    runs: dict[str, dict[str, list[float]]] = {}
+    for rnd in range(args.rounds):
+        for position in args.positions.split(","):
+            for budget in (int(b) for b in args.budgets.split(",")):
+                key = f"{position}@{budget}"
+                row = runs.setdefault(key, {"old": [], "new": []})
+                order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
+                for side in order:
+                    row[side].append(rate(getattr(args, side), position, budget))
+                print(f"round {rnd + 1} {key}: old {row['old'][-1]:,.0f} new {row['new'][-1]:,.0f} it/s", flush=True)
+    summary = {}
+    for key, row in runs.items():
+        old, new = statistics.median(row["old"]), statistics.median(row["new"])
+        summary[key] = {"old_median": old, "new_median": new, "ratio": new / old, "old": row["old"], "new": row["new"]}
+        print(f"{key:<28} old {old:10,.0f} it/s  new {new:10,.0f} it/s  x{new / old:.3f}")
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()

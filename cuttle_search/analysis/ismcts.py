@@ -1,0 +1,430 @@
+"""Run the ISMCTS: budgets, root parallelism over threads, progress, merging results."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .. import __version__
+from ..engine import layout as L
+from ..engine.ismcts import ismcts_iterate, LOOKUP_SLOTS, MAX_PATH, ROOT_ALL, ROOT_AVOID, ROOT_ONLY
+from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
+from ..engine.rng import seed_rng
+from ..game.errors import CuttleError, brief
+from .limits import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ITERATIONS,
+    DEFAULT_ROLLOUT,
+    MAX_EXPLORATION,
+    MAX_ITERATIONS,
+    MAX_SECONDS,
+    MAX_SEED,
+    MAX_THREADS,
+    ROLLOUT_NAMES,
+    is_finite_number,
+)
+from ..game.moves import Move
+from ..game.position import Position, seat_name
+from .result import AnalysisResult, MoveStat, score_interval
+from .tree import Tree
+
+ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}
+assert tuple(ROLLOUTS) == ROLLOUT_NAMES
+
+
+class SearchError(CuttleError):
+    """A position or budget the search cannot work with; the message says why."""
+
+
+def _whole(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+_number = is_finite_number
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A search budget: iterations, seconds, or both (whichever runs out first)."""
+
+    iterations: int | None = None
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        n = self.iterations
+        if n is not None and (not _whole(n) or not 1 <= n <= MAX_ITERATIONS):
+            raise SearchError(f"iterations: expected a whole number from 1 to {MAX_ITERATIONS:,}, got {brief(n)}")
+        t = self.time
+        if t is not None and (not _number(t) or not 0 < t <= MAX_SECONDS):
+            raise SearchError(f"time: expected a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, got {brief(t)}")
+
+    @property
+    def effective_iterations(self) -> int | None:
+        if self.iterations is None and self.time is None:
+            return DEFAULT_ITERATIONS
+        return self.iterations
+
+
+@dataclass(frozen=True)
+class HandInference:
+    """What the viewer has inferred about the opponent's hidden hand: it holds none of the
+    cards of the mask ``excluded``, except perhaps among its ``fresh`` cards drawn since.
+    (The ``ismcts`` agent infers this from an opponent that passed up a win on the spot.)"""
+
+    excluded: int
+    fresh: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.excluded, int) or not 0 <= self.excluded < 1 << 52:
+            raise SearchError(f"inference: excluded must be a 52-bit card mask, got {brief(self.excluded)}")
+        if not isinstance(self.fresh, int) or self.fresh < 0:
+            raise SearchError(f"inference: fresh must be a whole number >= 0, got {brief(self.fresh)}")
+
+
+_ALL_ROOT_MOVES = (np.zeros(0, np.int64), np.int64(ROOT_ALL))
+
+
+def root_restriction(pos: Position, allow: object = None, avoid: object = None) -> tuple[np.ndarray, np.int64]:
+    """The kernel's root restriction for ``allow`` (search only these moves) or ``avoid``
+    (never these), each a list of moves in text or JSON notation, checked against the
+    legal moves; at least one move must remain."""
+    if allow is None and avoid is None:
+        return _ALL_ROOT_MOVES
+    if allow is not None and avoid is not None:
+        raise SearchError("allowMoves: give allowMoves or avoidMoves, not both")
+    key, listed = ("allowMoves", allow) if allow is not None else ("avoidMoves", avoid)
+    if not isinstance(listed, (list, tuple)) or not listed or len(listed) > L.MAX_MOVES:
+        raise SearchError(f"{key}: expected a non-empty list of moves, got {brief(listed)}")
+    legal = pos.legal_moves()
+    codes = set()
+    for i, item in enumerate(listed):
+        try:
+            move = Move.from_json(item) if isinstance(item, dict) else Move.parse(item, None) if isinstance(item, str) else None
+            if move is None:
+                raise SearchError(f"expected a move like 'points 7H', got {brief(item)}")
+            codes.add(move.resolve_against(legal).code())
+        except CuttleError as e:
+            raise SearchError(f"{key}[{i}]: {e}") from None
+    remaining = len(codes) if allow is not None else len({m.code() for m in legal} - codes)
+    if remaining == 0:
+        raise SearchError(f"{key}: no legal move would be left to search")
+    return np.array(sorted(codes), np.int64), np.int64(ROOT_ONLY if allow is not None else ROOT_AVOID)
+
+
+def _searchable(roots: tuple) -> Callable[[int], bool]:
+    """Whether the root restriction ``roots`` lets the search look at a move code."""
+    mode, listed = int(roots[1]), {int(c) for c in roots[0]}
+    return lambda code: mode == ROOT_ALL or (code in listed) == (mode == ROOT_ONLY)
+
+
+def _restricted(result: AnalysisResult, roots: tuple) -> AnalysisResult:
+    """A solved analysis with only the moves the root restriction lets through, re-ranked."""
+    if int(roots[1]) == ROOT_ALL:
+        return result
+    searchable = _searchable(roots)
+    kept = [m for m in result.moves if searchable(m.move.code())]
+    best = kept[0].score
+    result.moves = [dataclasses.replace(m, rank=i, gap=best - m.score) for i, m in enumerate(kept, 1)]
+    return result
+
+
+class _Worker:
+    """One thread's tree, generator and scratch buffers."""
+
+    def __init__(self, seed: int, index: int, capacity: int, solver: bool = True) -> None:
+        self.solver = solver  # the MCTS-Solver where nothing is hidden
+        self.tree = Tree(capacity)
+        self.rng = seed_rng(np.uint64(seed & (2**64 - 1)), index)
+        # the kernel's scratch record: state, moves, seen flags, path, card list, second state,
+        # then the move lookup's slots (move, index, stamp) and its stamp counter, then the
+        # legal children of a node and their moves' indices
+        self.work = (
+            np.zeros(L.STATE_SIZE, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.bool_),
+            np.zeros(MAX_PATH, dtype=np.int32),
+            np.zeros(64, dtype=np.int64),
+            np.zeros(L.STATE_SIZE, dtype=np.int64),
+            np.zeros(LOOKUP_SLOTS, dtype=np.int64),
+            np.zeros(LOOKUP_SLOTS, dtype=np.int32),
+            np.zeros(LOOKUP_SLOTS, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(L.MAX_MOVES, dtype=np.int32),
+            np.zeros(L.MAX_MOVES, dtype=np.int32),
+        )
+
+    def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots) -> int:
+        return ismcts_iterate(
+            (root, r, viewer), deal, self.tree.kernel_args(), self.work, n, self.rng, exploration, policy,
+            roots, np.int64(self.solver),
+        )
+
+    def run(self, root, r, viewer, deal, n, exploration, policy, roots=None) -> int:
+        """Run ``n`` iterations, growing the tree whenever it fills (n = 0 only loads the
+        compiled kernel). ``roots`` is ``(moves, mode)``, the root restriction."""
+        roots = roots or _ALL_ROOT_MOVES
+        done = self._iterate(root, r, viewer, deal, n, exploration, policy, roots)
+        while done < n:
+            self.tree.grow()
+            done += self._iterate(root, r, viewer, deal, n - done, exploration, policy, roots)
+        return done
+
+
+def search_viewer(pos: Position) -> int:
+    """The seat the search speaks for: the file's viewer, or the seat to act."""
+    if pos.is_over:
+        raise SearchError("phase: the game is over; there is nothing to analyse")
+    if pos.actor == L.ACTOR_CHANCE:
+        raise SearchError("phase: the next event is chance (a random 4), not a player's decision")
+    if pos.view is not None and pos.actor != pos.view:
+        raise SearchError(
+            f"view: it is {seat_name(pos.actor)}'s decision ({pos.phase_name}), but this file is "
+            f"{seat_name(pos.view)}'s view; analyse a position where {seat_name(pos.view)} decides"
+        )
+    return pos.actor
+
+
+def check_search_options(limit: Limit, threads: object, seed: object, rollout: object, exploration: object) -> None:
+    """Refuse search options out of range, naming the option (the command line, the hint
+    server and the API share these checks)."""
+    if not isinstance(limit, Limit):
+        raise SearchError(f"limit: expected a Limit, got {brief(limit)}")
+    if not _whole(threads) or not 1 <= threads <= MAX_THREADS:
+        raise SearchError(f"threads: expected a whole number from 1 to {MAX_THREADS}, got {brief(threads)}")
+    n = limit.effective_iterations
+    if n is not None and threads > n:
+        raise SearchError(f"threads: {threads} threads for {n:,} iterations; give every thread at least one iteration")
+    if not isinstance(rollout, str) or rollout not in ROLLOUTS:
+        raise SearchError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {brief(rollout)}")
+    if not _number(exploration) or not 0 <= exploration <= MAX_EXPLORATION:
+        raise SearchError(f"exploration: expected a finite number from 0 to {MAX_EXPLORATION:g}, got {brief(exploration)}")
+    if not _whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise SearchError(f"seed: expected a whole number from 0 to 2^63 - 1, got {brief(seed)}")
+
+
+def run_search(
+    pos: Position,
+    limit: Limit,
+    threads: int = 1,
+    seed: int = 0,
+    rollout: str = DEFAULT_ROLLOUT,
+    exploration: float = DEFAULT_EXPLORATION,
+    progress: Callable[[int, "Snapshot"], None] | None = None,
+    node_capacity: int = 1 << 16,
+    inference: HandInference | None = None,
+    cancel: threading.Event | None = None,
+    stop_rule: Callable[["Snapshot"], bool] | None = None,
+    every: float = 0.1,
+    allow_moves: object = None,
+    avoid_moves: object = None,
+    solver: bool = True,
+) -> AnalysisResult:
+    """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
+    narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
+
+    ``progress`` is called about every ``every`` seconds with the iterations so far and a
+    :class:`Snapshot`; setting ``cancel`` stops the search early (``stop_reason``
+    "cancelled"); ``stop_rule`` is asked after each chunk of iterations whether to stop
+    (``stop_reason`` "confident"). With one thread it is asked at fixed iteration counts,
+    so a seed still reproduces the result. ``allow_moves`` / ``avoid_moves`` restrict the
+    root moves searched and reported (see :func:`root_restriction`). ``solver=False`` turns
+    off the exact solver's first answer and the MCTS-Solver (to measure what they bring)."""
+    viewer = search_viewer(pos)
+    check_search_options(limit, threads, seed, rollout, exploration)
+    if inference is not None and not isinstance(inference, HandInference):
+        raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
+    policy = ROLLOUTS[rollout]
+    roots = root_restriction(pos, allow_moves, avoid_moves)
+    from .solve import solve_first
+
+    first = solve_first(pos, limit) if solver else None  # exact when nothing is hidden, within the budget
+    if first is not None and first.proven:
+        solved = first.analysis(pos, threads, seed, rollout, exploration)
+        solved.stop_reason = "proven"
+        return _restricted(solved, roots)
+    if first is not None:
+        limit = first.remaining(limit)
+    r = pos.rules_array
+    root = pos.state.copy()
+    # what every determinization re-deals: the unseen cards, and the inference (excluded, fresh)
+    deal = (
+        np.int64(pos.unknown_cards if pos.hidden is not None else 0),
+        np.int64(0 if inference is None else inference.excluded),
+        np.int64(0 if inference is None else inference.fresh),
+    )
+    workers = [_Worker(seed, i, node_capacity, solver) for i in range(threads)]
+    total = limit.effective_iterations
+    quotas = [None] * threads if total is None else [total // threads + (i < total % threads) for i in range(threads)]
+    deadline = None if limit.time is None else time.perf_counter() + limit.time
+    chunk = 256 if deadline is not None else 2048
+    stop = threading.Event()
+    reason = ["budget"]
+    compile_start = time.perf_counter()
+    workers[0].run(root, r, viewer, deal, 0, float(exploration), policy, roots)  # compile or load, not timed
+    compile_seconds = time.perf_counter() - compile_start
+    start = time.perf_counter()
+
+    def snapshot() -> Snapshot:
+        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration, roots)
+
+    def work(i: int) -> None:
+        w = workers[i]
+        quota = quotas[i]
+        while not stop.is_set():
+            if cancel is not None and cancel.is_set():
+                reason[0] = "cancelled"
+                stop.set()
+                return
+            n = chunk if quota is None else min(chunk, quota - w.tree.iterations)
+            if n <= 0:
+                return
+            w.run(root, r, viewer, deal, n, float(exploration), policy, roots)
+            if deadline is not None and time.perf_counter() >= deadline:
+                reason[0] = "time"
+                return
+            if stop_rule is not None and threads == 1 and stop_rule(snapshot()):
+                reason[0] = "confident"
+                stop.set()
+                return
+
+    if threads == 1 and progress is None:
+        work(0)
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = [pool.submit(work, i) for i in range(threads)]
+            try:
+                pending = set(futures)
+                while pending:
+                    _, pending = wait(pending, timeout=every)  # returns as soon as all are done
+                    if progress is not None and pending:
+                        progress(sum(w.tree.iterations for w in workers), snapshot())
+                    if stop_rule is not None and threads > 1 and pending and stop_rule(snapshot()):
+                        reason[0] = "confident"
+                        stop.set()
+            except KeyboardInterrupt:
+                stop.set()
+                raise
+            finally:
+                for f in futures:
+                    f.result()
+    elapsed = time.perf_counter() - start
+    result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots)
+    result.compile_seconds = compile_seconds
+    result.stop_reason = reason[0]
+    return result if first is None else first.annotate(result)
+
+
+class Snapshot:
+    """A live look at the search for a progress display or a partial answer (racy reads
+    are fine there)."""
+
+    def __init__(self, workers: list[_Worker], pos: Position, viewer: int = 0, start: float = 0.0, threads: int = 1,
+                 seed: int = 0, rollout: str = DEFAULT_ROLLOUT, exploration: float = DEFAULT_EXPLORATION,
+                 roots: tuple = _ALL_ROOT_MOVES) -> None:
+        self.workers = workers
+        self.pos = pos
+        self._args = (viewer, start, threads, seed, rollout, exploration, roots)
+
+    @property
+    def iterations(self) -> int:
+        return sum(w.tree.iterations for w in self.workers)
+
+    def partial(self) -> AnalysisResult:
+        """The analysis as it stands now, marked as taken during the search."""
+        result = self.result()
+        result.during_search = True
+        return result
+
+    def result(self) -> AnalysisResult:
+        """The analysis as it stands now."""
+        viewer, start, threads, seed, rollout, exploration, roots = self._args
+        return _merge(self.pos, viewer, self.workers, time.perf_counter() - start, threads, seed, rollout, exploration,
+                      roots)
+
+    def best(self) -> tuple[str, float] | None:
+        stats: dict[int, list[int]] = {}
+        for w in self.workers:
+            for code, (v, wins, draws, _a) in w.tree.root_stats().items():
+                acc = stats.setdefault(code, [0, 0, 0])
+                acc[0] += v
+                acc[1] += wins
+                acc[2] += draws
+        if not stats:
+            return None
+        code, (v, wins, draws) = max(stats.items(), key=lambda kv: kv[1][0])
+        return Move.from_code(code).text(), (wins + draw_share(self.pos) * draws) / max(v, 1)
+
+
+def draw_share(pos: Position) -> float:
+    """What a stalemate is worth to each seat: the game shared among the seats (1/2 with two)."""
+    return 1.0 / pos.rules.players
+
+
+def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES) -> AnalysisResult:
+    merged: dict[int, list[int]] = {}
+    root_stats = [w.tree.root_stats() for w in workers]  # once per worker: each call walks the root
+    for stats_w in root_stats:
+        for code, (v, wins, draws, avail) in stats_w.items():
+            acc = merged.setdefault(code, [0, 0, 0, 0])
+            for i, x in enumerate((v, wins, draws, avail)):
+                acc[i] += x
+    searchable = _searchable(roots)
+    for code in pos.legal_codes():  # a move the budget never reached still gets a row (if searchable)
+        if searchable(int(code)):
+            merged.setdefault(int(code), [0, 0, 0, 0])
+    proven: dict[int, int] = {}  # the MCTS-Solver's proofs at the root (nothing hidden only)
+    for w in workers:
+        proven.update(w.tree.root_proven())
+    share = draw_share(pos)
+    order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + share * kv[1][2]), kv[0]))
+    best_score = None
+    stats = []
+    for rank, (code, (v, wins, draws, avail)) in enumerate(order, 1):
+        score, lo, hi = score_interval(v, wins, draws, share)
+        if code in proven:  # exact, whatever the visits before the proof said
+            score = lo = hi = 1.0 if proven[code] > 0 else 0.0
+        if best_score is None:
+            best_score = score
+        owner = workers[max(range(len(workers)), key=lambda i: root_stats[i].get(code, (0,))[0])]
+        pv = [Move.from_code(c) for c in owner.tree.principal_variation(code)] if v else [Move.from_code(code)]
+        stats.append(
+            MoveStat(
+                rank=rank,
+                move=Move.from_code(code),
+                visits=v,
+                wins=wins,
+                draws=draws,
+                availability=avail,
+                score=score,
+                win_rate=(wins / v if v else 0.0) if code not in proven else float(proven[code] > 0),
+                draw_rate=(draws / v if v else 0.0) if code not in proven else 0.0,
+                interval=(lo, hi),
+                gap=best_score - score,
+                pv=pv,
+                **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
+            )
+        )
+    iterations = sum(w.tree.iterations for w in workers)
+    return AnalysisResult(
+        viewer=viewer,
+        phase=pos.phase_name,
+        rules=pos.rules.spec,
+        moves=stats,
+        iterations=iterations,
+        determinizations=iterations if pos.hidden is not None else 0,
+        nodes=sum(w.tree.nodes for w in workers),
+        seconds=elapsed,
+        threads=threads,
+        seed=seed,
+        rollout=rollout,
+        exploration=float(exploration),
+        engine_version=__version__,
+        position=pos.name,
+        seats=pos.rules.players,
+    )

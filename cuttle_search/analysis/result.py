@@ -1,0 +1,145 @@
+"""Analysis results: per-move statistics with intervals, and the overall figures."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..game.moves import Move
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class MoveStat:
+    """One root move of the viewer, from the viewer's point of view.
+
+    ``score`` counts a draw as half a win; ``interval`` is its 95% confidence interval
+    (normal approximation with the observed spread), ``lcb`` its lower end."""
+
+    rank: int
+    move: Move
+    visits: int
+    wins: int
+    draws: int
+    availability: int
+    score: float
+    win_rate: float
+    draw_rate: float
+    interval: tuple[float, float]
+    gap: float
+    pv: list[Move] = field(default_factory=list)
+    # set when the exact solver ran on the position (nothing hidden): its value for the
+    # move ("win", "draw", "loss", or "expected" through a random 4), None if unproven
+    solved: bool = False
+    proven: str | None = None
+    plies: int | None = None
+
+    @property
+    def lcb(self) -> float:
+        return self.interval[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "move": self.move.text(),
+            "moveJson": self.move.to_json(),
+            "visits": self.visits,
+            "score": round(self.score, 6),
+            "winrate": round(self.win_rate, 6),
+            "drawrate": round(self.draw_rate, 6),
+            "lcb": round(self.interval[0], 6),
+            "ucb": round(self.interval[1], 6),
+            "gap": round(self.gap, 6),
+            "pv": [m.text() for m in self.pv],
+            **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
+        }
+
+
+def score_interval(visits: int, wins: int, draws: int, draw_share: float = 0.5) -> tuple[float, float, float]:
+    """(score, low, high) of outcomes worth 1, ``draw_share`` and 0: a stalemate shares the
+    game among the seats, 1/2 of two seats (the default), 1/n of n (as the engine's ISMCTS
+    scores it)."""
+    if visits <= 0:
+        return 0.0, 0.0, 1.0
+    mean = (wins + draw_share * draws) / visits
+    second = (wins + draw_share * draw_share * draws) / visits
+    var = max(second - mean * mean, 0.0)
+    # a floor keeps a handful of identical outcomes from claiming certainty
+    var = max(var, 0.25 / (visits + 1))
+    half = Z95 * math.sqrt(var / visits)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+@dataclass
+class AnalysisResult:
+    """What ``analyse`` returns; ``to_json`` gives the stable JSON form."""
+
+    viewer: int
+    phase: str
+    rules: str
+    moves: list[MoveStat]
+    iterations: int
+    determinizations: int
+    nodes: int
+    seconds: float
+    threads: int
+    seed: int
+    rollout: str
+    exploration: float
+    engine_version: str
+    position: str = ""
+    compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
+    stop_reason: str = "budget"  # budget | time | confident | cancelled | proven
+    during_search: bool = False  # a partial result, taken while the search goes on
+    solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
+    seats: int = 2  # a stalemate is worth 1/seats to each
+
+    def separated(self) -> bool:
+        """Whether the best move's lower bound clears every other move's upper bound."""
+        return len(self.moves) == 1 or all(self.moves[0].interval[0] > m.interval[1] for m in self.moves[1:])
+
+    @property
+    def best(self) -> MoveStat:
+        return self.moves[0]
+
+    @property
+    def iterations_per_second(self) -> float:
+        return self.iterations / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "pointOfView": f"p{self.viewer}",
+            "note": f"win rates are p{self.viewer}'s; score counts a draw as half a win" if self.seats == 2 else
+                    f"win rates are p{self.viewer}'s; score counts a stalemate as 1/{self.seats} of a win",
+            "phase": self.phase,
+            "rules": self.rules,
+            "moves": [m.to_json() for m in self.moves],
+            "rootInfo": {
+                "iterations": self.iterations,
+                "determinizations": self.determinizations,
+                "nodes": self.nodes,
+                "seconds": round(self.seconds, 6),
+                "iterationsPerSecond": round(self.iterations_per_second, 1),
+                "compileSeconds": round(self.compile_seconds, 6),
+                "threads": self.threads,
+                "seed": self.seed,
+                "rollout": self.rollout,
+                "exploration": self.exploration,
+                "engineVersion": self.engine_version,
+                "stopReason": self.stop_reason,
+                **({"solver": self.solver} if self.solver is not None else {}),
+            },
+        }
+
+    def deterministic_json(self) -> dict[str, Any]:
+        """``to_json`` without the wall-clock figures (for reproducibility checks)."""
+        d = self.to_json()
+        for k in ("seconds", "iterationsPerSecond", "compileSeconds"):
+            d["rootInfo"].pop(k)
+        if "solver" in d["rootInfo"]:
+            d["rootInfo"]["solver"] = {k: v for k, v in d["rootInfo"]["solver"].items() if k not in ("seconds", "nodesPerSecond")}
+        return d
+

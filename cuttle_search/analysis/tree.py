@@ -1,0 +1,106 @@
+"""The ISMCTS tree: flat node arrays that grow when a long search fills them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.ismcts import breadth_first_order
+
+FIELDS = (
+    ("move", np.int64),
+    ("parent", np.int32),
+    ("mover", np.int8),
+    ("visits", np.int32),
+    ("avail", np.int32),
+    ("wins", np.int32),
+    ("draws", np.int32),
+    ("first", np.int32),
+    ("sibling", np.int32),
+    ("proven", np.int8),  # MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
+)
+BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
+LINKS = ("parent", "first", "sibling")  # fields that hold node numbers
+
+
+class Tree:
+    """Node storage for one search thread (field meanings in ``engine/ismcts.py``)."""
+
+    def __init__(self, capacity: int = 1 << 16) -> None:
+        self.arrays = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}
+        self.meta = np.zeros(2, dtype=np.int64)
+        self.arrays["first"][0] = -1
+        self.arrays["sibling"][0] = -1
+        self.arrays["parent"][0] = -1
+        self.arrays["mover"][0] = -1
+        self.meta[0] = 1  # the root
+
+    @property
+    def capacity(self) -> int:
+        return int(self.arrays["move"].shape[0])
+
+    @property
+    def nodes(self) -> int:
+        return int(self.meta[0])
+
+    @property
+    def iterations(self) -> int:
+        return int(self.meta[1])
+
+    def grow(self) -> None:
+        """Double the capacity and renumber the nodes breadth-first, so that siblings sit
+        together in memory (the selection scans them); the tree itself, and so the search,
+        stays exactly the same."""
+        old, n = self.capacity, self.nodes
+        order = np.empty(n, np.int64)
+        rank = np.empty(n, np.int64)
+        breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
+        grown = {}
+        for name, t in FIELDS:
+            values = self.arrays[name][:n][order]
+            if name in LINKS:  # node numbers: renumber them too
+                linked = values >= 0
+                values[linked] = rank[values[linked]]
+            grown[name] = np.zeros(2 * old, dtype=t)
+            grown[name][:n] = values
+        self.arrays = grown  # one swap: a reader on another thread sees the old tree or the new
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta,)
+
+    def children(self, node: int, arrays: dict | None = None) -> list[int]:
+        a = arrays or self.arrays
+        out = []
+        c = int(a["first"][node])
+        while c >= 0:
+            out.append(c)
+            c = int(a["sibling"][c])
+        return out
+
+    def root_stats(self) -> dict[int, tuple[int, int, int, int]]:
+        """Move code -> (visits, wins, draws, availability) for the root's children."""
+        a = self.arrays
+        return {
+            int(a["move"][c]): (int(a["visits"][c]), int(a["wins"][c]), int(a["draws"][c]), int(a["avail"][c]))
+            for c in self.children(0, a)
+        }
+
+    def root_proven(self) -> dict[int, int]:
+        """Move code -> 1 (a proven win for the viewer) or -1 (a proven loss) for the root's
+        children the MCTS-Solver proved (only when nothing is hidden)."""
+        a = self.arrays
+        return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0, a) if a["proven"][c] != 0}
+
+    def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
+        """The root move, then the most visited child at each step below it."""
+        a = self.arrays
+        node = next((c for c in self.children(0, a) if int(a["move"][c]) == move), None)
+        pv = [move]
+        while node is not None and len(pv) < max_len:
+            kids = self.children(node, a)
+            if not kids:
+                break
+            node = max(kids, key=lambda c: (int(a["visits"][c]), -c))
+            if int(a["visits"][node]) < 2:
+                break
+            pv.append(int(a["move"][node]))
+        return pv

@@ -1,0 +1,343 @@
+"""Numba kernels of the information-set MCTS (single observer, Cowling, Powley and
+Whitehouse 2012).
+
+One tree of the viewer's information sets, stored as flat arrays (a ``Tree``, see
+``cuttle_search.analysis.tree``), one entry per node; a node is reached by one move from its
+parent. Every iteration draws a fresh determinization of the root (the cards the viewer
+cannot see dealt at random into the slots they could be in, narrowed by an inference
+when the caller has one), then selects with UCB over the moves legal in that
+determinization, using availability counts, expands one node, rolls out to the end of
+the game and backs up the result. Below the root, a move that
+wins on the spot (points, a King or a Jack that meets the goal) is always taken when it is
+legal: a "decisive move", true in every determinization, which lets a losing line read as
+lost from its first visits.
+
+Node fields (one array each, indexed by node)::
+
+    move      int64   the move that leads here from the parent
+    parent    int32
+    mover     int8    seat that chose the move (-1 for a chance outcome)
+    visits    int32
+    avail     int32   iterations in which the move was legal when the parent was visited
+    wins      int32   rollouts the mover (or its partner) won
+    draws     int32   rollouts that ended in a stalemate
+    first     int32   first child, or -1
+    sibling   int32   next sibling, or -1
+    proven    int8    MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
+
+``meta`` holds [nodes in use, iterations done]. A kernel call stops early when the
+arrays are nearly full; the caller grows them and calls again, and the search goes on
+exactly as if nothing had happened.
+"""
+
+import numpy as np
+
+from .jit import njit
+from .noref import borrow
+from .apply import apply_move
+from .info import determinize
+from .layout import (
+    ACTOR_CHANCE,
+    F_ACTOR,
+    F_NPLAYERS,
+    F_PHASE,
+    F_STATUS,
+    F_WINNER,
+    MAX_MOVES,
+    PH_OVER,
+    ST_WIN,
+)
+from .movegen import generate_moves
+from .policies import first_win, rollout
+from .rng import rng_below
+from .seats import opponent, same_side
+
+
+MAX_PATH = 2100  # longer than any game (the 1,000-action limit) plus the root
+# the per-visit move lookup: a scan up to this many legal moves, else a table of 2^bits
+# slots, at least twice the moves (measured in isolation: the scan is as fast up to about a
+# dozen moves, and the table several times faster beyond)
+LOOKUP_SCAN_MAX = 16
+LOOKUP_SLOTS = 2 * MAX_MOVES
+LOOKUP_MIN_BITS = 5
+LOOKUP_MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
+META_NODES = 0
+META_ITERATIONS = 1
+
+
+@njit(cache=True)
+def _new_node(move, parent, mover, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta):
+    k = meta[META_NODES]
+    meta[META_NODES] = k + 1
+    t_move[k] = move
+    t_parent[k] = parent
+    t_mover[k] = mover
+    t_visits[k] = 0
+    t_avail[k] = 1
+    t_wins[k] = 0
+    t_draws[k] = 0
+    t_first[k] = -1
+    t_sibling[k] = t_first[parent]
+    t_first[parent] = k
+    return k
+
+
+ROOT_ALL = 0
+ROOT_ONLY = 1
+ROOT_AVOID = 2
+
+
+@njit(nogil=True, cache=True)
+def _filter_moves(buf, n, listed, keep_listed):
+    """Keep, in order, the first ``n`` moves of ``buf`` that are (or, with ``keep_listed``
+    false, are not) in ``listed``; return how many remain."""
+    k = 0
+    for i in range(n):
+        found = False
+        for j in range(listed.shape[0]):
+            if buf[i] == listed[j]:
+                found = True
+                break
+        if found == keep_listed:
+            buf[k] = buf[i]
+            k += 1
+    return k
+
+
+@njit(nogil=True, cache=True)
+def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy, root_filter, solver):
+    """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
+    when the node arrays are nearly full). Node 0 is the root.
+
+    The arguments come in records (tuples) so that callers cannot misorder them:
+
+    * ``game``: ``(root, r, viewer)``, the viewer's root state, the rules array, the viewer;
+    * ``deal``: ``(unknown, excluded, fresh)``, what ``info.determinize`` re-deals;
+    * ``tree``: the node arrays in the order of the node fields above, then ``meta``;
+    * ``work``: scratch arrays ``(s, buf, seen, path, cards, scratch, slot_move, slot_index,
+      slot_stamp, stamp, legal_child, legal_index)``: a state, a move buffer, a per-move
+      flag buffer, a path of ``MAX_PATH`` nodes, a card list, a second state; the move
+      lookup: three arrays of ``LOOKUP_SLOTS`` (int64 move, int32 index into the buffer,
+      int64 stamp, all zero at first) and a one-slot int64 stamp counter; and the legal
+      children of the node being visited with their moves' indices (int32, ``MAX_MOVES``);
+    * ``root_filter``: ``(root_moves, root_mode)`` restricts the viewer's moves at the
+      root: ROOT_ALL (every legal move), ROOT_ONLY (only those in ``root_moves``) or
+      ROOT_AVOID (all but those); the caller ensures one remains.
+
+    When nothing is hidden (``unknown == 0``) and ``solver`` is 1, every node is one state and the MCTS-Solver
+    (Winands, Bjornsson and Saito 2008) runs on top: ``t_proven[k]`` is 1 when the state
+    after move ``k`` is a proven win for its mover, -1 a proven loss, 0 unknown (draws and
+    chance are not proven). A move that ends the game is proven when it is made; a node
+    with a child proven to win for its actor is proven won, one whose every legal move is
+    proven lost is proven lost (found as selection passes through). Selection never picks
+    a proven-losing child while another is left, and a proven-winning child ends the
+    selection: the iteration scores that result without a rollout. With hidden cards none
+    of this runs and the search is exactly the plain ISMCTS."""
+    root, r, viewer = game
+    unknown, excluded, fresh = deal
+    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta = tree
+    s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index = work
+    root_moves, root_mode = root_filter
+    # views that hold no reference: nothing below counts references (noref.py)
+    root, r, rng, root_moves = borrow(root), borrow(r), borrow(rng), borrow(root_moves)
+    t_move, t_parent, t_mover, t_visits = borrow(t_move), borrow(t_parent), borrow(t_mover), borrow(t_visits)
+    t_avail, t_wins, t_draws, t_first = borrow(t_avail), borrow(t_wins), borrow(t_draws), borrow(t_first)
+    t_sibling, t_proven, meta = borrow(t_sibling), borrow(t_proven), borrow(meta)
+    s, buf, seen, path, cards, scratch = borrow(s), borrow(buf), borrow(seen), borrow(path), borrow(cards), borrow(scratch)
+    slot_move, slot_index, slot_stamp, stamp = borrow(slot_move), borrow(slot_index), borrow(slot_stamp), borrow(stamp)
+    legal_child, legal_index = borrow(legal_child), borrow(legal_index)
+    cap = t_move.shape[0]
+    done = 0
+    # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
+    # one opponent, so it runs with two seats only
+    solver_on = unknown == 0 and solver != 0 and root[F_NPLAYERS] == 2
+    draw_share = 1.0 / root[F_NPLAYERS]  # a stalemate shares the game among the seats
+    while done < iterations:
+        if meta[META_NODES] + 2 > cap:
+            break
+        determinize(root, s, unknown, viewer, rng, cards, excluded, fresh)
+        node = 0
+        depth = 0
+        path[0] = 0
+        forced = -1  # with the solver: the winner of a proven node where the selection stopped
+        while s[F_PHASE] != PH_OVER:
+            n = generate_moves(s, r, buf)
+            if depth == 0 and root_mode != ROOT_ALL:
+                n = _filter_moves(buf, n, root_moves, root_mode == ROOT_ONLY)
+            actor = s[F_ACTOR]
+            if actor == ACTOR_CHANCE:
+                m = buf[rng_below(rng, n)]
+                c = t_first[node]
+                while c >= 0 and t_move[c] != m:
+                    c = t_sibling[c]
+                apply_move(s, r, m)
+                if c < 0:
+                    c = _new_node(m, node, -1, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                    t_proven[c] = 0
+                    depth += 1
+                    path[depth] = c
+                    break
+                depth += 1
+                path[depth] = c
+                node = c
+                continue
+            # decisive moves: below the root, a move that wins on the spot is always taken
+            # (the root keeps estimating every move of the viewer)
+            decisive = first_win(s, r, actor, buf, n) if depth > 0 else -1
+            # first, which children are legal in this determinization, and their moves'
+            # indices: with few moves, a scan that stops at a sentinel copy of the child's move
+            # past them; with many, a small open-addressing table of the moves (stamped per
+            # visit, so never cleared), one probe a child: O(children + moves). A repeated move
+            # keeps its first index. The children keep their order (it breaks ties).
+            k = 0
+            c = t_first[node]
+            if n <= LOOKUP_SCAN_MAX:  # n < MAX_MOVES, so buf[n] is a free slot
+                while c >= 0:
+                    mv = t_move[c]
+                    buf[n] = mv
+                    i = 0
+                    while buf[i] != mv:
+                        i += 1
+                    if i < n:
+                        legal_child[k] = c
+                        legal_index[k] = i
+                        k += 1
+                    c = t_sibling[c]
+            else:
+                stamp[0] += 1
+                g = stamp[0]
+                bits = LOOKUP_MIN_BITS
+                while (1 << bits) < 2 * n:
+                    bits += 1
+                mask = (1 << bits) - 1
+                shift = 64 - bits
+                for i in range(n):
+                    mv = buf[i]
+                    h = ((mv * LOOKUP_MULTIPLIER) >> shift) & mask
+                    while slot_stamp[h] == g and slot_move[h] != mv:
+                        h = (h + 1) & mask
+                    if slot_stamp[h] != g:
+                        slot_stamp[h] = g
+                        slot_move[h] = mv
+                        slot_index[h] = i
+                while c >= 0:
+                    mv = t_move[c]
+                    h = ((mv * LOOKUP_MULTIPLIER) >> shift) & mask
+                    while slot_stamp[h] == g and slot_move[h] != mv:
+                        h = (h + 1) & mask
+                    if slot_stamp[h] == g:
+                        legal_child[k] = c
+                        legal_index[k] = slot_index[h]
+                        k += 1
+                    c = t_sibling[c]
+            # then UCB over the legal children, in the children's order
+            for i in range(n):
+                seen[i] = False
+            best = -1
+            best_val = -1.0
+            lost = 0  # children proven lost for the actor (solver only)
+            for j in range(k):
+                c = legal_child[j]
+                i = legal_index[j]
+                seen[i] = True
+                t_avail[c] += 1
+                v = t_visits[c]
+                if decisive >= 0:
+                    val = 1.0 if i == decisive else -1.0
+                else:
+                    val = (t_wins[c] + draw_share * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
+                if solver_on and t_proven[c] != 0:
+                    if t_proven[c] > 0:
+                        val = 1e9  # a proven win is always the pick
+                    else:
+                        val = -1e9 + t_visits[c]  # never, unless every move is lost
+                        lost += 1
+                if val > best_val:
+                    best_val = val
+                    best = c
+            if decisive >= 0:  # no other move is a candidate, tried or not
+                for i in range(n):
+                    if i != decisive:
+                        seen[i] = True
+            untried = 0
+            for i in range(n):
+                if not seen[i]:
+                    untried += 1
+            if solver_on and best >= 0 and (t_proven[best] > 0 or (untried == 0 and lost == n)):
+                # the node is proven: won through ``best``, or lost whatever the actor plays
+                winner = actor if t_proven[best] > 0 else opponent(s, actor)
+                if node > 0 and t_mover[node] >= 0:
+                    t_proven[node] = 1 if t_mover[node] == winner else -1
+                apply_move(s, r, t_move[best])
+                depth += 1
+                path[depth] = best
+                forced = winner
+                break
+            if untried > 0:
+                m = buf[0]
+                pick = rng_below(rng, untried)
+                for i in range(n):
+                    if not seen[i]:
+                        if pick == 0:
+                            m = buf[i]
+                            break
+                        pick -= 1
+                apply_move(s, r, m)
+                c = _new_node(m, node, actor, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                t_proven[c] = 0
+                if solver_on and s[F_PHASE] == PH_OVER and s[F_STATUS] == ST_WIN:
+                    t_proven[c] = 1 if s[F_WINNER] == actor else -1
+                depth += 1
+                path[depth] = c
+                break
+            apply_move(s, r, t_move[best])
+            depth += 1
+            path[depth] = best
+            node = best
+        if forced >= 0:
+            won = True
+            winner = forced
+        else:
+            rollout(s, r, rng, buf, policy, scratch)
+            won = s[F_STATUS] == ST_WIN
+            winner = s[F_WINNER]
+        t_visits[0] += 1
+        for d in range(1, depth + 1):
+            k = path[d]
+            t_visits[k] += 1
+            if won:
+                if t_mover[k] >= 0 and same_side(s, r, t_mover[k], winner):
+                    t_wins[k] += 1
+            else:
+                t_draws[k] += 1
+        done += 1
+        meta[META_ITERATIONS] += 1
+    return done
+
+
+@njit(cache=True)
+def breadth_first_order(t_first, t_sibling, nodes, order, rank):
+    """Renumber a tree breadth-first so that each node's children sit together: ``order[i]``
+    is the old index of new node ``i`` and ``rank`` the inverse. Siblings keep their
+    relative order (older children get lower numbers, as when they were added), so a
+    renumbered tree searches exactly as before, only with siblings side by side in memory."""
+    order[0] = 0
+    head = 0
+    tail = 1
+    while head < tail:
+        node = order[head]
+        head += 1
+        k = 0
+        c = t_first[node]
+        while c >= 0:  # the list runs newest first
+            k += 1
+            c = t_sibling[c]
+        j = tail + k - 1
+        c = t_first[node]
+        while c >= 0:
+            order[j] = c
+            j -= 1
+            c = t_sibling[c]
+        tail += k
+    for i in range(nodes):
+        rank[order[i]] = i

@@ -1,0 +1,375 @@
+"""Rollout policies and the material scores they and the greedy agent share: uniform
+random, heuristic and greedy (epsilon-greedy on material), plus ``wins_now``, the cheap
+test that a main-phase move meets its player's goal at once (built on ``table.goal``).
+"""
+
+import numpy as np
+
+from .jit import njit
+from .apply import apply_move
+from .layout import (
+    EIGHTS,
+    F_ACTIONS,
+    F_ACTOR,
+    F_FACE,
+    F_HAND,
+    F_JACK_ON,
+    F_NPLAYERS,
+    F_PASSES,
+    F_PHASE,
+    F_POINTS,
+    F_STATUS,
+    F_WINNER,
+    FROM_SEVEN,
+    KINGS,
+    lowest,
+    make_move,
+    move_card,
+    move_target,
+    MT_DRAW,
+    MT_JACK,
+    MT_JOKER,
+    MT_MASK,
+    MT_ONE_OFF,
+    MT_PASS,
+    MT_POINTS,
+    MT_RESOLVE,
+    MT_ROYAL,
+    MT_SCUTTLE,
+    MT_SEVEN_SCRAP,
+    NO_CARD,
+    PH_COUNTER,
+    PH_MAIN,
+    PH_OVER,
+    PH_SCUTTLE_COUNTER,
+    PH_SEVEN,
+    popcount,
+    QUEENS,
+    R_ACTION_LIMIT,
+    R_JACK_SWITCH,
+    R_PASS_LIMIT,
+    R_TEN_COUNTERS_SCUTTLE,
+    RANK_KING,
+    RANK_QUEEN,
+    ST_WIN,
+)
+from .movegen import generate_moves
+from .noref import borrow
+from .rng import rng_below
+from .seats import opponent, opponents, same_side, seat_after
+from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
+
+
+ROLLOUT_RANDOM = 0
+ROLLOUT_HEURISTIC = 1
+ROLLOUT_GREEDY = 2
+GREEDY_EPSILON_QUARTERS = 1  # a greedy rollout plays a uniform move this many quarters of the time
+
+
+@njit(cache=True)
+def wins_now(s, r, p, m):
+    """Whether main-phase move ``m`` of seat ``p`` meets p's goal at once (cheap test)."""
+    mt = m & MT_MASK
+    c = move_card(m)
+    pts = points_total(s, p)
+    if mt == MT_POINTS:
+        return pts + (c >> 2) + 1 >= goal(s, r, p)
+    if mt == MT_ROYAL and (c >> 2) == 12:
+        return pts >= goal_with_kings(r, popcount(s[F_FACE + p] & KINGS) + 1)
+    if mt == MT_JACK:
+        t = move_target(m)
+        if (s[F_POINTS + p] >> t) & 1:
+            return False
+        return pts + (t >> 2) + 1 >= goal(s, r, p)
+    if mt == MT_JOKER:
+        t = move_target(m)
+        if t >= 40 and t < 44:  # the point card under that Jack comes along
+            return pts + (s[F_JACK_ON + t - 40] >> 2) + 1 >= goal(s, r, p)
+        if (t >> 2) == RANK_KING:
+            return pts >= goal_with_kings(r, popcount(s[F_FACE + p] & KINGS) + 1)
+    return False
+
+
+@njit(cache=True)
+def first_win(s, r, p, buf, n):
+    """The index of the first of the ``n`` moves in ``buf`` that meets p's goal at once, or -1."""
+    for i in range(n):
+        if wins_now(s, r, p, buf[i]):
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _closest_opponent(s, r, p):
+    """The opponent of ``p`` nearest its goal (the first in turn order on a tie)."""
+    best = -1
+    best_gap = 1 << 30
+    for k in range(1, s[F_NPLAYERS]):
+        q = seat_after(s, p, k)
+        if not same_side(s, r, p, q):
+            gap = goal(s, r, q) - points_total(s, q)
+            if gap < best_gap:
+                best_gap = gap
+                best = q
+    return best
+
+
+@njit(cache=True)
+def _heuristic_pick(s, r, buf, n, rng):
+    """The heuristic rollout policy in a main or 7 decision with no win on the spot: when
+    the opponent is within reach of their goal, scuttle or steal their biggest card;
+    otherwise prefer developing plays (points, royals, scuttles, jacks) to drawing half
+    of the time."""
+    p = s[F_ACTOR]
+    o = _closest_opponent(s, r, p)
+    opp_gap = goal(s, r, o) - points_total(s, o)
+    if opp_gap <= 10:
+        best = -1
+        best_t = -1
+        for i in range(n):
+            mt = buf[i] & MT_MASK
+            if mt == MT_SCUTTLE or mt == MT_JACK:
+                t = move_target(buf[i])
+                if (s[F_POINTS + o] >> t) & 1 and t > best_t:
+                    best_t = t
+                    best = i
+        if best >= 0:
+            return buf[best]
+    if rng_below(rng, 2) == 0:
+        k = 0
+        for i in range(n):
+            mt = buf[i] & MT_MASK
+            if mt == MT_POINTS or mt == MT_ROYAL or mt == MT_SCUTTLE or mt == MT_JACK:
+                k += 1
+        if k > 0:
+            pick = rng_below(rng, k)
+            for i in range(n):
+                mt = buf[i] & MT_MASK
+                if mt == MT_POINTS or mt == MT_ROYAL or mt == MT_SCUTTLE or mt == MT_JACK:
+                    if pick == 0:
+                        return buf[i]
+                    pick -= 1
+    return buf[rng_below(rng, n)]
+
+
+@njit(cache=True)
+def _standing(pts, goal_pts, kings, queens, eights, hand):
+    """The material formula on counts: the one place it is written, so that scoring a move
+    from the masks and scoring the state after applying it give the same bits."""
+    pts = float(pts)
+    gap = goal_pts - pts
+    return pts - 0.5 * gap + 3.0 * kings + 2.0 * queens + 1.0 * eights + 0.4 * hand
+
+
+@njit(cache=True)
+def material(s, r, q):
+    """One side's standing, as the ``greedy`` agent and the greedy rollouts judge it:
+    points, less half the distance to the goal, Kings 3, Queens 2, glasses 1, and 0.4 a
+    card in hand."""
+    face = s[F_FACE + q]
+    return _standing(points_total(s, q), goal(s, r, q), popcount(face & KINGS), popcount(face & QUEENS),
+                     popcount(face & EIGHTS), popcount(s[F_HAND + q]))
+
+
+@njit(cache=True)
+def material_balance(s, r, p):
+    """``material(p)`` less the best ``material`` among p's opponents (in a two-seat game,
+    the opponent's): how the ``greedy`` agent scores a state for ``p``."""
+    best = -1e300
+    against = opponents(s, r, p)
+    for q in range(s[F_NPLAYERS]):
+        if (against >> q) & 1:
+            v = material(s, r, q)
+            if v > best:
+                best = v
+    return material(s, r, p) - best
+
+
+# How much the ``greedy`` agent values keeping a card of each rank when it must give
+# cards up (a 4's or 5's discard, the hand limit) or pick one (the 3): ranks A..K, then the
+# Jokers (ids 52-53, "rank" 13), valued as the best rank.
+KEEP_VALUE_BY_RANK = np.array([1.0, 8.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 9.0, 12.0, 13.0, 13.0])
+
+
+@njit(cache=True)
+def keep_value(cards):
+    """The total ``KEEP_VALUE_BY_RANK`` of a card mask."""
+    v = 0.0
+    x = cards
+    while x:
+        c = lowest(x)
+        x &= x - 1
+        v += KEEP_VALUE_BY_RANK[c >> 2]
+    return v
+
+
+@njit(cache=True)
+def quick_balance(s, r, m, p, o, pts_p, pts_o):
+    """``material(p) - material(o)`` after move ``m`` of ``p`` and the opponent's declines,
+    worked out from the masks for a draw, a pass, points, a royal, a scuttle, a jack or a
+    7's scrap that does not win for ``p`` (the rollout takes any win first): 0.0 when the
+    move ends the game in a stalemate, -1e17 when it hands the opponent the game, else
+    exactly what applying the move on a copy would score."""
+    mt = m & MT_MASK
+    plies = 2 if (mt == MT_SCUTTLE and r[R_TEN_COUNTERS_SCUTTLE]) else 1  # a scuttle block declined
+    if s[F_ACTIONS] + plies >= r[R_ACTION_LIMIT]:
+        return 0.0
+    if mt == MT_PASS and s[F_PASSES] + 1 >= r[R_PASS_LIMIT]:
+        return 0.0
+    face_p = s[F_FACE + p]
+    kings = popcount(face_p & KINGS)
+    queens = popcount(face_p & QUEENS)
+    eights = popcount(face_p & EIGHTS)
+    hand = popcount(s[F_HAND + p])
+    if mt != MT_PASS and mt != MT_DRAW and mt != MT_SEVEN_SCRAP and not (m & FROM_SEVEN):
+        hand -= 1  # the card leaves the hand (a 7's card comes from the reveal)
+    c = move_card(m)
+    if mt == MT_DRAW:
+        hand += 1
+    elif mt == MT_POINTS:
+        pts_p += (c >> 2) + 1
+    elif mt == MT_ROYAL:
+        rk = c >> 2
+        if rk == RANK_KING:
+            kings += 1
+        elif rk == RANK_QUEEN:
+            queens += 1
+        else:
+            eights += 1
+    elif mt == MT_SCUTTLE:
+        pts_o -= (move_target(m) >> 2) + 1
+    elif mt == MT_JACK:
+        t = move_target(m)
+        before = controller_of_point(s, t)
+        if r[R_JACK_SWITCH]:
+            owner = owner_of(s, t)
+            after = owner if (jack_height(s, t) + 1) % 2 == 0 else opponent(s, owner)
+        else:
+            after = p
+        value = (t >> 2) + 1
+        if before != after:
+            if before == p:
+                pts_p -= value
+            else:
+                pts_o -= value
+            if after == p:
+                pts_p += value
+            else:
+                pts_o += value
+    face_o = s[F_FACE + o]
+    goal_o = goal(s, r, o)
+    if pts_o >= goal_o:  # a classic jack on one's own card can hand the opponent its goal
+        return -1e17
+    mine = _standing(pts_p, goal_with_kings(r, kings), kings, queens, eights, hand)
+    theirs = _standing(pts_o, goal_o, popcount(face_o & KINGS), popcount(face_o & QUEENS),
+                       popcount(face_o & EIGHTS), popcount(s[F_HAND + o]))
+    return mine - theirs
+
+
+@njit(cache=True)
+def apply_unopposed(s, r, m):
+    """Apply move ``m`` of the seat to act, then let the opponent decline every counter or
+    block it opens: a one-off or a scuttle judged as if it goes through."""
+    p = s[F_ACTOR]
+    apply_move(s, r, m)
+    resolve = make_move(MT_RESOLVE, NO_CARD, NO_CARD)
+    while (s[F_PHASE] == PH_COUNTER or s[F_PHASE] == PH_SCUTTLE_COUNTER) and s[F_ACTOR] != p:
+        apply_move(s, r, resolve)
+
+
+@njit(cache=True)
+def keep_best(v, i, best_val, best, ties, rng):
+    """One step of an argmax with ties broken uniformly at random (reservoir sampling):
+    the new (best value, best index, number of tied bests)."""
+    if v > best_val + 1e-9:
+        return v, i, 1
+    if v > best_val - 1e-9:
+        ties += 1
+        if rng_below(rng, ties) == 0:
+            best = i
+    return best_val, best, ties
+
+
+@njit(cache=True)
+def _greedy_pick(s, r, buf, n, rng, scratch):
+    """The one-ply greedy rollout policy in a main or 7 decision with no win on the spot:
+    three times in four, try every move on a copy (a one-off as if the opponents let it
+    resolve) and keep the best material balance, and else play a uniform move. Two seats
+    score most moves from the masks (``quick_balance``); more seats apply every move."""
+    p = s[F_ACTOR]
+    o = opponent(s, p)
+    if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
+        return buf[rng_below(rng, n)]
+    if s[F_NPLAYERS] != 2:
+        return _greedy_pick_applied(s, r, buf, n, rng, scratch)
+    best = 0
+    best_val = -1e18
+    ties = 0
+    pts_p = points_total(s, p)
+    pts_o = points_total(s, o)
+    for i in range(n):
+        if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
+            v = quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
+        else:  # a one-off's effects are many: apply it on a copy
+            for k in range(s.shape[0]):  # a copy LLVM vectorizes (the slice copy it does not)
+                scratch[k] = s[k]
+            apply_unopposed(scratch, r, buf[i])
+            if scratch[F_PHASE] == PH_OVER:
+                if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
+                    return buf[i]
+                v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+            else:
+                v = material(scratch, r, p) - material(scratch, r, o)
+        best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+    return buf[best]
+
+
+@njit(cache=True)
+def _greedy_pick_applied(s, r, buf, n, rng, scratch):
+    """The greedy choice by applying every move on a copy and scoring ``material_balance``
+    (any number of seats)."""
+    p = s[F_ACTOR]
+    best = 0
+    best_val = -1e18
+    ties = 0
+    for i in range(n):
+        scratch[:] = s
+        apply_unopposed(scratch, r, buf[i])
+        if scratch[F_PHASE] == PH_OVER:
+            if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
+                return buf[i]
+            v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+        else:
+            v = material_balance(scratch, r, p)
+        best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+    return buf[best]
+
+
+@njit(cache=True)
+def rollout(s, r, rng, buf, policy, scratch):
+    """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
+    a state-sized array the greedy policy tries moves on."""
+    s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
+    plies = 0
+    while s[F_PHASE] != PH_OVER:
+        n = generate_moves(s, r, buf)
+        apply_move(s, r, policy_pick(s, r, buf, n, rng, policy, scratch))
+        plies += 1
+    return plies
+
+
+@njit(cache=True)
+def policy_pick(s, r, buf, n, rng, policy, scratch):
+    """The move the rollout policy ``policy`` plays among the ``n`` moves in ``buf``. Every
+    policy plays a uniform move outside a main or 7 decision; inside one, the heuristic
+    and greedy policies take a win on the spot before they weigh anything else."""
+    ph = s[F_PHASE]
+    forced = policy == ROLLOUT_GREEDY and n == 1  # greedy does not weigh a lone move
+    if policy == ROLLOUT_RANDOM or (ph != PH_MAIN and ph != PH_SEVEN) or forced:
+        return buf[rng_below(rng, n)]
+    win = first_win(s, r, s[F_ACTOR], buf, n)
+    if win >= 0:
+        return buf[win]
+    if policy == ROLLOUT_HEURISTIC:
+        return _heuristic_pick(s, r, buf, n, rng)
+    return _greedy_pick(s, r, buf, n, rng, scratch)

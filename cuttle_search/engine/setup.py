@@ -1,0 +1,477 @@
+"""Setting a state up and checking it: the blank state, the deal, the pending state a
+loaded position implies (``setup_pending``), and the invariants a reachable position
+keeps (``position_error`` for the loader, ``check_invariants`` for the property tests).
+
+Error codes are numbers (kernels do not raise); ``POSITION_ERRORS`` and ``SETUP_ERRORS``
+turn them into the one-line messages the loader shows.
+"""
+
+import numpy as np
+
+from .jit import njit
+from .apply import deck_pop_top
+from .layout import (
+    ACTOR_CHANCE,
+    ALL_CARDS,
+    bit,
+    DECK_SLOTS,
+    EIGHTS,
+    F_ACTIONS,
+    F_ACTOR,
+    F_CHAIN_TOP,
+    F_DEALER,
+    F_DECK,
+    F_DECK_KNOWN,
+    F_DECK_N,
+    F_DECLINES,
+    F_DISCARDS,
+    F_FACE,
+    F_FROZEN,
+    F_HAND,
+    F_JACK_BY,
+    F_JACK_LEVEL,
+    F_JACK_ON,
+    F_JOKER_BY,
+    F_JOKER_FROM,
+    F_JOKER_LEVEL,
+    F_JOKER_ON,
+    F_NPLAYERS,
+    F_NTWOS,
+    F_ONEOFF,
+    F_ONEOFF_PLAYER,
+    F_ONEOFF_TARGET,
+    F_OWNED,
+    F_PASSES,
+    F_PHASE,
+    F_POINTS,
+    F_PUBLIC,
+    F_REVEALED,
+    F_SCRAP,
+    F_SCUTTLE_CARD,
+    F_SCUTTLE_TARGET,
+    F_SEVEN,
+    F_TOP_SEEN_BY,
+    F_TURN,
+    F_TWOS,
+    F_VICTIM,
+    F_WINNER,
+    HL_BLOCK,
+    HL_DISCARD,
+    JOKER_1,
+    JOKERS,
+    KINGS,
+    make_move,
+    MAX_MOVES,
+    MAX_PLAYERS,
+    MT_ONE_OFF,
+    MT_SCUTTLE,
+    N_CARDS,
+    NINE_FROZEN,
+    NO_CARD,
+    PH_COUNTER,
+    PH_FIVE,
+    PH_FOUR,
+    PH_FOUR_RANDOM,
+    PH_HAND_LIMIT,
+    PH_MAIN,
+    PH_OVER,
+    PH_SCUTTLE_COUNTER,
+    PH_SEVEN,
+    PH_THREE,
+    POINT_RANKS,
+    popcount,
+    QUEENS,
+    R_ACTION_LIMIT,
+    R_DEAL_FIRST,
+    R_DEAL_OTHER,
+    R_FIVE_DISCARD,
+    R_FOUR_RANDOM,
+    R_HAND_LIMIT,
+    R_HAND_LIMIT_STYLE,
+    R_JOKERS,
+    R_NINE_MODE,
+    R_NPLAYERS,
+    R_PASS_LIMIT,
+    R_SEVEN_REVEAL,
+    R_TEN_COUNTERS_SCUTTLE,
+    RANK_SEVEN,
+    RANK_THREE,
+    STATE_SIZE,
+)
+from .movegen import generate_plays
+from .rng import rng_below
+from .seats import opponent
+from .table import controller_of_point, goal, hand_cap, points_total, three_pool
+
+
+def _blank_state() -> np.ndarray:
+    """An empty table: no cards anywhere, every "none" field at -1 (for two seats)."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    s[F_NPLAYERS] = 2
+    for f in (F_WINNER, F_ONEOFF, F_ONEOFF_TARGET, F_ONEOFF_PLAYER, F_CHAIN_TOP, F_SCUTTLE_CARD, F_SCUTTLE_TARGET, F_SEVEN):
+        s[f] = -1
+    s[F_JACK_ON : F_JACK_ON + 4] = -1
+    s[F_JACK_BY : F_JACK_BY + 4] = -1
+    s[F_JACK_LEVEL : F_JACK_LEVEL + 4] = -1
+    s[F_JOKER_ON : F_JOKER_ON + 2] = -1
+    s[F_JOKER_BY : F_JOKER_BY + 2] = -1
+    s[F_JOKER_LEVEL : F_JOKER_LEVEL + 2] = -1
+    s[F_JOKER_FROM : F_JOKER_FROM + 2] = -1
+    s[F_DEALER] = 1
+    s[F_VICTIM] = -1
+    s[F_TOP_SEEN_BY] = -1
+    s[F_FROZEN : F_FROZEN + MAX_PLAYERS] = -1
+    s[F_DECK : F_DECK + DECK_SLOTS] = -1
+    return s
+
+
+BLANK_STATE = _blank_state()  # Python copies it; kernels see it as a compile-time constant
+
+
+@njit(cache=True)
+def clear_state(s, nplayers):
+    s[:] = BLANK_STATE
+    s[F_NPLAYERS] = nplayers
+    s[F_DEALER] = nplayers - 1
+
+
+@njit(cache=True)
+def deal(s, r, rng):
+    """Shuffle a fresh deck with ``rng`` and deal with the last seat dealing, so seat 0
+    moves first (``deal_by``)."""
+    deal_by(s, r, rng, r[R_NPLAYERS] - 1)
+
+
+@njit(cache=True)
+def deal_by(s, r, rng, dealer):
+    """Shuffle a fresh deck with ``rng`` and deal: the seat after ``dealer`` moves first.
+    Each seat in turn order from it takes its whole hand from the top (``R_DEAL_FIRST``
+    cards for the first, ``R_DEAL_OTHER`` for the others); dealing one card at a time
+    round the table instead would give the same distribution of hands."""
+    n = r[R_NPLAYERS]
+    clear_state(s, n)
+    cards = N_CARDS + 2 if r[R_JOKERS] else N_CARDS
+    for i in range(cards):
+        s[F_DECK + i] = i
+    for i in range(cards - 1, 0, -1):  # Fisher-Yates
+        j = rng_below(rng, i + 1)
+        tmp = s[F_DECK + i]
+        s[F_DECK + i] = s[F_DECK + j]
+        s[F_DECK + j] = tmp
+    s[F_DECK_N] = cards
+    first = (dealer + 1) % n
+    for k in range(n):
+        p = (first + k) % n
+        take = r[R_DEAL_FIRST] if k == 0 else r[R_DEAL_OTHER]
+        for _ in range(take):
+            c, _known = deck_pop_top(s)
+            s[F_HAND + p] |= bit(c)
+    s[F_DEALER] = dealer
+    s[F_PHASE] = PH_MAIN
+    s[F_TURN] = first
+    s[F_ACTOR] = first
+
+
+@njit(cache=True)
+def deal_size(r):
+    """How many cards the deal hands out (every seat's opening hand)."""
+    return r[R_DEAL_FIRST] + (r[R_NPLAYERS] - 1) * r[R_DEAL_OTHER]
+
+
+@njit(cache=True)
+def dealt_to(r, k):
+    """The seat that receives the ``k``-th card of ``deal`` (0-based; seat 0 first): the
+    first seat's whole hand, then each other seat's in turn."""
+    if k < r[R_DEAL_FIRST]:
+        return 0
+    return 1 + (k - r[R_DEAL_FIRST]) // r[R_DEAL_OTHER]
+
+
+@njit(cache=True)
+def zone_union_count(s):
+    """(mask of every card in some zone, number of zone memberships). A sound state has
+    every card of the deck exactly once (``deck_cards``)."""
+    u = np.int64(0)
+    cnt = 0
+    n = s[F_NPLAYERS]
+    for q in range(n):
+        for f in (F_HAND, F_POINTS, F_FACE):
+            u |= s[f + q]
+            cnt += popcount(s[f + q])
+    u |= s[F_SCRAP]
+    cnt += popcount(s[F_SCRAP])
+    u |= s[F_TWOS] | s[F_REVEALED]
+    cnt += popcount(s[F_TWOS]) + popcount(s[F_REVEALED])
+    for j in range(4):
+        if s[F_JACK_ON + j] >= 0:
+            u |= bit(40 + j)
+            cnt += 1
+    for k in range(2):
+        if s[F_JOKER_ON + k] >= 0:
+            u |= bit(JOKER_1 + k)
+            cnt += 1
+    for sl in (F_ONEOFF, F_SCUTTLE_CARD, F_SEVEN):
+        if s[sl] >= 0:
+            u |= bit(s[sl])
+            cnt += 1
+    for i in range(s[F_DECK_N]):
+        u |= bit(s[F_DECK + i])
+        cnt += 1
+    return u, cnt
+
+
+@njit(cache=True)
+def deck_cards(r):
+    """Mask of every card the game is played with (the 52, and the Jokers with ``R_JOKERS``)."""
+    if r[R_JOKERS]:
+        return np.int64(ALL_CARDS | JOKERS)
+    return np.int64(ALL_CARDS)
+
+
+@njit(cache=True)
+def check_invariants(s, r):
+    """0 when the state is sound, otherwise a positive error code (see ``POSITION_ERRORS``)."""
+    u, cnt = zone_union_count(s)
+    every = deck_cards(r)
+    if u != every or cnt != popcount(every):
+        return 1
+    n = s[F_NPLAYERS]
+    pts = np.int64(0)
+    own = np.int64(0)
+    for q in range(n):
+        if s[F_POINTS + q] & ~POINT_RANKS or s[F_FACE + q] & ~(EIGHTS | QUEENS | KINGS):
+            return 2
+        if s[F_PUBLIC + q] & ~s[F_HAND + q]:
+            return 3
+        pts |= s[F_POINTS + q]
+        own |= s[F_OWNED + q]
+    if pts != own:
+        return 4
+    for j in range(4):
+        on = s[F_JACK_ON + j]
+        if on >= 0 and not (pts >> on) & 1:
+            return 5
+    if s[F_DECK_KNOWN] > s[F_DECK_N] or s[F_DECK_KNOWN] < 0:
+        return 6
+    faces = np.int64(0)
+    for q in range(n):
+        faces |= s[F_FACE + q]
+    for k in range(2):
+        on = s[F_JOKER_ON + k]
+        if on < 0:
+            continue
+        if on >= 40 and on < 44:
+            if s[F_JACK_ON + on - 40] < 0:
+                return 20
+        elif not (faces >> on) & 1:
+            return 20
+    if s[F_TOP_SEEN_BY] >= 0 and s[F_DECK_N] == 0:
+        return 6
+    return 0
+
+
+@njit(cache=True)
+def _was_offered(s, r, p, card, move):
+    """Whether a pending ``move`` (a main action of seat ``p`` with ``card``) is one the
+    generator offers ``p`` on this table with ``card`` back in hand. A pending one-off's
+    counter 2s go back to the hand of the seat it targets' opponent too, so a 4 sees the
+    hand it was played against."""
+    t = s.copy()
+    t[F_HAND + p] |= bit(card)
+    if t[F_NPLAYERS] == 2:
+        t[F_HAND + opponent(t, p)] |= t[F_TWOS]
+    out = np.empty(MAX_MOVES, np.int64)
+    n = generate_plays(t, r, out, 0, p, bit(card), 0, t[F_DECK_N] + popcount(t[F_REVEALED]))
+    for i in range(min(n, MAX_MOVES - 1)):
+        if out[i] == move:
+            return True
+    return False
+
+
+@njit(cache=True)
+def position_error(s, r):
+    """Why a loaded position cannot happen under rules ``r``, as ``(code, detail)``;
+    ``(0, 0)`` when it can. Codes are ``POSITION_ERRORS`` (1-8 are the invariants of
+    ``check_invariants``); ``detail`` is the seat or card concerned."""
+    err = check_invariants(s, r)
+    if err:
+        return err, 0
+    n = s[F_NPLAYERS]
+    for q in range(n):
+        if points_total(s, q) >= goal(s, r, q):
+            return 9, q
+        if popcount(s[F_HAND + q]) > hand_cap(s, r, q):
+            return 10, q
+    if s[F_ACTIONS] >= r[R_ACTION_LIMIT]:
+        return 11, 0
+    if s[F_PASSES] >= r[R_PASS_LIMIT]:
+        return 12, 0
+    if s[F_PASSES] > 0 and s[F_DECK_N] > 0 and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
+        return 13, 0  # (a seat stuck at a blocking hand limit may pass with cards in the deck)
+    for q in range(n):
+        if s[F_FROZEN + q] >= 0:
+            if r[R_NINE_MODE] != NINE_FROZEN:
+                return 14, s[F_FROZEN + q]
+            if not (s[F_HAND + q] >> s[F_FROZEN + q]) & 1:
+                return 15, s[F_FROZEN + q]
+    c = s[F_ONEOFF]
+    if c >= 0:
+        t = s[F_ONEOFF_TARGET]
+        m = make_move(MT_ONE_OFF, c, NO_CARD if t < 0 else t)
+        if not _was_offered(s, r, s[F_ONEOFF_PLAYER], c, m):
+            return 16, c
+    c = s[F_SCUTTLE_CARD]
+    if c >= 0:
+        if not _was_offered(s, r, s[F_TURN], c, make_move(MT_SCUTTLE, c, s[F_SCUTTLE_TARGET])):
+            return 17, c
+    rev = popcount(s[F_REVEALED])
+    if rev > 0 and rev != min(r[R_SEVEN_REVEAL], rev + s[F_DECK_N]):
+        return 18, rev
+    if (s[F_SEVEN] >= 0) != (s[F_PHASE] == PH_SEVEN) or (s[F_SEVEN] >= 0 and s[F_SEVEN] >> 2 != RANK_SEVEN):
+        return 19, s[F_SEVEN]
+    return 0, 0
+
+
+@njit(cache=True)
+def setup_pending(s, r):
+    """Derive what a loaded position implies about its pending decision: the deciding seat,
+    the counter chain's top, how many cards a discard takes. ``s`` holds the zones, the
+    phase, the turn and the pending cards. Returns ``(code, seat)``: 0 when the phase and
+    the pending fields agree, else a ``SETUP_ERRORS`` code and the seat concerned."""
+    ph = s[F_PHASE]
+    turn = s[F_TURN]
+    opp = opponent(s, turn)
+    has_oneoff = s[F_ONEOFF] >= 0
+    ntwos = s[F_NTWOS]
+    if ph != PH_COUNTER and ntwos:
+        return 30, turn
+    if ph != PH_COUNTER and ph != PH_THREE and has_oneoff:
+        return 31, turn
+    if ph != PH_SEVEN and s[F_REVEALED]:
+        return 32, turn
+    if ph != PH_SCUTTLE_COUNTER and s[F_SCUTTLE_CARD] >= 0:
+        return 33, turn
+    if s[F_ONEOFF_TARGET] >= 0 and not has_oneoff:
+        return 49, turn
+    if ph == PH_OVER:
+        return 34, turn
+    actor = turn
+    n = s[F_NPLAYERS]
+    if ph == PH_COUNTER:
+        if not has_oneoff:
+            return 35, turn
+        if n == 2:
+            # counters alternate, starting with the opponent of the one-off's player
+            actor = opp if ntwos % 2 == 0 else turn
+            s[F_CHAIN_TOP] = turn if ntwos % 2 == 0 else opp
+        else:
+            # the position names the chain's top (anchor) and the seat asked; the seats
+            # between them in turn order have declined
+            anchor = s[F_CHAIN_TOP]
+            actor = s[F_ACTOR]
+            if ntwos == 0 and anchor != turn:
+                return 50, anchor
+            if anchor < 0 or anchor >= n or actor < 0 or actor >= n or actor == anchor:
+                return 51, actor
+            s[F_DECLINES] = (actor - anchor - 1 + n) % n
+    elif ph == PH_THREE:
+        if not has_oneoff or s[F_ONEOFF] >> 2 != RANK_THREE:
+            return 36, turn
+        if three_pool(s, r) == 0:
+            return 37, turn
+    elif ph == PH_FOUR or ph == PH_FOUR_RANDOM:
+        if n != 2:  # the position names the victim
+            opp = s[F_VICTIM]
+            if opp < 0 or opp >= n or opp == turn:
+                return 52, opp
+        k = min(2, popcount(s[F_HAND + opp]))
+        if k == 0:
+            return 38, opp
+        if ph == PH_FOUR and r[R_FOUR_RANDOM]:
+            return 39, turn
+        s[F_DISCARDS] = k
+        s[F_VICTIM] = opp
+        actor = ACTOR_CHANCE if ph == PH_FOUR_RANDOM else opp
+    elif ph == PH_FIVE:
+        if not r[R_FIVE_DISCARD]:
+            return 40, turn
+        if s[F_HAND + turn] == 0:
+            return 41, turn
+        s[F_DISCARDS] = 1
+    elif ph == PH_HAND_LIMIT:
+        if r[R_HAND_LIMIT_STYLE] != HL_DISCARD:
+            return 42, turn
+        over = popcount(s[F_HAND + turn]) - r[R_HAND_LIMIT]
+        if over <= 0:
+            return 43, turn
+        s[F_DISCARDS] = over
+    elif ph == PH_SEVEN:
+        if s[F_SEVEN] < 0:
+            return 44, turn
+        n = popcount(s[F_REVEALED])
+        if n == 0:
+            return 45, turn
+        if n > r[R_SEVEN_REVEAL]:
+            return 46, turn
+    elif ph == PH_SCUTTLE_COUNTER:
+        if s[F_SCUTTLE_CARD] < 0:
+            return 47, turn
+        if not r[R_TEN_COUNTERS_SCUTTLE]:
+            return 48, turn
+        actor = controller_of_point(s, s[F_SCUTTLE_TARGET])  # the scuttled seat may block
+    s[F_ACTOR] = actor
+    return 0, 0
+
+
+SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {limit} a rules number
+    30: "twos: counter 2s are only pending while countering, not in phase '{phase}'",
+    31: "oneOff: a pending one-off needs phase 'countering' (or 'resolvingThree' for a 3, 'resolvingSeven' for a 7), "
+        "not '{phase}'",
+    32: "revealed: a 7's revealed cards need phase 'resolvingSeven', not '{phase}'",
+    33: "scuttle: a pending scuttle needs phase 'counteringScuttle', not '{phase}'",
+    34: "phase: the game is already over; there is nothing to analyse",
+    35: "oneOff: phase 'countering' needs the pending one-off card",
+    36: "oneOff: phase 'resolvingThree' needs the 3 being resolved as oneOff",
+    37: "scrap: a 3 is resolving but the scrap holds nothing it may take",
+    38: "{seat}Hand: a 4 is resolving but {seat} has no card to discard",
+    39: "phase: with four=random the 4 resolves in phase 'resolvingFourRandom'",
+    40: "phase: in this ruleset a 5 does not discard, so 'resolvingFive' cannot happen",
+    41: "{seat}Hand: a 5 is resolving but {seat} has no card to discard",
+    42: "phase: this ruleset has no discard-style hand limit",
+    43: "{seat}Hand: phase 'discardingToHandLimit' but {seat} holds no more than {limit} cards",
+    44: "oneOff: phase 'resolvingSeven' needs the 7 being resolved (it reaches the scrap only once a revealed card "
+        "is played or scrapped)",
+    45: "revealed: phase 'resolvingSeven' needs the revealed cards",
+    46: "revealed: a 7 reveals at most {limit} cards in this ruleset",
+    47: "scuttle: phase 'counteringScuttle' needs the pending scuttle",
+    48: "phase: 'counteringScuttle' needs the ten-counters-scuttle option",
+    49: "oneOffTarget: a target but no pending one-off in phase '{phase}' (a 7 resolving takes none)",
+    50: "chainTop: with no counter played yet, the chain's top is the one-off's player ({seat} is not)",
+    51: "asked: the seat asked to counter must be a seat other than the chain's top, not {seat}",
+    52: "victim: a 4's victim must be another seat of the game, not {seat}",
+}
+
+
+SETUP_LIMITS = {43: R_HAND_LIMIT, 46: R_SEVEN_REVEAL}  # which rules slot {limit} reads
+POSITION_ERRORS = {
+    1: "the cards are not each in exactly one zone",
+    2: "a card is in a zone its rank cannot be in",
+    3: "a card marked public is not in that hand",
+    4: "point cards on the table and their owners disagree",
+    5: "a jack sits on a card that is not on the table",
+    6: "more known deck cards than deck cards",
+    7: "a decision with no legal move (or too many)",
+    8: "the game did not end",
+    9: "a seat already meets its goal (the game would be over)",
+    10: "a hand holds more cards than this ruleset lets a hand reach",
+    11: "the action count has reached the action limit (the game would be over)",
+    12: "the passes already end the game in a stalemate",
+    13: "passes are counted but the deck is not empty (a seat that can draw does not pass)",
+    14: "a frozen card, but a 9 does not freeze cards in this ruleset",
+    15: "the frozen card is not in that seat's hand",
+    16: "the pending one-off could not have been played on this table (card or target)",
+    17: "the pending scuttle could not have been played (a point card scuttles a lower opponent point card)",
+    18: "the 7 revealed fewer cards than it must while the deck still holds more",
+    19: "a 7 resolves exactly while its revealed cards wait (phase 'resolvingSeven'), and it must be a 7",
+    20: "a Joker sits on a card that is not a royal or a Jack on the table",
+}

@@ -1,0 +1,310 @@
+"""Moves: the engine's integer encoding, a short text notation and a JSON notation.
+
+Text notation (what a person types)::
+
+    draw | pass | resolve
+    points 7H            scuttle 9S 7H         royal KH       glasses 8C
+    jack JS 7H           one-off AC            one-off 2C KH  counter 2D
+    take 5H              (the 3's pick from the scrap)
+    discard 4H 9C        (a 4's victim, a 5, or the hand limit: the whole set at once)
+    scrap JH             (a 7's revealed Jack or Joker with nowhere to go: scrap it)
+    joker X1 KH          (a Joker onto a royal or a top Jack: it takes the stack)
+    one-off 4C p2        (with more than two seats, a 4 names its victim)
+    block TS             (ten-counters-scuttle: a 10 cancels the scuttle)
+    random-discard 4H 9C (chance: the outcome of a four=random 4)
+
+A card played from a 7's reveal prints like one played from hand; parsing text against a
+position's legal moves (``Move.parse(text, legal)``) finds the right one. The JSON form
+mirrors cuttle.cards move bodies (``moveType``, ``cardId``, ``targetId``) and names 7 plays
+``sevenPoints``, ``sevenScuttle`` and so on, so it round-trips without a position.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from .errors import CuttleError, brief
+from .cards import Card, CardError, card_str, cards_in, mask_of, parse_card
+from ..engine import layout as L
+
+
+class MoveError(CuttleError):
+    """Text or JSON that is not a move."""
+
+
+class IllegalMoveError(MoveError):
+    """A well-formed move that is not legal in the position."""
+
+
+KIND_OF_TYPE = {
+    L.MT_DRAW: "draw",
+    L.MT_PASS: "pass",
+    L.MT_POINTS: "points",
+    L.MT_SCUTTLE: "scuttle",
+    L.MT_ROYAL: "royal",
+    L.MT_JACK: "jack",
+    L.MT_ONE_OFF: "one-off",
+    L.MT_COUNTER: "counter",
+    L.MT_RESOLVE: "resolve",
+    L.MT_TAKE: "take",
+    L.MT_DISCARD: "discard",
+    L.MT_SEVEN_SCRAP: "scrap",
+    L.MT_TEN_COUNTER: "block",
+    L.MT_RANDOM_DISCARD: "random-discard",
+    L.MT_JOKER: "joker",
+}
+TYPE_OF_KIND = {v: k for k, v in KIND_OF_TYPE.items()}
+TYPE_OF_KIND["glasses"] = L.MT_ROYAL
+
+NO_CARD_KINDS = {"draw", "pass", "resolve"}
+ONE_CARD_KINDS = {"points", "royal", "counter", "take", "scrap", "block"}
+TARGET_KINDS = {"scuttle", "jack", "joker"}
+SET_KINDS = {"discard", "random-discard"}
+SEVEN_KINDS = {"points", "scuttle", "royal", "jack", "one-off", "joker"}
+
+_JSON_NAME = {
+    "draw": "draw",
+    "pass": "pass",
+    "resolve": "resolve",
+    "points": "points",
+    "scuttle": "scuttle",
+    "royal": "faceCard",
+    "jack": "jack",
+    "counter": "counter",
+    "take": "resolveThree",
+    "discard": "discard",
+    "scrap": "sevenScrap",
+    "block": "tenCounter",
+    "random-discard": "randomDiscard",
+    "joker": "joker",
+}
+_SEVEN_JSON = {"points": "sevenPoints", "scuttle": "sevenScuttle", "royal": "sevenFaceCard", "jack": "sevenJack",
+               "joker": "sevenJoker"}
+
+
+def _seat_word(word: str) -> int | None:
+    """``p0`` .. ``p7`` as a seat number, else None."""
+    w = word.strip().lower()
+    if len(w) == 2 and w[0] == "p" and w[1].isdigit() and int(w[1]) < L.MAX_PLAYERS:
+        return int(w[1])
+    return None
+
+
+def _target_str(target: int) -> str:
+    return f"p{target - L.TARGET_SEAT}" if L.TARGET_SEAT <= target < L.NO_CARD else card_str(target)
+
+
+@dataclass(frozen=True, order=True)
+class Move:
+    """One decision. ``cards`` holds a discard set; ``from_seven`` marks a 7-reveal play."""
+
+    kind: str
+    card: Card | None = None
+    target: Card | None = None
+    cards: tuple[Card, ...] = ()
+    from_seven: bool = False
+
+    # ------------------------------------------------------------ engine encoding
+    @classmethod
+    def from_code(cls, code: int) -> "Move":
+        code = int(code)
+        mt = code & L.MT_MASK
+        kind = KIND_OF_TYPE[mt]
+        seven = bool(code & L.FROM_SEVEN)
+        if kind in SET_KINDS:
+            return cls(kind, cards=tuple(cards_in(code >> 5)))
+        card = (code >> 5) & 63
+        target = (code >> 11) & 63
+        if kind == "royal" and card >> 2 == 7:
+            kind = "glasses"
+        return cls(
+            kind,
+            None if card == L.NO_CARD else card,
+            None if target == L.NO_CARD else target,
+            from_seven=seven,
+        )
+
+    def code(self) -> int:
+        mt = TYPE_OF_KIND[self.kind] | (L.FROM_SEVEN if self.from_seven else 0)
+        if self.kind in SET_KINDS:
+            return mt | (mask_of(self.cards) << 5)
+        card = L.NO_CARD if self.card is None else self.card
+        target = L.NO_CARD if self.target is None else self.target
+        return mt | (card << 5) | (target << 11)
+
+    # ------------------------------------------------------------ text
+    def text(self) -> str:
+        if self.kind in NO_CARD_KINDS:
+            return self.kind
+        if self.kind in SET_KINDS:
+            return " ".join([self.kind, *(card_str(c) for c in self.cards)])
+        parts = [self.kind, card_str(self.card)]
+        if self.target is not None:
+            parts.append(_target_str(self.target))
+        return " ".join(parts)
+
+    @property
+    def target_seat(self) -> int | None:
+        """The seat a move names (a 4's victim with more than two seats), or None."""
+        if self.target is not None and L.TARGET_SEAT <= self.target < L.NO_CARD:
+            return self.target - L.TARGET_SEAT
+        return None
+
+    __str__ = text
+
+    @classmethod
+    def parse(cls, text: str, legal: Iterable["Move"] | None = None) -> "Move":
+        """Parse the text notation. With ``legal`` given, also check legality and find
+        the 7-reveal form of a card played from a reveal."""
+        if not isinstance(text, str) or not text.strip():
+            raise MoveError("empty move text")
+        words = text.strip().lower().replace(",", " ").split()
+        kind, args = words[0], words[1:]
+        if kind in ("oneoff", "one_off"):
+            kind = "one-off"
+        if kind not in TYPE_OF_KIND:
+            raise MoveError(f"unknown move {brief(words[0])} in {brief(text)} (known: {', '.join(sorted(TYPE_OF_KIND))})")
+        seat = _seat_word(args[-1]) if kind == "one-off" and len(args) == 2 else None
+        if seat is not None:
+            args = args[:-1]
+        try:
+            cards = [parse_card(a) for a in args]
+        except CardError as e:
+            raise MoveError(f"{brief(text)}: {e}") from None
+        move = cls._build(kind, cards, text)
+        if seat is not None:
+            move = cls(kind, move.card, L.TARGET_SEAT + seat)
+        return move if legal is None else move.resolve_against(legal)
+
+    @classmethod
+    def _build(cls, kind: str, cards: list[Card], source: str) -> "Move":
+        if kind in NO_CARD_KINDS:
+            if cards:
+                raise MoveError(f"{brief(source)}: {kind!r} takes no card")
+            return cls(kind)
+        if kind in SET_KINDS:
+            if not cards:
+                raise MoveError(f"{brief(source)}: {kind!r} needs at least one card")
+            if len(set(cards)) != len(cards):
+                raise MoveError(f"{brief(source)}: a card is listed twice")
+            return cls(kind, cards=tuple(sorted(cards)))
+        if kind in ONE_CARD_KINDS or kind == "glasses":
+            if len(cards) != 1:
+                raise MoveError(f"{brief(source)}: {kind!r} takes exactly one card")
+            if kind == "royal" and cards[0] >> 2 == 7:
+                kind = "glasses"
+            return cls(kind, cards[0])
+        if kind in TARGET_KINDS:
+            if len(cards) != 2:
+                raise MoveError(f"{brief(source)}: {kind!r} takes a card and a target")
+            return cls(kind, cards[0], cards[1])
+        # one-off: a card and an optional target
+        if len(cards) not in (1, 2):
+            raise MoveError(f"{brief(source)}: 'one-off' takes a card and an optional target")
+        return cls(kind, cards[0], cards[1] if len(cards) == 2 else None)
+
+    def resolve_against(self, legal: Iterable["Move"]) -> "Move":
+        """This move as found among ``legal`` (its 7-reveal twin counts), else raise."""
+        legal = list(legal)
+        if self in legal:
+            return self
+        if self.kind in SEVEN_KINDS or self.kind == "glasses":
+            twin = Move(self.kind, self.card, self.target, self.cards, not self.from_seven)
+            if twin in legal:
+                return twin
+        raise IllegalMoveError(f"{self.text()!r} is not legal here")
+
+    # ------------------------------------------------------------ JSON
+    def to_json(self) -> dict[str, Any]:
+        kind = "royal" if self.kind == "glasses" else self.kind
+        if kind == "one-off":
+            targeted = self.target is not None
+            if self.from_seven:
+                name = "sevenTargetedOneOff" if targeted else "sevenUntargetedOneOff"
+            else:
+                name = "targetOneOff" if targeted else "untargetedOneOff"
+        elif self.from_seven:
+            name = _SEVEN_JSON[kind]
+        else:
+            name = _JSON_NAME[kind]
+        body: dict[str, Any] = {"moveType": name}
+        if self.kind in SET_KINDS:
+            body["cardIds"] = [card_str(c) for c in self.cards]
+        else:
+            if self.card is not None:
+                body["cardId"] = card_str(self.card)
+            if self.target_seat is not None:
+                body["targetSeat"] = f"p{self.target_seat}"
+            elif self.target is not None:
+                body["targetId"] = card_str(self.target)
+        return body
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any] | str) -> "Move":
+        """Parse a JSON move body (a dict or a JSON string). Accepts cuttle.cards'
+        ``resolveFour`` (``cardId1``, ``cardId2``) and ``resolveFive`` bodies as discards."""
+        if isinstance(body, str):
+            try:
+                body = json.loads(body)
+            except json.JSONDecodeError as e:
+                raise MoveError(f"move JSON does not parse: {e}") from None
+        if not isinstance(body, Mapping):
+            raise MoveError("a move must be a JSON object with a 'moveType'")
+        name = body.get("moveType")
+        if not isinstance(name, str):
+            raise MoveError("moveType: missing or not a string")
+
+        def card(field: str, required: bool = True) -> Card | None:
+            value = body.get(field)
+            if value is None:
+                if required:
+                    raise MoveError(f"{field}: missing for moveType {brief(name)}")
+                return None
+            try:
+                return parse_card(value)
+            except CardError as e:
+                raise MoveError(f"{field}: {e}") from None
+
+        seven = name.startswith("seven") and name != "sevenScrap"
+        base = name[5].lower() + name[6:] if seven else name
+        if base in ("draw", "pass", "resolve"):
+            return cls(base)
+        if base in ("points", "counter"):
+            return cls(base, card("cardId"), from_seven=seven)
+        if base == "faceCard":
+            c = card("cardId")
+            return cls("glasses" if c >> 2 == 7 else "royal", c, from_seven=seven)
+        if base in ("scuttle", "jack", "joker"):
+            return cls(base, card("cardId"), card("targetId"), from_seven=seven)
+        if base in ("untargetedOneOff", "targetOneOff", "targetedOneOff"):
+            if "targetSeat" in body:
+                seat = _seat_word(body["targetSeat"]) if isinstance(body["targetSeat"], str) else None
+                if seat is None:
+                    raise MoveError(f"targetSeat: expected a seat like 'p2', got {brief(body['targetSeat'])}")
+                return cls("one-off", card("cardId"), L.TARGET_SEAT + seat, from_seven=seven)
+            target = card("targetId", required=base != "untargetedOneOff")
+            return cls("one-off", card("cardId"), target, from_seven=seven)
+        if name == "resolveThree":
+            return cls("take", card("cardId"))
+        if name == "sevenScrap":
+            return cls("scrap", card("cardId"))
+        if name == "tenCounter":
+            return cls("block", card("cardId"))
+        if name in ("discard", "randomDiscard", "resolveFour", "resolveFive"):
+            if "cardIds" in body:
+                raw = body["cardIds"]
+                if not isinstance(raw, list) or not raw:
+                    raise MoveError("cardIds: expected a non-empty list of cards")
+                try:
+                    cards = [parse_card(c) for c in raw]
+                except CardError as e:
+                    raise MoveError(f"cardIds: {e}") from None
+            else:
+                cards = [c for c in (card("cardId1", False), card("cardId2", False), card("cardId", False)) if c is not None]
+                if not cards:
+                    raise MoveError(f"cardIds: missing for moveType {brief(name)}")
+            kind = "random-discard" if name == "randomDiscard" else "discard"
+            return cls._build(kind, cards, name)
+        raise MoveError(f"moveType: unknown move type {brief(name)}")

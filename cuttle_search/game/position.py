@@ -1,0 +1,219 @@
+"""Positions: the JSON position format, cuttle.cards GameStates, validation, engine state.
+
+A :class:`Position` is an engine state plus the ruleset and whose view it is. In a view
+of one seat, the cards that seat cannot see are ``??`` in the file; the engine state then
+holds them in a canonical placement (unseen cards in id order), and :attr:`Position.hidden`
+records which slots are unknown so a search can re-deal them. The format is documented
+in ``docs/position-format.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import CuttleError
+from .inputs import parse_json, read_text_file
+from ..engine import info as I
+from ..engine import layout as L
+from ..engine.apply import apply_move
+from ..engine.movegen import generate_moves, moves_overflowed
+from ..engine.setup import deal
+from ..engine.table import goal, points_total
+from .moves import Move
+from .rules import Ruleset, get_ruleset
+
+class PositionError(CuttleError):
+    """A malformed or impossible position. The message names the field and the problem."""
+
+
+PHASE_NAMES = {
+    L.PH_MAIN: "main",
+    L.PH_COUNTER: "countering",
+    L.PH_THREE: "resolvingThree",
+    L.PH_FOUR: "resolvingFour",
+    L.PH_FOUR_RANDOM: "resolvingFourRandom",
+    L.PH_FIVE: "resolvingFive",
+    L.PH_HAND_LIMIT: "discardingToHandLimit",
+    L.PH_SEVEN: "resolvingSeven",
+    L.PH_SCUTTLE_COUNTER: "counteringScuttle",
+    L.PH_OVER: "gameOver",
+}
+PHASE_OF_NAME = {v.lower(): k for k, v in PHASE_NAMES.items()}
+# cuttle.cards' GamePhase numbers
+STATUS_NAMES = {
+    L.ST_ONGOING: "ongoing",
+    L.ST_WIN: "won",
+    L.ST_STALEMATE_PASSES: "stalemate (three passes)",
+    L.ST_STALEMATE_ACTIONS: "stalemate (action limit)",
+}
+
+def seat_name(p: int) -> str:
+    return f"p{p}"
+
+
+@dataclass
+class Hidden:
+    """What the viewer of a one-seat view cannot see: the unknown slots to re-deal."""
+
+    viewer: int
+    hand_unknown: dict[int, int]  # seat -> number of unknown cards in that hand
+    deck_unknown: int  # unknown cards at the bottom of the deck (below the known top)
+    revealed_unknown: int = 0  # cards another seat's private 7 revealed (cutthroat)
+
+
+@dataclass
+class Position:
+    """A game state with its ruleset and point of view. ``view`` is a seat or ``None``
+    (full information)."""
+
+    rules: Ruleset
+    state: np.ndarray
+    view: int | None = None
+    hidden: Hidden | None = None
+    unknown_cards: int = 0  # mask of the cards placed canonically into hidden slots
+    name: str = field(default="")
+    about: str = field(default="")  # a free-text description kept from the file
+
+    # ------------------------------------------------------------ basic queries
+    @property
+    def rules_array(self) -> np.ndarray:
+        return self.rules.array
+
+    @property
+    def phase(self) -> int:
+        return int(self.state[L.F_PHASE])
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    @property
+    def actor(self) -> int:
+        """Seat making the pending decision; ``-1`` for chance."""
+        return int(self.state[L.F_ACTOR])
+
+    @property
+    def turn_player(self) -> int:
+        return int(self.state[L.F_TURN])
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == L.PH_OVER
+
+    def copy(self) -> "Position":
+        return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name, self.about)
+
+    def hand(self, p: int) -> int:
+        return int(self.state[L.F_HAND + p])
+
+    def points(self, p: int) -> int:
+        return int(points_total(self.state, p))
+
+    def goal(self, p: int) -> int:
+        return int(goal(self.state, self.rules_array, p))
+
+    def legal_codes(self) -> np.ndarray:
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(self.state, self.rules_array, buf)
+        if moves_overflowed(buf, n):  # unreachable from a loaded position (hand_cap)
+            raise PositionError(f"phase: more than {L.MAX_MOVES - 1:,} legal moves; this position cannot be played")
+        return buf[:n].copy()
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the pending decision.
+
+        In a one-seat view this is only meaningful when the viewer decides (the moves
+        of the viewer never depend on cards the viewer cannot see)."""
+        return [Move.from_code(c) for c in self.legal_codes()]
+
+    def push(self, move: Move) -> None:
+        """Apply a move without a legality check (use :meth:`play` for a checked one)."""
+        apply_move(self.state, self.rules_array, np.int64(move.code()))
+
+    def play(self, move: Move | str) -> Move:
+        """Apply a move after checking it is legal; text is parsed against the position."""
+        legal = self.legal_moves()
+        if isinstance(move, str):
+            move = Move.parse(move, legal)
+        else:
+            move = move.resolve_against(legal)
+        self.push(move)
+        return move
+
+    def result(self) -> dict[str, Any]:
+        st = int(self.state[L.F_STATUS])
+        w = int(self.state[L.F_WINNER])
+        return {"status": STATUS_NAMES[st], "winner": seat_name(w) if w >= 0 else None}
+
+    # ------------------------------------------------------------ output
+    def to_dict(self) -> dict[str, Any]:
+        """The position file form (hidden cards written ``??``); see ``position_file``."""
+        from .position_file import position_to_dict
+
+        return position_to_dict(self)
+
+    def to_json(self, compact: bool = False) -> str:
+        """The position file text: one field per line with card lists inline (or, with
+        ``compact``, a single line)."""
+        from .position_file import dump_position_dict
+
+        return dump_position_dict(self.to_dict(), compact)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json() + "\n")
+
+    def to_gamestate(self) -> dict[str, Any]:
+        """A cuttle.cards GameState (row form) for a full-information position."""
+        from .position_file import position_to_gamestate
+
+        return position_to_gamestate(self)
+
+    # ------------------------------------------------------------ input
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, rules: str | Ruleset | None = None) -> "Position":
+        from .position_file import build_position
+
+        return build_position(data, rules)
+
+    @classmethod
+    def from_json(cls, text: str, *, rules: str | Ruleset | None = None) -> "Position":
+        from .position_file import build_position
+
+        return build_position(parse_json(text, PositionError, "position"), rules)
+
+    @classmethod
+    def load(cls, path: str | Path, *, rules: str | Ruleset | None = None) -> "Position":
+        p = Path(path)
+        pos = cls.from_json(read_text_file(p, PositionError), rules=rules)
+        pos.name = p.stem
+        return pos
+
+    @classmethod
+    def deal(cls, rules: str | Ruleset = "cuttle-cards", seed: int = 0) -> "Position":
+        """A freshly shuffled and dealt full-information game."""
+        rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
+        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        rng = np.array([seed & (2**64 - 1)], dtype=np.uint64)
+        deal(s, rs.array, rng)
+        return cls(rs, s)
+
+    def view_of(self, p: int) -> "Position":
+        """What seat ``p`` sees of this full-information position, as a one-seat view:
+        other hands are hidden but for the cards ``p`` knows (all of them with glasses or
+        an empty deck), and the deck but for its known top (``engine.info``). The view
+        is the position a file with ``??`` in those places loads as."""
+        if self.view is not None:
+            raise PositionError(f"view: this position is already {seat_name(self.view)}'s view")
+        if self.is_over:
+            raise PositionError("phase: the game is already over; there is nothing to analyse")
+        state = np.empty_like(self.state)
+        in_hand = np.zeros(L.MAX_PLAYERS, np.int64)
+        unknown = int(I.view_state(self.state, self.rules_array, p, state, in_hand))
+        hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[L.F_NPLAYERS])]) if n}
+        deck_unknown = int(self.state[L.F_DECK_N] - I.deck_known_to(self.state, p))
+        revealed = bin(int(I.hidden_revealed(self.state, self.rules_array, p))).count("1")
+        return Position(self.rules, state, p, Hidden(p, hands, deck_unknown, revealed), unknown, self.name, self.about)

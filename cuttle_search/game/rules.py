@@ -1,0 +1,245 @@
+"""Rulesets: named presets of options, packed into the small array the kernels read.
+
+The presets follow ``RULES.md`` sections 1-2. Any preset can take single-option overrides
+written ``name=value`` (``four=random``, ``nine=deck-top``, ``hand-limit=block``) or a bare
+flag name (``eight-one-off``), which means ``=on``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Mapping
+
+import numpy as np
+
+from .errors import CuttleError, brief
+from ..engine import layout as L
+
+
+class RulesError(CuttleError):
+    """An unknown ruleset, option or option value."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A complete set of rule options. Build one with :func:`get_ruleset`."""
+
+    name: str
+    players: int = 2
+    hand_limit: str = "discard"  # discard | block | none
+    hand_limit_size: int = 8
+    deal_first: int = 5
+    deal_other: int = 6
+    goals: tuple[int, ...] = (21, 14, 10, 5, 0)
+    four: str = "choose"  # choose | random
+    nine: str = "frozen"  # frozen | unfrozen | deck-top
+    nine_targets_points: bool = True
+    target_any_side: bool = False
+    jack_switches: bool = False
+    jack_on_own: bool = False
+    queens_protect_queens: bool = True
+    three_takes_three: bool = False
+    eight_one_off: bool = False
+    ten_counters_scuttle: bool = False
+    five_discards: bool = True
+    five_draws: int = 3
+    seven_reveals: int = 2
+    action_limit: int = 1000
+    pass_limit: int = 3
+    teams: int = 0  # 0 every seat for itself; 2 partners opposite
+    jokers: bool = False  # 54 cards: the two Jokers
+    queen_stops_counters: bool = True
+    always_playable: bool = False  # 3, 4, 5 and 7 whatever the scrap, hands and deck
+    seven_private: bool = False  # a 7 reveals to its player only
+    decider_wins_ties: bool = False
+    freeze_until_turn_ends: bool = False
+    deckout_reveals: bool = True  # every hand is visible once the deck is empty
+    overrides: tuple[tuple[str, str], ...] = field(default=())
+
+    @cached_property
+    def array(self) -> np.ndarray:
+        """The rules array, built once (kernels only read it; use ``to_array`` to modify)."""
+        return self.to_array()
+
+    def to_array(self) -> np.ndarray:
+        """A fresh ``int64`` rules array for the kernels (layout in ``engine/layout.py``)."""
+        r = np.zeros(L.RULES_SIZE, dtype=np.int64)
+        r[L.R_NPLAYERS] = self.players
+        r[L.R_HAND_LIMIT_STYLE] = {"none": L.HL_NONE, "discard": L.HL_DISCARD, "block": L.HL_BLOCK}[self.hand_limit]
+        r[L.R_HAND_LIMIT] = self.hand_limit_size
+        r[L.R_DEAL_FIRST] = self.deal_first
+        r[L.R_DEAL_OTHER] = self.deal_other
+        for i, g in enumerate(self.goals):
+            r[L.R_GOAL + i] = g
+        r[L.R_FOUR_RANDOM] = self.four == "random"
+        r[L.R_NINE_MODE] = {"frozen": L.NINE_FROZEN, "unfrozen": L.NINE_UNFROZEN, "deck-top": L.NINE_DECK_TOP}[self.nine]
+        r[L.R_NINE_POINTS] = self.nine_targets_points
+        r[L.R_TARGET_ANY_SIDE] = self.target_any_side
+        r[L.R_JACK_SWITCH] = self.jack_switches
+        r[L.R_JACK_OWN] = self.jack_on_own
+        r[L.R_QUEENS_PROTECT_QUEENS] = self.queens_protect_queens
+        r[L.R_THREE_TAKES_THREE] = self.three_takes_three
+        r[L.R_EIGHT_ONE_OFF] = self.eight_one_off
+        r[L.R_TEN_COUNTERS_SCUTTLE] = self.ten_counters_scuttle
+        r[L.R_FIVE_DISCARD] = self.five_discards
+        r[L.R_FIVE_DRAW] = self.five_draws
+        r[L.R_SEVEN_REVEAL] = self.seven_reveals
+        r[L.R_ACTION_LIMIT] = self.action_limit
+        r[L.R_PASS_LIMIT] = self.pass_limit
+        r[L.R_TEAMS] = self.teams
+        r[L.R_JOKERS] = self.jokers
+        r[L.R_QUEEN_STOPS_COUNTERS] = self.queen_stops_counters
+        r[L.R_ALWAYS_PLAYABLE] = self.always_playable
+        r[L.R_SEVEN_PRIVATE] = self.seven_private
+        r[L.R_DECIDER_WINS_TIES] = self.decider_wins_ties
+        r[L.R_FREEZE_UNTIL_TURN_ENDS] = self.freeze_until_turn_ends
+        r[L.R_DECKOUT_REVEALS] = self.deckout_reveals
+        return r
+
+    @property
+    def cards(self) -> int:
+        """Cards in the deck before the deal."""
+        return L.N_CARDS + (2 if self.jokers else 0)
+
+    @property
+    def spec(self) -> str:
+        """``name`` or ``name:opt=value,...``: parses back with :func:`get_ruleset`."""
+        if not self.overrides:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.overrides)
+
+    def options(self) -> dict[str, str]:
+        return dict(self.overrides)
+
+
+CUTTLE_CARDS = Ruleset(name="cuttle-cards")
+
+PRESETS: dict[str, Ruleset] = {
+    "cuttle-cards": CUTTLE_CARDS,
+    "cuttle-cards-2": replace(CUTTLE_CARDS, name="cuttle-cards-2", nine="deck-top"),
+    "bga-balanced": replace(CUTTLE_CARDS, name="bga-balanced", hand_limit="block", nine_targets_points=False),
+    "bga-traditional": replace(
+        CUTTLE_CARDS,
+        name="bga-traditional",
+        hand_limit="none",
+        nine_targets_points=False,
+        five_discards=False,
+        five_draws=2,
+        seven_reveals=1,
+        nine="unfrozen",
+        goals=(21, 14, 10, 7, 4),
+    ),
+    "classic": replace(
+        CUTTLE_CARDS,
+        name="classic",
+        hand_limit="none",
+        five_discards=False,
+        five_draws=2,
+        seven_reveals=1,
+        nine="unfrozen",
+        nine_targets_points=False,
+        target_any_side=True,
+        goals=(21, 14, 10, 7, 5),
+        jack_switches=True,
+        jack_on_own=True,
+        three_takes_three=True,
+    ),
+}
+
+# Games of more than two seats (RULES.md section 3). The engine plays them; the layers
+# above it (positions, the analyser, agents, the arena) take them one ruleset at a time,
+# so they are not presets yet and each command says whether it accepts them.
+N_SEAT_RULESETS: dict[str, Ruleset] = {
+    "cutthroat": replace(
+        CUTTLE_CARDS,
+        name="cutthroat",
+        players=3,
+        hand_limit="block",
+        hand_limit_size=7,
+        deal_first=5,
+        deal_other=5,
+        goals=(14, 9, 5, 0, 0),
+        pass_limit=4,
+        jokers=True,
+        queen_stops_counters=False,
+        always_playable=True,
+        seven_private=True,
+        decider_wins_ties=True,
+        freeze_until_turn_ends=True,
+        deckout_reveals=False,
+    ),
+}
+
+RULESETS: dict[str, Ruleset] = {**PRESETS, **N_SEAT_RULESETS}  # every ruleset get_ruleset knows
+
+_FLAGS = {
+    "queens-protect-queens": "queens_protect_queens",
+    "three-takes-three": "three_takes_three",
+    "eight-one-off": "eight_one_off",
+    "ten-counters-scuttle": "ten_counters_scuttle",
+}
+_CHOICES = {
+    "four": ("four", ("choose", "random")),
+    "nine": ("nine", ("frozen", "unfrozen", "deck-top")),
+    "hand-limit": ("hand_limit", ("discard", "block", "none")),
+}
+_ON = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
+
+OPTION_NAMES = tuple(sorted(list(_FLAGS) + list(_CHOICES)))
+
+
+def _apply_option(rules: Ruleset, key: str, value: str) -> Ruleset:
+    key = key.strip().lower()
+    value = value.strip().lower()
+    if key in _FLAGS:
+        if value not in _ON:
+            raise RulesError(f"option {brief(key)} takes on or off, not {brief(value)}")
+        return replace(rules, **{_FLAGS[key]: _ON[value]})
+    if key in _CHOICES:
+        attr, allowed = _CHOICES[key]
+        if value not in allowed:
+            raise RulesError(f"option {brief(key)} takes one of {', '.join(allowed)}, not {brief(value)}")
+        return replace(rules, **{attr: value})
+    raise RulesError(f"unknown rule option {brief(key)} (known: {', '.join(OPTION_NAMES)})")
+
+
+def _canonical(key: str, value: str) -> tuple[str, str]:
+    key = key.strip().lower()
+    value = value.strip().lower()
+    if key in _FLAGS:
+        value = "on" if _ON[value] else "off"
+    return key, value
+
+
+def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None = None) -> Ruleset:
+    """A ruleset from ``name``, ``name:opt=value,...`` and/or an options mapping."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise RulesError("a ruleset name is required")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in RULESETS:
+        raise RulesError(f"unknown ruleset {brief(name)} (known: {', '.join(RULESETS)})")
+    pairs: list[tuple[str, str]] = []
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        pairs.append((key, value if eq else "on"))
+    for key, value in (options or {}).items():
+        if isinstance(value, bool):
+            value = "on" if value else "off"
+        pairs.append((str(key), str(value)))
+    rules = RULESETS[name]
+    seen: dict[str, str] = {}
+    for key, value in pairs:
+        rules = _apply_option(rules, key, value)
+        k, v = _canonical(key, value)
+        seen[k] = v
+    return replace(rules, overrides=tuple(sorted(seen.items())))
+
+
+def find_ruleset(spec: str | Ruleset) -> Ruleset:
+    """A ruleset from a spec (as :func:`get_ruleset`: every preset and ruleset of more
+    seats, with options) or a :class:`Ruleset` as it is."""
+    if isinstance(spec, Ruleset):
+        return spec
+    return get_ruleset(spec)

@@ -1,0 +1,372 @@
+"""The seat-list position form (format version 2): one entry per seat, for games of any
+number of seats (docs/position-format.md). Two-seat files keep the v1 form
+(``position_file.py``); a version-2 file names its seats in a list::
+
+    {"format": "cuttle-search/position", "version": 2, "rules": "cutthroat",
+     "view": "p0", "dealer": "p2", "turn": 4, "phase": "main",
+     "seats": [{"hand": ["7H", "??"], "points": ["9C(JH-p1,X1-p2)"], "royals": ["KS(X2-p1)"],
+                "frozen": null, "known": []}, ...],
+     "deck": ["??", ...], "deckSeenBy": null, "scrap": [...], "passes": 0, "actions": 17}
+
+Stacks are listed under the seat that played their base card (its owner), attachments from
+the bottom up, each Jack or Joker with the seat that played it; a Joker sits on the Jack
+listed just before it, or on the royal itself. Who controls each stack follows from the
+rules (the engine replays the attachments). A pending counter chain gives ``oneOff``,
+``oneOffTarget`` (a card, or a seat for a 4), ``twos``, ``chainTop`` (the seat whose card
+tops the chain) and ``asked`` (the seat deciding now); a 4 waiting for its discards gives
+``victim``. Reading validates like the v1 reader and names the field; the engine decides
+whether the position can happen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import cards as C
+from .cards import Card, card_str, cards_in
+from .errors import brief
+from .position import Hidden, Position, PositionError, seat_name
+from .rules import Ruleset
+from ..engine import layout as L
+from ..engine.apply import attach
+from ..engine.info import sees_hand, visible_in_hand
+from ..engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
+
+SEAT_LIST_VERSION = 2
+_STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
+_ATTACHED_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
+
+
+def seat_of(value: Any, field: str, seats: int) -> int:
+    """``p0`` .. ``p(seats-1)`` (or the number) as a seat; else a PositionError naming ``field``."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < seats:
+        return value
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if len(v) == 2 and v[0] == "p" and v[1] in "01234567" and int(v[1]) < seats:
+            return int(v[1])
+    raise PositionError(f"{field}: expected a seat p0 to p{seats - 1}, got {brief(value)}")
+
+
+# ---------------------------------------------------------------- writing
+def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
+    """The Jacks (point cards) or Jokers (royals) on ``base``, bottom up, with the Jokers on
+    each Jack right after it."""
+    out = []
+    if not royal:
+        jacks = sorted((int(s[L.F_JACK_LEVEL + j]), 40 + j) for j in range(4) if s[L.F_JACK_ON + j] == base)
+        for _, jack in jacks:
+            out.append(f"{card_str(jack)}-p{int(s[L.F_JACK_BY + jack - 40])}")
+            out += _jokers_text(s, jack)
+    else:
+        out += _jokers_text(s, base)
+    return out
+
+
+def _jokers_text(s: np.ndarray, card: Card) -> list[str]:
+    jokers = sorted((int(s[L.F_JOKER_LEVEL + k]), k) for k in range(2) if s[L.F_JOKER_ON + k] == card)
+    return [f"{card_str(L.JOKER_1 + k)}-p{int(s[L.F_JOKER_BY + k])}" for _, k in jokers]
+
+
+def _stack_text(s: np.ndarray, base: Card, royal: bool) -> str:
+    att = _attachments_text(s, base, royal)
+    return card_str(base) + (f"({','.join(att)})" if att else "")
+
+
+def royal_owner(s: np.ndarray, card: Card) -> int:
+    """Who played royal ``card``: the seat its bottom Joker took it from, else its controller."""
+    bottom = [k for k in range(2) if s[L.F_JOKER_ON + k] == card and s[L.F_JOKER_LEVEL + k] == 0]
+    if bottom:
+        return int(s[L.F_JOKER_FROM + bottom[0]])
+    return next(q for q in range(int(s[L.F_NPLAYERS])) if (int(s[L.F_FACE + q]) >> card) & 1)
+
+
+def seat_list_dict(pos: Position) -> dict[str, Any]:
+    """The seat-list file form of ``pos`` (hidden cards written ``??``)."""
+    from .position_file import FORMAT_NAME
+
+    s, r = pos.state, pos.rules_array
+    n = int(s[L.F_NPLAYERS])
+    d: dict[str, Any] = {"about": pos.about} if pos.about else {}
+    d.update({"format": FORMAT_NAME, "version": SEAT_LIST_VERSION, "rules": pos.rules.name})
+    if pos.rules.overrides:
+        d["options"] = pos.rules.options()
+    d["view"] = "full" if pos.view is None else seat_name(pos.view)
+    d["dealer"] = seat_name(int(s[L.F_DEALER]))
+    d["turn"] = int(s[L.F_TURN_COUNT])
+    d["phase"] = pos.phase_name
+    royals = [0] * n
+    for q in range(n):
+        for c in cards_in(int(s[L.F_FACE + q])):
+            royals[royal_owner(s, c)] |= 1 << c
+    seats = []
+    for q in range(n):
+        hand = int(s[L.F_HAND + q])
+        shown = hand if pos.view is None or q == pos.view else int(visible_in_hand(s, r, pos.view, q))
+        if pos.hidden is not None and pos.hidden.hand_unknown.get(q, 0):
+            shown &= ~pos.unknown_cards
+        seat: dict[str, Any] = {
+            "hand": [card_str(c) for c in cards_in(shown)] + [C.UNKNOWN] * bin(hand & ~shown).count("1"),
+            "points": [_stack_text(s, c, False) for c in cards_in(int(s[L.F_OWNED + q]))],
+            "royals": [_stack_text(s, c, True) for c in cards_in(royals[q])],
+            "frozen": card_str(int(s[L.F_FROZEN + q])) if s[L.F_FROZEN + q] >= 0 else None,
+        }
+        public = int(s[L.F_PUBLIC + q])
+        if public and (pos.view is None or q == pos.view):
+            seat["known"] = [card_str(c) for c in cards_in(public)]
+        seats.append(seat)
+    d["seats"] = seats
+    deck_n = int(s[L.F_DECK_N])
+    top_first = [int(s[L.F_DECK + i]) for i in range(deck_n - 1, -1, -1)]
+    known = int(s[L.F_DECK_KNOWN])
+    seen_by = int(s[L.F_TOP_SEEN_BY])
+    if pos.view is not None and seen_by == pos.view:
+        known = max(known, 1)
+    if pos.hidden is None:
+        d["deck"] = [card_str(c) for c in top_first]
+    else:
+        d["deck"] = [card_str(c) if i < known else C.UNKNOWN for i, c in enumerate(top_first)]
+    if pos.view is None:
+        d["deckKnown"] = int(s[L.F_DECK_KNOWN])
+    d["deckSeenBy"] = seat_name(seen_by) if seen_by >= 0 and (pos.view is None or seen_by == pos.view) else None
+    d["scrap"] = [card_str(c) for c in cards_in(int(s[L.F_SCRAP]))]
+    pending = int(s[L.F_ONEOFF]) if s[L.F_ONEOFF] >= 0 else int(s[L.F_SEVEN])
+    d["oneOff"] = card_str(pending) if pending >= 0 else None
+    t = int(s[L.F_ONEOFF_TARGET])
+    d["oneOffTarget"] = None if t < 0 else (seat_name(t - L.TARGET_SEAT) if t >= L.TARGET_SEAT else card_str(t))
+    d["twos"] = [card_str(c) for c in cards_in(int(s[L.F_TWOS]))]
+    if pos.phase == L.PH_COUNTER:
+        d["chainTop"] = seat_name(int(s[L.F_CHAIN_TOP]))
+        d["asked"] = seat_name(int(s[L.F_ACTOR]))
+    if pos.phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
+        d["victim"] = seat_name(int(s[L.F_VICTIM]))
+    if s[L.F_REVEALED]:
+        hidden_rev = pos.hidden.revealed_unknown if pos.hidden is not None else 0
+        shown_rev = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))] if not hidden_rev else []
+        d["revealed"] = shown_rev + [C.UNKNOWN] * hidden_rev
+    d["passes"] = int(s[L.F_PASSES])
+    d["actions"] = int(s[L.F_ACTIONS])
+    if pos.is_over:
+        d.update(pos.result())
+    return d
+
+
+# ---------------------------------------------------------------- reading
+def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
+    """A position from the seat-list form under ruleset ``rs``."""
+    from .position_file import (
+        _Cards, _card, _card_list, _impossible, _int_field, _list_field, _parse_phase, read_deck, read_pending, read_twos,
+    )
+
+    r = rs.array
+    n = rs.players
+    raw = data.get("seats")
+    if not isinstance(raw, list) or len(raw) != n:
+        got = f"{len(raw)} entries" if isinstance(raw, list) else brief(raw)
+        raise PositionError(f"seats: {rs.name} has {n} seats, so 'seats' must list {n} entries (got {got})")
+    raw_view = data.get("view", "full")
+    view = None if raw_view in ("full", None) else seat_of(raw_view, "view", n)
+    s = BLANK_STATE.copy()
+    clear_state(s, n)
+    s[L.F_DEALER] = seat_of(data.get("dealer", seat_name(n - 1)), "dealer", n)
+    seen = _Cards(jokers=rs.jokers)
+    unknown_in_hand = [0] * n
+
+    for q, entry in enumerate(raw):
+        where = f"seats[{q}]"
+        if not isinstance(entry, Mapping):
+            raise PositionError(f"{where}: expected an object with hand, points and royals")
+        for i, item in enumerate(_list_field(entry.get("hand"), f"{where}.hand")):
+            w = f"{where}.hand[{i}]"
+            if item == C.UNKNOWN:
+                if view is None:
+                    raise PositionError(f"{w}: '??' (a hidden card) in a full-information position")
+                if q == view:
+                    raise PositionError(f"{w}: '??' in the viewer's own hand")
+                unknown_in_hand[q] += 1
+                continue
+            c = _card(item, w)
+            seen.add(c, w)
+            s[L.F_HAND + q] |= 1 << c
+    # base cards first (every stack's owner), then the attachments bottom up
+    stacks: list[tuple[Card, list[tuple[Card, int]], str]] = []
+    for q, entry in enumerate(raw):
+        for key, royal in (("points", False), ("royals", True)):
+            for i, item in enumerate(_list_field(entry.get(key), f"seats[{q}].{key}")):
+                w = f"seats[{q}].{key}[{i}]"
+                base, attached = _parse_stack(item, w, n)
+                if not (C.bit(base) & C.FACE_CARD_RANKS if royal else base >> 2 <= C.TEN):
+                    kind = "a royal (K, Q or glasses 8)" if royal else "a point card (A-T)"
+                    raise PositionError(f"{w}: {card_str(base)} is not {kind}")
+                seen.add(base, w)
+                for card, _ in attached:
+                    seen.add(card, w)
+                if royal:
+                    s[L.F_FACE + q] |= 1 << base
+                else:
+                    s[L.F_POINTS + q] |= 1 << base
+                    s[L.F_OWNED + q] |= 1 << base
+                stacks.append((base, attached, w))
+    for base, attached, w in stacks:
+        below = base
+        for card, by in attached:
+            if card >= L.JOKER_1:
+                if not (C.bit(below) & C.FACE_CARD_RANKS or below >> 2 == C.JACK):
+                    raise PositionError(f"{w}: Joker {card_str(card)} must sit on a royal or a Jack")
+                if not rs.jokers:
+                    raise PositionError(f"{w}: {rs.name} is played without Jokers")
+                target = below
+            else:
+                if card >> 2 != C.JACK or base >> 2 > C.TEN:
+                    raise PositionError(f"{w}: only Jacks attach to point cards and only Jokers to royals")
+                target = base
+                below = card
+            if attach(s, r, by, card, target):
+                raise PositionError(f"{w}: p{by} already controls {card_str(base)} when {card_str(card)} goes on it")
+
+    for i, item in enumerate(_card_list(data, "scrap")):
+        w = f"scrap[{i}]"
+        if item == C.UNKNOWN:
+            raise PositionError(f"{w}: '??' in the scrap (the scrap is public)")
+        c = _card(item, w)
+        seen.add(c, w)
+        s[L.F_SCRAP] |= 1 << c
+
+    phase = _parse_phase(data.get("phase"))
+    turn_count = _int_field(data, "turn", 0)
+    s[L.F_TURN_COUNT] = turn_count
+    turn = (int(s[L.F_DEALER]) + 1 + turn_count) % n
+    s[L.F_TURN] = turn
+    s[L.F_ACTOR] = turn
+
+    read_twos(s, seen, _card_list(data, "twos"))
+    one_off = data.get("oneOff")
+    read_pending(s, seen, one_off, phase, turn)
+    target = data.get("oneOffTarget")
+    if target is not None:
+        if one_off is None:
+            raise PositionError("oneOffTarget: set but there is no oneOff")
+        if isinstance(target, str) and target.strip().lower().startswith("p"):
+            s[L.F_ONEOFF_TARGET] = L.TARGET_SEAT + seat_of(target, "oneOffTarget", n)
+        else:
+            s[L.F_ONEOFF_TARGET] = _card(target, "oneOffTarget")
+    if phase == L.PH_COUNTER:
+        s[L.F_CHAIN_TOP] = seat_of(data.get("chainTop", seat_name(turn)), "chainTop", n)
+        s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
+    if phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
+        s[L.F_VICTIM] = seat_of(data.get("victim"), "victim", n)
+    revealed_unknown = 0
+    for i, item in enumerate(_card_list(data, "revealed")):
+        if item == C.UNKNOWN:
+            if view is None or view == turn or not rs.seven_private:
+                raise PositionError(f"revealed[{i}]: '??' only where a 7 showed its cards to its player alone")
+            revealed_unknown += 1
+            continue
+        c = _card(item, f"revealed[{i}]")
+        seen.add(c, f"revealed[{i}]")
+        s[L.F_REVEALED] |= 1 << c
+    if revealed_unknown and s[L.F_REVEALED]:
+        raise PositionError("revealed: a view sees all of another seat's revealed cards or none")
+
+    deck, deck_known = read_deck(_card_list(data, "deck"), view, seen)
+    seen_by = data.get("deckSeenBy")
+    if seen_by is not None:
+        s[L.F_TOP_SEEN_BY] = seat_of(seen_by, "deckSeenBy", n)
+        if not deck:
+            raise PositionError("deckSeenBy: the deck is empty")
+        if view is not None and s[L.F_TOP_SEEN_BY] != view:
+            raise PositionError("deckSeenBy: a view knows only its own private knowledge of the deck")
+    if view is None:
+        deck_known = _int_field(data, "deckKnown", 0)
+        if deck_known > len(deck):
+            raise PositionError(f"deckKnown: {deck_known} known cards but the deck holds {len(deck)}")
+    elif s[L.F_TOP_SEEN_BY] == view:
+        if not deck_known:
+            raise PositionError("deckSeenBy: the viewer knows the top card, so the deck's first card must be named")
+        deck_known -= 1  # the named top card is the viewer's private knowledge
+
+    every = int(deck_cards(r))
+    unknown_total = sum(unknown_in_hand) + revealed_unknown + sum(1 for x in deck if x is None)
+    total = len(seen.where) + unknown_total
+    if total != bin(every).count("1"):
+        raise PositionError(f"the position holds {total} cards; {rs.name} is played with {bin(every).count('1')}")
+    unseen = [c for c in cards_in(every) if c not in seen.where]
+    unknown_mask = C.mask_of(unseen)
+    it = iter(unseen)
+    for q in range(n):
+        for _ in range(unknown_in_hand[q]):
+            s[L.F_HAND + q] |= 1 << next(it)
+    for _ in range(revealed_unknown):
+        s[L.F_REVEALED] |= 1 << next(it)
+    filled = [x if x is not None else next(it) for x in deck]
+    s[L.F_DECK_N] = len(filled)
+    for i, c in enumerate(reversed(filled)):
+        s[L.F_DECK + i] = c
+    s[L.F_DECK_KNOWN] = deck_known
+
+    for q, entry in enumerate(raw):
+        for i, item in enumerate(_list_field(entry.get("known"), f"seats[{q}].known")):
+            c = _card(item, f"seats[{q}].known[{i}]")
+            if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
+                raise PositionError(f"seats[{q}].known[{i}]: {card_str(c)} is not a named card of that hand")
+            s[L.F_PUBLIC + q] |= 1 << c
+        frozen = entry.get("frozen")
+        if frozen is not None:
+            c = _card(frozen, f"seats[{q}].frozen")
+            if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
+                raise PositionError(f"seats[{q}].frozen: {card_str(c)} is not in that hand")
+            s[L.F_FROZEN + q] = c
+        if view is not None and q != view:
+            s[L.F_PUBLIC + q] |= int(s[L.F_HAND + q]) & ~unknown_mask
+    s[L.F_PASSES] = _int_field(data, "passes", 0)
+    s[L.F_ACTIONS] = _int_field(data, "actions", 0)
+
+    from .position_file import _set_phase
+
+    _set_phase(s, r, phase)
+    hidden = None
+    if view is not None:
+        for q in range(n):
+            if unknown_in_hand[q] and sees_hand(s, r, view, q):
+                raise PositionError(f"seats[{q}].hand: p{view} sees this hand (glasses), so '??' is not allowed")
+        hidden = Hidden(view, {q: k for q, k in enumerate(unknown_in_hand) if k}, sum(1 for x in deck if x is None),
+                        revealed_unknown)
+    about = data.get("about") or ""
+    if not isinstance(about, str):
+        raise PositionError("about: expected a text description")
+    pos = Position(rs, s, view, hidden, unknown_mask, about=about)
+    code, detail = (int(x) for x in position_error(s, r))
+    if code:
+        raise PositionError(_impossible(pos, code, detail))
+    return pos
+
+
+def _parse_stack(item: Any, where: str, seats: int) -> tuple[Card, list[tuple[Card, int]]]:
+    """``'9C(JH-p1,X1-p2)'`` -> (9C, [(JH, 1), (X1, 2)])."""
+    from .position_file import _card
+
+    if isinstance(item, Mapping):
+        item = item.get("id")
+    if not isinstance(item, str):
+        raise PositionError(f"{where}: expected a card or a stack like '9C(JH-p1,X1-p2)', got {brief(item)}")
+    if item.strip() == C.UNKNOWN:
+        raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
+    m = _STACK_RE.match(item)
+    if not m:
+        raise PositionError(f"{where}: {brief(item)} is not a card or a stack like '9C(JH-p1,X1-p2)'")
+    base = _card(m.group(1), where)
+    attached = []
+    if m.group(2) is not None:
+        for part in m.group(2).split(","):
+            am = _ATTACHED_RE.match(part)
+            if not am:
+                raise PositionError(f"{where}: {brief(part.strip())} should look like 'JH-p1' or 'X1-p2'")
+            card = _card(am.group(1), where)
+            by = int(am.group(2))
+            if by >= seats:
+                raise PositionError(f"{where}: {card_str(card)} played by p{by}, but the game has {seats} seats")
+            attached.append((card, by))
+    return base, attached

@@ -1,0 +1,1 @@
+"""Adapters to other frameworks: the OpenSpiel game and agent (``pip install -e .[openspiel]``)."""

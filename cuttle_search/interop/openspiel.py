@@ -1,0 +1,436 @@
+"""Cuttle as an OpenSpiel Python game (``python_cuttle``), and OpenSpiel's IS-MCTS as an agent.
+
+Needs the optional extra: ``pip install -e '.[openspiel]'``. Importing this module
+registers the game, with the ruleset as the game parameter ``rules``::
+
+    import pyspiel, cuttle_search.interop.openspiel
+    game = pyspiel.load_game("python_cuttle", {"rules": "cuttle-cards"})
+    game = pyspiel.load_game("python_cuttle(rules=cuttle-cards:four~random)")
+
+The game has the ruleset's seats (``players``, 0 by default, means that; a ruleset of more
+seats such as ``cutthroat``, not a preset yet, is found by name)::
+
+    game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
+
+Chance is explicit. The deal is one chance event a card, in the engine's deal order
+(``setup.dealt_to``: two seats, p0's five then p1's six; cutthroat five each). The deck
+order is never fixed in advance: when a player's action would take cards no seat knows from
+the deck (a draw, a 5, a 7's reveal), that action waits for one chance event per such card,
+each a uniformly random choice among the undecided deck cards, and then applies. A card some
+seat knows on top of the deck (a public one, or the one a private 7 returned) is decided. A
+``four=random`` 4 is a chance event too. Information-state and observation strings hold only
+what that player may see (``engine.info``, and a private 7's cards only for its player);
+``resample_from_infostate`` re-deals the cards the player cannot see (the engine's
+``determinize``); the returns are the engine's ``seat_returns``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts as os_ismcts
+    from open_spiel.python.algorithms import mcts as os_mcts
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "the OpenSpiel adapter needs the openspiel extra: pip install -e '.[openspiel]'"
+    ) from e
+
+from ..engine import layout as L
+from ..engine.apply import apply_move
+from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand, unseen_cards
+from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
+from ..engine.policies import ROLLOUT_RANDOM, rollout
+from ..engine.rng import seed_rng
+from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to
+from ..engine.table import seat_returns
+from ..game.cards import card_str
+from ..game.errors import CuttleError, brief
+from ..game.moves import Move
+from ..game.position import Position
+from ..game.rules import Ruleset, find_ruleset
+from ..play.agent import Agent
+
+# ---------------------------------------------------------------- the action space
+# player actions: an index into _CODES (the engine's action space). Chance outcomes have
+# their own ids: a card (0-53, the Jokers 52 and 53) for the deal and for cards taken from
+# the deck, or 54 + the index of a set of cards for the discards of a four=random 4.
+def _engine_list(fill) -> list[int]:
+    out = np.zeros(L.ACTION_SPACE_SIZE, np.int64)
+    return [int(c) for c in out[: fill(out)]]
+
+
+_CODES = _engine_list(action_space)
+_ID_OF_CODE = {c: i for i, c in enumerate(_CODES)}
+_RANDOM_DISCARDS = _engine_list(random_discard_outcomes)
+_CARD_OUTCOMES = 54
+_ID_OF_RANDOM_DISCARD = {c: _CARD_OUTCOMES + i for i, c in enumerate(_RANDOM_DISCARDS)}
+NUM_ACTIONS = len(_CODES)
+NUM_CHANCE_OUTCOMES = _CARD_OUTCOMES + len(_RANDOM_DISCARDS)
+
+
+def action_of(code: int) -> int:
+    code = int(code)
+    if code in _ID_OF_RANDOM_DISCARD:
+        return _ID_OF_RANDOM_DISCARD[code]
+    try:
+        return _ID_OF_CODE[code]
+    except KeyError:
+        raise ValueError(f"move {Move.from_code(code).text()} has no OpenSpiel action id") from None
+
+
+def code_of(action: int, chance: bool = False) -> int:
+    if chance:
+        return _RANDOM_DISCARDS[action - _CARD_OUTCOMES]
+    return _CODES[action]
+
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_cuttle",
+    long_name="Python Cuttle (cuttle_search)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=L.MAX_PLAYERS,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=False,
+    parameter_specification={"rules": "cuttle-cards", "players": 0},
+)
+
+
+class OpenSpielGameError(CuttleError):
+    """Game parameters the Cuttle game cannot take (a ruleset, a seat count)."""
+
+
+def openspiel_rules_param(spec: str) -> str:
+    """A ruleset spec in a form OpenSpiel's game strings can carry: ``=`` becomes ``~`` and
+    ``,`` becomes ``+`` (``cuttle-cards:four~random+eight-one-off``)."""
+    return spec.replace("=", "~").replace(",", "+")
+
+
+class CuttleGame(pyspiel.Game):
+    """The game; ``params["rules"]`` is a ruleset spec, written with ``~`` for ``=`` and
+    ``+`` for ``,`` (plain specs are accepted too when passed as a dict)."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        rules = params.get("rules", "cuttle-cards")
+        if isinstance(rules, Ruleset):
+            self.ruleset: Ruleset = rules
+        else:
+            self.ruleset = find_ruleset(str(rules).replace("~", "=").replace("+", ","))
+        players = params.get("players", 0)
+        seats = self.ruleset.players
+        if not isinstance(players, int) or isinstance(players, bool) or players not in (0, seats):
+            raise OpenSpielGameError(f"players: {self.ruleset.spec} is played by {seats} players, not {brief(players)} "
+                                     f"(0 or {seats})")
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS,
+            max_chance_outcomes=NUM_CHANCE_OUTCOMES,
+            num_players=seats,
+            min_utility=-1.0,  # seat_returns: a win +1, the losers share -1 per winning seat
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.ruleset.action_limit + self.ruleset.cards + int(deal_size(self.ruleset.array)),
+        )
+        super().__init__(_GAME_TYPE, info, {"rules": openspiel_rules_param(self.ruleset.spec), "players": seats})
+
+    def new_initial_state(self) -> "CuttleState":
+        return CuttleState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> "CuttleObserver":
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return CuttleObserver(perfect_recall)
+
+
+_RULES: dict[str, Ruleset] = {}
+
+
+class CuttleState(pyspiel.State):
+    """An OpenSpiel state over the engine state. Deck slots below the known top hold
+    cards whose order is not yet decided (``_assigned`` counts those already chosen)."""
+
+    def __init__(self, game: CuttleGame, position: Position | None = None) -> None:
+        super().__init__(game)
+        # pyspiel clones a Python state by deep-copying its attributes, so they stay small:
+        # the ruleset is looked up by its spec
+        self._spec = game.ruleset.spec
+        _RULES.setdefault(self._spec, game.ruleset)
+        if position is None:
+            self._s = BLANK_STATE.copy()
+            clear_state(self._s, game.ruleset.players)
+            cards = game.ruleset.cards
+            for i in range(cards):
+                self._s[L.F_DECK + i] = i
+            self._s[L.F_DECK_N] = cards
+            self._dealt = 0
+        else:
+            self._s = position.state.copy()
+            self._dealt = self._deal_size
+        self._pending = -1  # a player's move waiting for its cards
+        self._picks_left = 0
+        self._assigned = 0
+        self._history: list[str] = []
+
+    @property
+    def _rules(self) -> Ruleset:
+        return _RULES[self._spec]
+
+    @property
+    def _r(self) -> np.ndarray:
+        return _RULES[self._spec].array
+
+    # -------------------------------------------------------------- chance bookkeeping
+    @property
+    def _deal_size(self) -> int:
+        return int(deal_size(self._r))
+
+    def _dealing(self) -> bool:
+        return self._dealt < self._deal_size
+
+    def _unassigned_top(self) -> int:
+        """Index of the highest deck slot whose card is not decided yet."""
+        return _undecided(self._s) - 1 - self._assigned
+
+    def _open_cards(self) -> list[int]:
+        top = self._unassigned_top()
+        return [int(self._s[L.F_DECK + i]) for i in range(top + 1)]
+
+    def _unknown_taken(self, code: int) -> int:
+        s = self._s.copy()
+        before = _undecided(s)
+        apply_move(s, self._r, np.int64(code))
+        return before - _undecided(s)
+
+    # -------------------------------------------------------------- the OpenSpiel API
+    def current_player(self) -> int:
+        if self._dealing() or self._picks_left > 0:
+            return pyspiel.PlayerId.CHANCE
+        if self._s[L.F_PHASE] == L.PH_OVER:
+            return pyspiel.PlayerId.TERMINAL
+        actor = int(self._s[L.F_ACTOR])
+        return pyspiel.PlayerId.CHANCE if actor == L.ACTOR_CHANCE else actor
+
+    def _legal_actions(self, player: int) -> list[int]:
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(self._s, self._r, buf)
+        return sorted(action_of(c) for c in buf[:n])
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._dealing() or self._picks_left > 0:
+            cards = self._open_cards()
+            return [(c, 1.0 / len(cards)) for c in sorted(cards)]
+        buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+        n = generate_moves(self._s, self._r, buf)
+        return [(a, 1.0 / n) for a in sorted(action_of(c) for c in buf[:n])]
+
+    def _take_open_card(self, card: int, slot: int) -> None:
+        """Move ``card`` (an undecided deck card) into deck slot ``slot``."""
+        s = self._s
+        i = next(i for i in range(slot + 1) if s[L.F_DECK + i] == card)
+        s[L.F_DECK + i], s[L.F_DECK + slot] = s[L.F_DECK + slot], s[L.F_DECK + i]
+
+    def _apply_action(self, action: int) -> None:
+        s = self._s
+        if self._dealing():
+            card = action
+            top = self._unassigned_top()
+            self._take_open_card(card, top)
+            s[L.F_DECK + top] = -1
+            s[L.F_DECK_N] -= 1
+            s[L.F_HAND + dealt_to(self._r, self._dealt)] |= 1 << card
+            self._dealt += 1
+            return
+        if self._picks_left > 0:
+            self._take_open_card(action, self._unassigned_top())
+            self._assigned += 1
+            self._picks_left -= 1
+            if self._picks_left == 0:
+                apply_move(s, self._r, np.int64(self._pending))
+                self._pending = -1
+                self._assigned = 0
+            return
+        chance = int(s[L.F_ACTOR]) == L.ACTOR_CHANCE
+        code = code_of(action, chance)
+        self._history.append(Move.from_code(code).text())
+        if not chance:
+            taken = self._unknown_taken(code)
+            if taken > 0:
+                self._pending = code
+                self._picks_left = taken
+                return
+        apply_move(s, self._r, np.int64(code))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            if action < _CARD_OUTCOMES:
+                return f"card {card_str(action)}"
+            return Move.from_code(code_of(action, chance=True)).text()
+        return Move.from_code(code_of(action)).text()
+
+    def is_terminal(self) -> bool:
+        return not self._dealing() and self._s[L.F_PHASE] == L.PH_OVER
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * self.get_game().num_players()
+        return _returns(self._s, self._r)
+
+    def __str__(self) -> str:
+        pending = f" pending {Move.from_code(self._pending).text()}" if self._pending >= 0 else ""
+        return f"dealt {self._dealt}{pending} | " + observation_text(self, None)
+
+    def resample_from_infostate(self, player: int, sampler=None) -> "CuttleState":
+        """A state the player cannot tell apart from this one: the cards they cannot see
+        (other seats' hidden hand cards and the undecided deck) dealt anew at random, by
+        the engine's determinization."""
+        seed = int((sampler() if callable(sampler) else np.random.random()) * 2**62)
+        clone = self.clone()
+        root = clone._s.copy()
+        determinize(root, clone._s, unseen_cards(root, clone._r, player), player, seed_rng(np.uint64(seed), 0),
+                    np.zeros(64, np.int64), 0, 0)
+        return clone
+
+    def engine_state(self) -> np.ndarray:
+        return self._s
+
+
+def _decided(s: np.ndarray) -> int:
+    """How many cards on top of the deck some seat knows: their order is decided."""
+    return max(int(deck_known_to(s, q)) for q in range(int(s[L.F_NPLAYERS])))
+
+
+def _undecided(s: np.ndarray) -> int:
+    """How many deck cards no seat knows (their order is left to chance events)."""
+    return int(s[L.F_DECK_N]) - _decided(s)
+
+
+def observation_text(state: CuttleState, player: int | None) -> str:
+    """What ``player`` sees (everything for ``None``), as one line of hex masks: every
+    seat's hand (or its size and the cards ``player`` knows), points, royals, frozen card;
+    the Jack and Joker stacks; the scrap; the deck's size and the top cards ``player``
+    knows; the pending decision (with a 7's cards only where ``player`` sees them)."""
+    s = state._s
+    r = state._r
+    parts = []
+    for q in range(int(s[L.F_NPLAYERS])):
+        hand = int(s[L.F_HAND + q])
+        if player is not None and not sees_hand(s, r, player, q):
+            hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
+        else:
+            hand_txt = f"{hand:x}"
+        parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q])}")
+    jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}" for j in range(4))
+    jokers = ",".join(f"{int(s[L.F_JOKER_ON + k])}/{int(s[L.F_JOKER_BY + k])}/{int(s[L.F_JOKER_LEVEL + k])}/"
+                      f"{int(s[L.F_JOKER_FROM + k])}" for k in range(2))
+    n = int(s[L.F_DECK_N])
+    known = _decided(s) if player is None else int(deck_known_to(s, player))
+    top = ",".join(str(int(s[L.F_DECK + n - 1 - i])) for i in range(known))
+    revealed = int(s[L.F_REVEALED]) if player is None else int(s[L.F_REVEALED]) & ~int(hidden_revealed(s, r, player))
+    fields = ",".join(str(int(s[f])) for f in (L.F_PHASE, L.F_TURN, L.F_ACTOR, L.F_TURN_COUNT, L.F_PASSES, L.F_ONEOFF,
+                                              L.F_ONEOFF_TARGET, L.F_NTWOS, L.F_TWOS))
+    more = ",".join(str(int(s[f])) for f in (L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_DISCARDS, L.F_SEVEN,
+                                             L.F_ONEOFF_PLAYER, L.F_CHAIN_TOP, L.F_DECLINES, L.F_VICTIM, L.F_DEALER,
+                                             L.F_TOP_SEEN_BY))
+    fields += f",{revealed},{more}"
+    view = "all" if player is None else f"p{player}"
+    pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
+    return (f"{view} | {' | '.join(parts)} | j {jacks} | x {jokers} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | "
+            f"{fields}{pending}")
+
+
+def _returns(s: np.ndarray, r: np.ndarray) -> list[float]:
+    """Every seat's return, as the engine scores the end of a game."""
+    out = np.zeros(L.MAX_PLAYERS, np.float64)
+    seat_returns(s, r, out)
+    return [float(x) for x in out[: int(s[L.F_NPLAYERS])]]
+
+
+class CuttleObserver:
+    """OpenSpiel's PyObserver: strings only (no tensors)."""
+
+    def __init__(self, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(0, np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: CuttleState, player: int) -> None:
+        pass
+
+    def string_from(self, state: CuttleState, player: int) -> str:
+        text = observation_text(state, player)
+        if self.perfect_recall:
+            text += " || " + " ; ".join(state._history)
+        return text
+
+
+pyspiel.register_game(_GAME_TYPE, CuttleGame)
+
+
+# ---------------------------------------------------------------- the agent
+class FastRolloutEvaluator(os_mcts.Evaluator):
+    """OpenSpiel's random-rollout evaluation (uniform moves to the end, uniform priors),
+    run by the Numba rollout kernel instead of Python state updates."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.array([seed & (2**63 - 1)], dtype=np.uint64)
+        self._rng_py = np.random.default_rng(seed)
+        self._buf = np.zeros(L.MAX_MOVES, np.int64)
+        self._scratch = np.zeros(L.STATE_SIZE, np.int64)
+
+    def evaluate(self, state: CuttleState) -> np.ndarray:
+        s = state._s.copy()
+        top = state._unassigned_top()
+        if top > 0:  # decide the open deck order at random
+            order = self._rng_py.permutation(top + 1)
+            s[L.F_DECK : L.F_DECK + top + 1] = s[L.F_DECK + order]
+        if state._pending >= 0:
+            apply_move(s, state._r, np.int64(state._pending))
+        if s[L.F_PHASE] != L.PH_OVER:
+            rollout(s, state._r, self._rng, self._buf, ROLLOUT_RANDOM, self._scratch)
+        return np.array(_returns(s, state._r))
+
+    def prior(self, state: CuttleState) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        actions = state.legal_actions(state.current_player())
+        return [(a, 1.0 / len(actions)) for a in actions]
+
+
+class OpenSpielIsmcts(Agent):
+    """OpenSpiel's IS-MCTS bot (``open_spiel.python.algorithms.ismcts``) on this game."""
+
+    def __post_init__(self) -> None:
+        self.iterations = int(self.params.get("iterations", 1000))
+        self.c = float(self.params.get("c", 2.0))
+        self._games: dict[str, CuttleGame] = {}
+
+    def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int:
+        view = game.view_of(seat)
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        spec = view.rules.spec
+        if spec not in self._games:
+            self._games[spec] = CuttleGame({"rules": openspiel_rules_param(spec)})
+        os_game = self._games[spec]
+        state = CuttleState(os_game, view)
+        seed = int(rng.integers(0, 2**31 - 1))
+        bot = os_ismcts.ISMCTSBot(
+            game=os_game,
+            evaluator=FastRolloutEvaluator(seed),
+            uct_c=self.c,
+            max_simulations=self.iterations,
+            random_state=np.random.RandomState(seed),
+            allow_inconsistent_action_sets=True,
+        )
+        bot.set_resampler(lambda st, player: st.resample_from_infostate(player, lambda: bot.random_number()))
+        return code_of(bot.step(state))

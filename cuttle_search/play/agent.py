@@ -1,0 +1,75 @@
+"""The player interface every agent implements (the registry of agents is ``agents.py``;
+adapters in ``interop/`` implement this too, so nothing imports in a circle), and the
+share of a finished game a seat takes, which the agents and the arena both score by."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..engine import layout as L
+from ..engine.table import seat_returns
+from ..game.errors import CuttleError
+from ..game.position import Position
+
+
+class AgentError(CuttleError):
+    """An unknown agent or agent parameter, or an agent asked to play a game it cannot."""
+
+
+def win_share(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = None) -> float:
+    """``seat``'s share of the finished game ``s``: 1 when its side won, 0 when another
+    did, and an equal share (1/n of n seats) when nobody won. Built on the engine's
+    returns (``table.seat_returns``); two seats score 1, 1/2 and 0. ``out`` is an optional
+    scratch array of ``MAX_PLAYERS`` floats."""
+    if out is None:
+        out = np.zeros(L.MAX_PLAYERS, np.float64)
+    seat_returns(s, r, out)
+    n = int(s[L.F_NPLAYERS])
+    if not out[:n].any():
+        return 1.0 / n
+    return 1.0 if out[seat] > 0 else 0.0
+
+
+@dataclass
+class Agent:
+    """A player. ``choose`` gets the full game and the seat, and looks only at what that
+    seat may see (unless ``sees_everything``)."""
+
+    spec: str
+    params: dict[str, Any] = field(default_factory=dict)
+    sees_everything = False
+    max_seats: ClassVar[int | None] = None  # the most seats of a game this agent can play (None: any)
+
+    def __post_init__(self) -> None:
+        """Subclasses set up their parameters and scratch buffers here."""
+
+    @property
+    def name(self) -> str:
+        return self.spec
+
+    def seat_limit(self) -> tuple[int | None, str]:
+        """The most seats this agent (with its parameters) plays, and why (for the error)."""
+        return self.max_seats, "it is a two-seat player"
+
+    def check_seats(self, seats: int, rules: str = "") -> None:
+        """Raise :class:`AgentError` unless this agent can play a game of ``seats`` seats."""
+        most, why = self.seat_limit()
+        if most is not None and seats > most:
+            game = f"{rules} has" if rules else "the game has"
+            raise AgentError(f"agent {self.spec}: plays games of at most {most} seats ({why}); {game} {seats}")
+
+    def view(self, game: Position, seat: int) -> Position:
+        return game if self.sees_everything else game.view_of(seat)
+
+    def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int:
+        raise NotImplementedError
+
+    def start_game(self, seat: int) -> None:
+        """A new game begins, with this agent in ``seat``."""
+
+    def observe(self, game: Position, mover: int, code: int) -> None:
+        """Move ``code`` of ``mover`` is about to be played in ``game`` (every move of the
+        game, any seat's or chance's, is shown here before it is applied)."""

@@ -1,0 +1,271 @@
+"""Players for the arena, each selectable by a spec like ``ismcts:iterations=20000``.
+
+==================  ==========================================================================
+``random``          uniform over the legal moves
+``greedy``          rule-based (see :class:`Greedy`)
+``cuttlebot``       cuttle.cards' AI as publicly described: depth-2 minimax on the true state
+``pimc``            determinized flat Monte Carlo (``iterations`` rollouts per decision)
+``ismcts``          the analyser (``iterations`` or ``time`` per decision; ``infer=1``
+                    infers the cards an opponent lacks from the wins it passed up)
+``oracle``          the analyser on the true full state: a ceiling, not a fair player
+``openspiel-ismcts``  OpenSpiel's IS-MCTS bot through the adapter (needs the openspiel extra)
+==================  ==========================================================================
+
+Every agent but ``cuttlebot`` and ``oracle`` sees only its own view of the game; those two
+see both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). Agents draw
+random numbers only from the generator the arena hands them, so a seed reproduces a match.
+Every agent but ``cuttlebot`` (and ``ismcts:infer=1``) plays games of any number of seats,
+each scoring a finished game as its seat's share (:func:`.agent.win_share`: a win 1, a
+stalemate 1/n of n seats); :meth:`Agent.check_seats` refuses a game an agent cannot play.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from ..game.errors import brief
+from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
+from ..engine import layout as L
+from ..engine.layout import move_card, move_mask
+from ..engine.baselines import cuttlebot_move, pimc_move
+from ..engine.policies import apply_unopposed, keep_value, material_balance
+from ..engine.seats import opponents, same_side
+from ..engine.table import goal, points_total
+from .agent import Agent, AgentError
+from ..analysis.inference import InferenceTracker
+from ..analysis.ismcts import (
+    DEFAULT_EXPLORATION,
+    DEFAULT_ROLLOUT,
+    ROLLOUTS,
+    Limit,
+    run_search,
+)
+
+
+def _rng_state(rng: np.random.Generator) -> np.ndarray:
+    """A kernel generator state drawn from the arena's generator."""
+    return np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+
+
+class RandomAgent(Agent):
+    def choose(self, game, seat, rng):
+        codes = game.legal_codes()  # the legal moves never depend on hidden cards
+        return int(codes[rng.integers(len(codes))])
+
+
+# ---------------------------------------------------------------- greedy
+class Greedy(Agent):
+    """Take a win when there is one; when an opponent is within reach of their goal
+    (10 points or fewer to go), play the move that leaves the nearest opponent furthest
+    from theirs; otherwise play the move with the best immediate material change (the
+    engine's ``material_balance``: points, the race to the goal, royals, cards in hand,
+    against the strongest opponent), and draw when nothing improves on drawing. A one-off is
+    judged as if every opponent lets it resolve. Discards give up the least valuable cards."""
+
+    def choose(self, game, seat, rng):
+        view = self.view(game, seat)
+        r = view.rules_array
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        s0 = view.state
+        against = int(opponents(s0, r, seat))
+        rivals = [q for q in range(int(s0[L.F_NPLAYERS])) if (against >> q) & 1]
+        results = []
+        for code in codes:
+            child = s0.copy()
+            apply_unopposed(child, r, np.int64(code))  # every opponent lets a one-off resolve
+            if (child[L.F_PHASE] == L.PH_OVER and child[L.F_STATUS] == L.ST_WIN
+                    and same_side(child, r, child[L.F_WINNER], seat)):
+                return int(code)
+            results.append((int(code), child))
+        phase = int(s0[L.F_PHASE])
+        if phase in (L.PH_FOUR, L.PH_FIVE, L.PH_HAND_LIMIT):
+            return min(codes, key=lambda c: (keep_value(move_mask(c)), int(c)))
+        if phase == L.PH_THREE:
+            return max(codes, key=lambda c: (keep_value(1 << int(move_card(c))), -int(c)))
+
+        def nearest_gap(state) -> float:
+            """How far the opponent nearest its goal is from it."""
+            return float(min(goal(state, r, q) - points_total(state, q) for q in rivals))
+
+        gap_now = nearest_gap(s0)
+
+        def opp_gap(child):
+            if child[L.F_PHASE] == L.PH_OVER:
+                winner = int(child[L.F_WINNER])
+                return -100.0 if winner >= 0 and (against >> winner) & 1 else 100.0
+            return nearest_gap(child)
+
+        if gap_now <= 10:
+            best = max(results, key=lambda cr: (opp_gap(cr[1]), material_balance(cr[1], r, seat)))
+            if opp_gap(best[1]) > gap_now:
+                return best[0]
+        base = material_balance(s0, r, seat)
+        scored = [(material_balance(child, r, seat) - base, code) for code, child in results]
+        best_delta = max(d for d, _ in scored)
+        draw = L.make_move(L.MT_DRAW, L.NO_CARD, L.NO_CARD)
+        if draw in codes and best_delta <= 0.4:  # drawing is worth one card in hand
+            return draw
+        top = [c for d, c in scored if d >= best_delta - 1e-9]
+        return int(top[rng.integers(len(top))])
+
+
+# ---------------------------------------------------------------- search-based
+class CuttleBot(Agent):
+    """cuttle.cards' AI: a two-seat minimax (its leaf score is one side less the other)."""
+
+    sees_everything = True
+    max_seats = 2
+
+    def seat_limit(self):
+        return self.max_seats, "cuttle.cards' AI is a two-player minimax"
+
+    def __post_init__(self) -> None:
+        self._bufs = [np.zeros(L.MAX_MOVES, np.int64) for _ in range(2)]
+        self._states = [np.zeros(L.STATE_SIZE, np.int64) for _ in range(2)]
+
+    def choose(self, game, seat, rng):
+        return int(
+            cuttlebot_move(game.state, game.rules_array, _rng_state(rng), *self._bufs, *self._states)
+        )
+
+
+class Pimc(Agent):
+    """Determinized flat Monte Carlo: about ``iterations`` rollouts a decision, one after
+    every legal move in each sampled world; the move with the best total share wins."""
+
+    def __post_init__(self) -> None:
+        self.iterations = int(self.params.get("iterations", 10_000))
+        self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
+        self._s = np.zeros(L.STATE_SIZE, np.int64)
+        self._child = np.zeros(L.STATE_SIZE, np.int64)
+        self._buf = np.zeros(L.MAX_MOVES, np.int64)
+        self._moves = np.zeros(L.MAX_MOVES, np.int64)
+        self._scores = np.zeros(L.MAX_MOVES, np.float64)
+        self._cards = np.zeros(64, np.int64)
+        self._scratch = np.zeros(L.STATE_SIZE, np.int64)
+
+    def choose(self, game, seat, rng):
+        view = self.view(game, seat)
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        worlds = max(1, self.iterations // len(codes))
+        unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
+        policy = ROLLOUTS[self.rollout]
+        return int(
+            pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
+                        self._s, self._child, self._buf, self._moves, self._scores, self._cards, self._scratch)
+        )
+
+
+class Ismcts(Agent):
+    def __post_init__(self) -> None:
+        self.iterations = self.params.get("iterations")
+        self.time = self.params.get("time")
+        if self.iterations is None and self.time is None:
+            self.iterations = 10_000
+        self.exploration = float(self.params.get("c", self.params.get("exploration", DEFAULT_EXPLORATION)))
+        self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
+        self.infer = bool(self.params.get("infer", False))
+        self.solver = bool(self.params.get("solver", True))
+        self._tracker: InferenceTracker | None = None
+
+    def seat_limit(self):
+        if self.infer and not self.sees_everything:
+            return 2, "infer=1 infers the hand of the one opponent of a two-seat game"
+        return None, ""
+
+    def start_game(self, seat):
+        self._tracker = InferenceTracker(seat) if self.infer and not self.sees_everything else None
+
+    def observe(self, game, mover, code):
+        """Inference (``infer=1``): see :class:`cuttle_search.analysis.inference.InferenceTracker`."""
+        if self._tracker is not None:
+            self._tracker.observe(game, mover)
+
+    def choose(self, game, seat, rng):
+        view = self.view(game, seat)
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        seed = int(rng.integers(0, 2**62))
+        limit = Limit(None if self.iterations is None else int(self.iterations), self.time)
+        inference = None
+        if self._tracker is not None and self._tracker.seat == seat:
+            inference = self._tracker.inference(game, view)
+        # the exact solver that answers first where nothing is hidden is a two-seat negamax
+        # (analysis/solve.py), so games of more seats search without it
+        solver = self.solver and view.rules.players == 2
+        result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference,
+                            solver=solver)
+        return result.best.move.code()
+
+
+class Oracle(Ismcts):
+    """The same search on the true full state: it sees the opponent's hand and the deck
+    order, so every iteration plays the one real world. Not a fair player; an upper bound
+    on what the search could do with perfect information, to tell luck from skill."""
+
+    sees_everything = True
+
+
+def _flag(value: str) -> bool:
+    """A 0/1 agent parameter."""
+    if value not in ("0", "1"):
+        raise ValueError(value)
+    return value == "1"
+
+
+_PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION}
+_SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag,
+                  "solver": _flag}
+AGENTS = {
+    "random": (RandomAgent, {}),
+    "greedy": (Greedy, {}),
+    "cuttlebot": (CuttleBot, {}),
+    "pimc": (Pimc, {"iterations": int, "rollout": str}),
+    "ismcts": (Ismcts, _SEARCH_PARAMS),
+    "oracle": (Oracle, _SEARCH_PARAMS),
+    # loaded on first use (the adapter needs the openspiel extra and imports this layer)
+    "openspiel-ismcts": ("cuttle_search.interop.openspiel:OpenSpielIsmcts", {"iterations": int, "time": float, "c": float}),
+}
+
+
+def make_agent(spec: str) -> Agent:
+    """An agent from ``name`` or ``name:param=value,...``."""
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENTS:
+        raise AgentError(f"unknown agent {brief(name)} (known: {', '.join(AGENTS)})")
+    cls, schema = AGENTS[name]
+    params: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in schema:
+            known = ", ".join(schema) or "none"
+            raise AgentError(f"agent {brief(name)}: unknown parameter {brief(part)} (parameters: {known})")
+        try:
+            params[key] = schema[key](value.strip())
+        except ValueError:
+            kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
+            raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
+        if schema[key] in (int, float) and params[key] <= 0:
+            raise AgentError(f"agent {brief(name)}: {key} must be > 0, not {brief(value)}")
+        high = _PARAM_CAPS.get(key)
+        if high is not None and not (is_finite_number(params[key]) and params[key] <= high):
+            raise AgentError(f"agent {brief(name)}: {key} must be a finite number at most {high:,.0f}, not {brief(value)}")
+    if "rollout" in params and params["rollout"] not in ROLLOUTS:
+        raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
+    if isinstance(cls, str):
+        module, _, attr = cls.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except ImportError:
+            raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
+    return cls(spec.strip(), params)

@@ -1,0 +1,47 @@
+"""The selection's child lookup: a scan of the legal moves for a few, a hashed table of them
+for many. Both must grow exactly the same tree, whichever the search takes.
+
+The kernel chooses by a module constant, so the test runs the kernel's Python body
+(``py_func``, with the compiled engine below it) once with every visit hashed and once with
+every visit scanned, on positions where the moves number from one to a few dozen."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuttle_search.analysis.ismcts import _ALL_ROOT_MOVES, _Worker, search_viewer
+from cuttle_search.analysis.tree import FIELDS
+from cuttle_search.engine import ismcts as kernel
+from cuttle_search.engine.policies import ROLLOUT_GREEDY
+from cuttle_search.game.position import Position
+
+POS = Path(__file__).parent.parent / "positions"
+
+
+def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch) -> tuple[dict, int]:
+    """The tree that ``iterations`` iterations of the kernel's Python body grow, with
+    visits of more than ``scan_max`` legal moves hashed; and how many visits were hashed."""
+    monkeypatch.setattr(kernel, "LOOKUP_SCAN_MAX", scan_max)
+    monkeypatch.setattr(kernel, "borrow", lambda a: a)  # an intrinsic: compiled code only
+    w = _Worker(seed=3, index=0, capacity=1 << 14)
+    deal = (np.int64(pos.unknown_cards if pos.hidden is not None else 0), np.int64(0), np.int64(0))
+    game = (pos.state.copy(), pos.rules_array, search_viewer(pos))
+    with np.errstate(over="ignore"):  # the hash multiplies with wraparound, as the kernel does
+        done = kernel.ismcts_iterate.py_func(game, deal, w.tree.kernel_args(), w.work, iterations, w.rng, 0.7,
+                                             ROLLOUT_GREEDY, _ALL_ROOT_MOVES, np.int64(1))
+    assert done == iterations
+    n = w.tree.nodes
+    return {name: w.tree.arrays[name][:n].copy() for name, _ in FIELDS}, int(w.work[9][0])
+
+
+@pytest.mark.parametrize("name", ["midgame-main-p0", "four-victim-p1", "opening-p0"])
+def test_hashed_and_scanned_lookups_grow_the_same_tree(name, monkeypatch):
+    pos = Position.load(POS / f"{name}.json")
+    hashed, stamps = _grow(pos, 150, 0, monkeypatch)
+    scanned, none = _grow(pos, 150, 10**9, monkeypatch)
+    assert stamps > 150 and none == 0  # every visit of the first run hashed, none of the second
+    assert hashed.keys() == scanned.keys()
+    for field in hashed:
+        assert np.array_equal(hashed[field], scanned[field]), field
+    assert len(hashed["move"]) > 150  # a real tree, with nodes below the root's children
