@@ -349,9 +349,10 @@ def test_shipped_deck_out_endgame():
 
 # ---------------------------------------------------------------- budgets, refusals, chance
 def _budget_position():
-    """A deck-out endgame that takes the solver tens of thousands of nodes (7 wins and 7
-    losses among its 14 moves), for the budget tests."""
-    return random_deck_out("cuttle-cards", 36, max_hand=5)
+    """A deck-out endgame that takes the solver tens of thousands of nodes (2 wins and 5
+    losses among its 10 moves; a 1,024-node budget proves some of them), for the budget
+    tests."""
+    return random_deck_out("cuttle-cards", 45, max_hand=5)
 
 
 def test_a_node_budget_leaves_moves_unproven():

@@ -24,7 +24,7 @@ from ..game.moves import Move
 from ..game.position import Position, seat_name
 from .ismcts import SearchError
 
-DEFAULT_TT_BITS = 20  # 2**20 table slots of 32 bytes (pages are touched only as used)
+DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)
 VALUES = ("win", "draw", "loss", "expected")
 
 

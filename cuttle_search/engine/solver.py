@@ -38,16 +38,21 @@ Transposition table and the two stalemates
 The table has ``2**k`` slots indexed by the low bits of a 64-bit Zobrist-style key; each
 slot is one row: the full key, both bounds of the value (equal when it is exact), the best
 move, the pass it belongs to (a generation: entries of the other pass are ignored, so the
-table is never cleared), the action count it was found at and the depth of the search
-behind it (the longest line searched below it). A new result replaces the old one, except
-that a bound found for the same position, pass and action count keeps the other bound:
-the two null-window tests of a draw leave an exact entry. The key mixes every state field
-a rule reads, each with its own random constant, and XORs them: the phase, turn, actor,
-the pending one-off and counter chain, discards, revealed cards, the pending scuttle, the
-scrap, the deck (count and order), the jacks, each seat's hand, points, royals, owned
-cards and frozen card, and the consecutive passes (``F_PASSES``: the three-pass stalemate
-depends on them). Left out are the fields no rule reads: the turn counter, which hand
-cards are public and how many deck cards are known.
+table is never cleared), the action count it was found at, the depth of the search
+behind it (the longest line searched below it) and its work (the nodes it took). Slots go
+in pairs, a bucket per key: a result replaces the entry of the same position and pass
+(and keeps its other bound when the action count is the same too: the two null-window
+tests of a draw leave an exact entry); a new position takes the even slot when it took at
+least as much work as the entry there, which moves to the odd slot, and else the odd
+slot. (With one slot always replaced, the big searches lost their costly entries to
+leaves: a draw test of the hardest benchmark position took 10.1 million nodes, against
+6.5 million with the pairs.) The key mixes every state field a rule reads, each with its
+own random constant, and XORs them: the phase, turn, actor, the pending one-off and
+counter chain, discards, revealed cards, the pending scuttle, the scrap, the deck (count
+and order), the jacks, each seat's hand, points, royals, owned cards and frozen card, and
+the consecutive passes (``F_PASSES``: the three-pass stalemate depends on them). Left out
+are the fields no rule reads: the turn counter, which hand cards are public and how many
+deck cards are known.
 
 The action count (``F_ACTIONS``, for the 1,000-action cap) is handled per pass:
 
@@ -65,10 +70,11 @@ Repetitions
 Where a 3 may take a 3 back (``three-takes-three``) a line can come back to a position, and
 only the cap would end it. (Elsewhere no line can: the scrap never shrinks, a 3's pick
 puts one more 3 in it, and between such steps every action moves a card for good: from a
-hand to the table or a pending one-off, or from the deck to a hand, or counts a pass.) A node that is the same position as an earlier node of the
-current line (the action count aside; ``_repetition``), counting from the node the search
-started at (``ply0``: a root move's result, not the root itself), is scored a draw. This
-keeps every value exact, the plies too, cap included:
+hand to the table or a pending one-off, or from the deck to a hand, or counts a pass.) A
+node that is the same position as an earlier node of the current line (the action count
+aside; ``_repetition``), counting from the node the search started at (``ply0``: a root
+move's result, not the root itself), is scored a draw. This keeps every value exact, the
+plies too, cap included:
 
 - a win never needs a repetition: the winner's shortest forcing line strictly shortens the
   distance to the win at every ply, so it never meets a position twice, and it fits in
@@ -95,7 +101,10 @@ applies, a seat that cannot win bounds the window, and when neither can the node
 draw at once. The same bound orders the moves: a move after which the opponent can never
 win comes first for a seat that only needs a draw, a move after which the seat itself can
 never win comes last for a seat that needs a win, and a seat that defends tries first the
-moves that leave the opponent the least potential.
+moves that leave the opponent the least potential. Elsewhere the two *killers* of a ply
+(the last two moves that cut off there) come right after the table's move; a defender
+keeps to the potential order (killers there cost nodes: 3.5 million became 9.4 million
+on one benchmark position).
 
 Twin moves
 ==========
@@ -195,10 +204,12 @@ from .table import goal_with_kings, points_total, three_pool
 WIN = float(2**44)
 INF = float(2**50)
 
-# table entries: one row of seven 64-bit words per slot, seen through three views of the
-# same buffer (tt_u: uint64, tt_f: float64, tt_i: int64), so a probe touches one place
-TT_KEY, TT_LO, TT_MOVE, TT_GEN, TT_ACTIONS, TT_DEPTH, TT_HI = 0, 1, 2, 3, 4, 5, 6
-TT_WORDS = 7
+# table entries: one row of eight 64-bit words per slot (one cache line), seen through
+# three views of the same buffer (tt_u: uint64, tt_f: float64, tt_i: int64); slots go in
+# pairs (a bucket): the even one keeps the entry with the most work behind it, the odd one
+# the latest other entry, so a probe touches two neighbouring rows
+TT_KEY, TT_LO, TT_MOVE, TT_GEN, TT_ACTIONS, TT_DEPTH, TT_HI, TT_WORK = 0, 1, 2, 3, 4, 5, 6, 7
+TT_WORDS = 8
 # an entry holds both bounds of its value (TT_LO <= value <= TT_HI; equal when exact) and
 # the pass it belongs to, its generation (1 or 2); a zero generation is an empty slot, and
 # an entry of the other pass is ignored, so no pass clears the table
@@ -493,9 +504,13 @@ def drop_twins(s, r, moves, n):
 
 
 @njit(cache=True)
-def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last):
-    """Fill ``order[:n]`` with move indices, best first: the move ``first`` (the table's),
-    then by the material after the move, a pass last. Returns the index of a move that
+def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last, killer, killer2):
+    """Fill ``order[:n]`` with move indices, best first: a move after which the opponent
+    can never win when ``safe_first`` (a seat that needs only a draw), the move ``first``
+    (the table's), then, unless ``safe_first``, the two *killers* (the last two moves that
+    cut off at this ply, ``killer`` the latest), then by the opponent's potential
+    (``safe_first``) and the material after the move, a move after which the seat can
+    never win last when ``hopeless_last``, a pass last. Returns the index of a move that
     wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
     for i in range(n):
         m = moves[i]
@@ -517,6 +532,10 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
                 key = -(1 << 19)
             elif m == first:
                 key = 1 << 21
+            elif m == killer and not safe_first:  # (a defender keeps to the potential order)
+                key = (1 << 21) - 1
+            elif m == killer2 and not safe_first:
+                key = (1 << 21) - 2
             elif (m & MT_MASK) == MT_PASS:
                 key = -(1 << 16)
             elif app and safe_first:
@@ -548,17 +567,42 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
 # frame slots of the explicit search stack (one row per ply)
 FR_ALPHA, FR_BETA, FR_ALPHA0, FR_BEST, FR_TOTAL = 0, 1, 2, 3, 4
 FR_FLOATS = 5
-FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF, FR_STAGE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
-FR_INTS = 10
+FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_NODES, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF, FR_STAGE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+FR_KILLER = 10  # the last move that cut off at this ply (not reset by a new node)
+FR_KILLER2 = 11
+FR_INTS = 12
 NO_REF = 1 << 30  # a value that rests on no repetition (see _repetition)
 
 
 @njit(cache=True)
-def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
+def _probe(tt_u, tt_i, key, gen):
+    """The slot of ``key``'s entry of pass ``gen`` in its bucket, or -1."""
+    b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
+    if tt_u[b, TT_KEY] == key and tt_i[b, TT_GEN] == gen:
+        return b
+    if tt_u[b + 1, TT_KEY] == key and tt_i[b + 1, TT_GEN] == gen:
+        return b + 1
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def _store(tt_u, tt_f, tt_i, key, v, flag, m, gen, actions, depth, work):
     """Store a result: ``v`` exact, a lower bound or an upper bound (``flag``), found at
-    ``actions`` with a search ``depth`` behind it. An entry of the same position, pass and
-    action count keeps its other bound (and its move, for an upper bound: the best move of
-    a node that failed low is only the best of the refuted); anything else is replaced."""
+    ``actions`` with a search ``depth`` behind it that took ``work`` nodes. An entry of the
+    same position and pass is replaced in its slot, and one of the same action count too
+    keeps its other bound (and its move, for an upper bound: the best move of a node that
+    failed low is only the best of the refuted). Otherwise the even slot of the bucket takes
+    the new entry when it has at least as much work behind it as the one there, which moves
+    to the odd slot; else the odd slot takes it."""
+    slot = _probe(tt_u, tt_i, key, gen)
+    if slot < 0:
+        b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
+        if work >= tt_i[b, TT_WORK]:
+            for w in range(TT_WORDS):
+                tt_i[b + 1, w] = tt_i[b, w]
+            slot = b
+        else:
+            slot = b + 1
     lo = -INF
     hi = INF
     if (tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_i[slot, TT_ACTIONS] == actions
@@ -567,6 +611,7 @@ def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
         hi = tt_f[slot, TT_HI]
         if depth < tt_i[slot, TT_DEPTH]:
             depth = tt_i[slot, TT_DEPTH]
+        work += tt_i[slot, TT_WORK]
         if flag == TT_UPPER and tt_i[slot, TT_MOVE] >= 0:
             m = tt_i[slot, TT_MOVE]
     if flag != TT_UPPER and v > lo:
@@ -583,6 +628,7 @@ def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
     tt_f[slot, TT_HI] = hi
     tt_i[slot, TT_MOVE] = m
     tt_i[slot, TT_GEN] = gen
+    tt_i[slot, TT_WORK] = work
 
 
 @njit(cache=True)
@@ -633,7 +679,6 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     key = k0
     if tb:
         key = k0 ^ _mix(np.uint64(s[F_ACTIONS]) ^ ACTIONS_KEY)
-    slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
     first = np.int64(-1)
     gen = tb + 1
     a = s[F_ACTIONS]
@@ -645,8 +690,8 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
         # who can win at all
         lo = -(WIN - (a + 1))
         hi = WIN - (a + 1)
-        s1 = np.int64(k0 & np.uint64(tt_u.shape[0] - 1))
-        if tt_u[s1, TT_KEY] == k0 and tt_i[s1, TT_GEN] == 1 and (
+        s1 = _probe(tt_u, tt_i, k0, 1)
+        if s1 >= 0 and (
             a == tt_i[s1, TT_ACTIONS] or max(a, tt_i[s1, TT_ACTIONS]) + tt_i[s1, TT_DEPTH] < r[R_ACTION_LIMIT]
         ):
             # (through a random 4 only a sure result says so: an expectation of 0 may
@@ -664,7 +709,8 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             return True
         alpha = max(alpha, lo)
         beta = min(beta, hi)
-    if tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and (
+    slot = _probe(tt_u, tt_i, key, gen)
+    if slot >= 0 and (
         tb or a == tt_i[slot, TT_ACTIONS] or max(a, tt_i[slot, TT_ACTIONS]) + tt_i[slot, TT_DEPTH] < r[R_ACTION_LIMIT]
     ):
         lo = tt_f[slot, TT_LO]
@@ -706,14 +752,15 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
         n = generate_moves(s, r, moves)
         if not chance:
             n = drop_twins(s, r, moves, n)
-        if chance:
+        if chance or n == 1:  # (one move: no order, and a win on the spot is its child's value)
             for i in range(n):
                 order[i] = i
         else:
-            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0)
+            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
+                              fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
             if win >= 0:  # no line can end sooner than a win on the spot
                 v = WIN - (s[F_ACTIONS] + 1) * tb
-                _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen, a, 1)
+                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT, moves[win], gen, a, 1, 1)
                 out[0] = v
                 out[1] = 1
                 return True
@@ -726,7 +773,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     fi[ply, FR_K] = 0
     fi[ply, FR_N] = n
     fi[ply, FR_SEAT] = seat
-    fi[ply, FR_SLOT] = slot
+    fi[ply, FR_NODES] = ctl[CTL_NODES]
     fi[ply, FR_CHANCE] = 1 if chance else 0
     fi[ply, FR_DEPTH] = 0
     fi[ply, FR_REF] = NO_REF
@@ -774,6 +821,9 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     ff[ply, FR_ALPHA] = res
                     if res >= ff[ply, FR_BETA]:
                         done = True
+                        if fi[ply, FR_KILLER] != fi[ply, FR_BESTMOVE]:
+                            fi[ply, FR_KILLER2] = fi[ply, FR_KILLER]
+                            fi[ply, FR_KILLER] = fi[ply, FR_BESTMOVE]
         if not done and fi[ply, FR_K] == fi[ply, FR_N] and fi[ply, FR_STAGE] == 1:
             # the table's move did not settle the node: the other moves, ordered
             s = states[ply]
@@ -786,7 +836,7 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     moves[j] = moves[i]
                     j += 1
             order_moves(s, r, moves, j, orders[ply], states[ply + 1], fi[ply, FR_SEAT], -1, False,
-                        ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0)
+                        ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0, fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
             fi[ply, FR_N] = j
             fi[ply, FR_K] = 0
             fi[ply, FR_STAGE] = 0
@@ -794,13 +844,13 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         if done or fi[ply, FR_K] == fi[ply, FR_N]:
             # the node is finished: its value, stored unless it rests on a repetition of
             # an earlier node, goes to the parent
-            slot = fi[ply, FR_SLOT]
+            work = ctl[CTL_NODES] - fi[ply, FR_NODES]
             clean = fi[ply, FR_REF] >= ply
             if fi[ply, FR_CHANCE]:
                 v = ff[ply, FR_TOTAL] / fi[ply, FR_N]
                 if clean:
-                    _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, TT_EXACT, -1, tb + 1, states[ply][F_ACTIONS],
-                           fi[ply, FR_DEPTH])
+                    _store(tt_u, tt_f, tt_i, fkey[ply], v, TT_EXACT, -1, tb + 1, states[ply][F_ACTIONS],
+                           fi[ply, FR_DEPTH], work)
             else:
                 v = ff[ply, FR_BEST]
                 if v <= ff[ply, FR_ALPHA0]:
@@ -810,8 +860,8 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                 else:
                     flag = TT_EXACT
                 if clean:
-                    _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1,
-                           states[ply][F_ACTIONS], fi[ply, FR_DEPTH])
+                    _store(tt_u, tt_f, tt_i, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1,
+                           states[ply][F_ACTIONS], fi[ply, FR_DEPTH], work)
             if ply == ply0:
                 return v
             resd = fi[ply, FR_DEPTH]
@@ -863,7 +913,8 @@ def root_moves(states, orders, r, moves):
     s = states[0]
     n = generate_moves(s, r, moves)
     order = orders[0]
-    order_moves(s, r, moves, n, order, states[1], node_seat(s), -1, False, False, False)
+    order_moves(s, r, moves, n, order, states[1], node_seat(s), np.int64(-1), False, False, False, np.int64(-1),
+                np.int64(-1))
     tmp = orders[1]
     for i in range(n):
         tmp[i] = moves[order[i]]
@@ -910,10 +961,10 @@ def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
     k = 0
     while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
         key = state_key(s, gen - 1)
-        slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
+        slot = _probe(tt_u, tt_i, key, gen)
         n = generate_moves(s, r, buf)
         m = np.int64(-1)
-        if tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_f[slot, TT_LO] == tt_f[slot, TT_HI]:
+        if slot >= 0 and tt_f[slot, TT_LO] == tt_f[slot, TT_HI]:
             m = tt_i[slot, TT_MOVE]
             legal = False
             for i in range(n):
