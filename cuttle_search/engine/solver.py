@@ -325,6 +325,12 @@ def _top_points(mask, n):
 
 @njit(cache=True)
 def potential(s, r, x):
+    """``_potential`` in full: the bound itself."""
+    return _potential(s, r, x, False)
+
+
+@njit(cache=True)
+def _potential(s, r, x, sign_only):
     """An upper bound on how far past its goal seat ``x`` can ever get from ``s`` (where
     ``passive_applies``), whatever either seat does: negative when ``x`` can never win.
 
@@ -348,7 +354,8 @@ def potential(s, r, x):
       the scrap (a pending one-off, its counters, a pending scuttle) or the deck.
 
     Each gain is a point card, a King (which lowers the goal) or a jack (one more steal);
-    the bound is the best split. Queens are ignored (they only protect)."""
+    the bound is the best split. Queens are ignored (they only protect). With ``sign_only``
+    the first split that reaches the goal is returned (the bound is then not negative)."""
     y = 1 - x
     hand = s[F_HAND + x]
     deck = np.int64(0)
@@ -408,13 +415,15 @@ def potential(s, r, x):
                        - goal_with_kings(r, kings + j))
                 if got > best:
                     best = got
+                    if sign_only and got >= 0:
+                        return got
     return best
 
 
 @njit(cache=True)
 def cannot_win(s, r, x):
     """Whether seat ``x`` can never win from ``s`` (where ``passive_applies``): its ``potential`` is negative."""
-    return potential(s, r, x) < 0
+    return _potential(s, r, x, True) < 0
 
 
 @njit(cache=True)
