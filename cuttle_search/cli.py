@@ -235,6 +235,8 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     w = summary["wins"]
     click.echo(f"{games} random games, rules {rs.spec}, seed {seed}")
     click.echo("  " + "   ".join(f"{seat} wins {n} ({100 * n / games:.1f}%)" for seat, n in w.items()))
+    if "teamWins" in summary:
+        click.echo("  " + "   ".join(f"team {team} wins {n} ({100 * n / games:.1f}%)" for team, n in summary["teamWins"].items()))
     click.echo(
         f"  draws {summary['draws']} (passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
     )
@@ -314,9 +316,7 @@ def _analysis_table(result) -> str:
         f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
         f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
         f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts",
-        f"win rates are {pov}'s (the player to act); score counts a "
-        + ("draw as half a win" if result.seats == 2 else f"stalemate as 1/{result.seats} of a win")
-        + "; gap = best score - score",
+        result.score_note() + "; gap = best score - score",
         "",
     ]
     if result.solver is not None:  # the exact solver ran first (nothing hidden)

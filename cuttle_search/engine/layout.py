@@ -41,12 +41,22 @@ Game fields (one slot each)::
                     card, ``R_SEVEN_PRIVATE``), or -1; forgotten once the card is drawn
     F_SEVEN         the 7 whose revealed cards wait for the pick, or -1 (it reaches the
                     scrap only once a revealed card is played or scrapped)
+    F_RESPONSE      the royal its player's opponents may still send back with a 9
+                    (``R_RESPONSE_NINE``: phase ``PH_RESPONSE``, or an answering 9's
+                    counter chain), or -1
+    F_TWO_BY + i    who played the counter 2 of suit ``i`` in the current chain
+                    (``R_COUNTER_COSTS_TURN``), or -1
+    F_REMOVED       mask of the cards out of the game (``R_REMOVE_ACE_SIX``)
+    F_SHUFFLE_SEED  the state's own chance stream (``R_RESHUFFLE``): it orders every
+                    reshuffle of the scrap; nobody knows it, so a search re-draws it
 
 Jack fields, four slots each, indexed by jack suit (jack id = 40 + j)::
 
     F_JACK_ON + j    point card the jack sits on, or -1
     F_JACK_BY + j    seat that played it
     F_JACK_LEVEL + j height in its stack (0 = bottom)
+    F_JACK_TO + j    seat it gave the card to, which controls it while the Jack is on top
+                     (its player, unless ``R_GIFT`` named another)
 
 Joker fields, two slots each, indexed by joker (joker id = 52 + k)::
 
@@ -55,10 +65,12 @@ Joker fields, two slots each, indexed by joker (joker id = 52 + k)::
     F_JOKER_LEVEL + k height among the Jokers on the same card (0 = bottom)
     F_JOKER_FROM + k  seat that controlled the card before it (control returns there
                       when this Joker leaves)
+    F_JOKER_TO + k    seat it gave the stack to (its player, unless ``R_GIFT`` named another)
 
 A Joker on a royal takes the royal (``F_FACE`` follows control). A Joker on the top Jack of
 a point stack takes the point card: a point card's controller is its top Jack's top Joker's
-player, else its top Jack's player, else its owner.
+receiver, else its top Jack's receiver, else its owner (a receiver is the attachment's
+player unless Team Cuttle's ``R_GIFT`` named another seat).
 
 Per-seat fields, ``MAX_PLAYERS`` slots each, indexed by seat::
 
@@ -68,6 +80,8 @@ Per-seat fields, ``MAX_PLAYERS`` slots each, indexed by seat::
     F_OWNED + p     point cards on the table that p played (who gets them back)
     F_PUBLIC + p    cards in p's hand that every player knows
     F_FROZEN + p    card p may not play as their next action, or -1
+    F_SPENT + p     2s p countered with out of turn, waiting before it: its next turn
+                    only discards them (``R_COUNTER_COSTS_TURN``)
 
 The deck occupies ``F_DECK .. F_DECK + 53``; ``s[F_DECK + F_DECK_N - 1]`` is the top.
 
@@ -78,7 +92,8 @@ Moves are ``int64``: bits 0-3 the move type (MT_*), bit 4 ``FROM_SEVEN`` (the ca
 comes from a 7's reveal), then either a card (bits 5-10) and a target (bits 11-16),
 or, for a move aimed at a seat (a 4's victim with more than two seats), ``TARGET_SEAT +
 seat`` as the target,
-with 63 meaning none, or, for discards, a card mask from bit 5.
+with 63 meaning none, or, for discards, a card mask from bit 5. A Jack or Joker move of
+Team Cuttle names the receiving seat + 1 in bits 17-20 (``make_gift``; 0 means its player).
 """
 
 import numpy as np
@@ -97,6 +112,7 @@ RANK_JACK, RANK_QUEEN, RANK_KING = 10, 11, 12
 ALL_CARDS = (1 << 52) - 1
 POINT_RANKS = (1 << 40) - 1  # A..T
 TWOS = 0xF << 4
+NINES = 0xF << 32
 THREES = 0xF << 8
 EIGHTS = 0xF << 28
 TENS = 0xF << 36
@@ -140,13 +156,20 @@ F_JOKER_FROM = 42
 F_DECLINES = 44
 F_VICTIM = 45
 F_TOP_SEEN_BY = 46
-F_HAND = 48
+F_JACK_TO = 47
+F_JOKER_TO = 51
+F_RESPONSE = 53
+F_TWO_BY = 54
+F_REMOVED = 58
+F_SHUFFLE_SEED = 59
+F_HAND = 64
 F_POINTS = F_HAND + MAX_PLAYERS
 F_FACE = F_POINTS + MAX_PLAYERS
 F_OWNED = F_FACE + MAX_PLAYERS
 F_PUBLIC = F_OWNED + MAX_PLAYERS
 F_FROZEN = F_PUBLIC + MAX_PLAYERS
-F_DECK = F_FROZEN + MAX_PLAYERS
+F_SPENT = F_FROZEN + MAX_PLAYERS
+F_DECK = F_SPENT + MAX_PLAYERS
 DECK_SLOTS = 54
 STATE_SIZE = F_DECK + DECK_SLOTS
 
@@ -161,6 +184,7 @@ PH_HAND_LIMIT = 6  # the turn player discards down to the hand limit
 PH_SEVEN = 7  # the 7's player plays (or scraps) a revealed card
 PH_SCUTTLE_COUNTER = 8  # ten-counters-scuttle: block with a 10, or resolve
 PH_OVER = 9
+PH_RESPONSE = 10  # R_RESPONSE_NINE: an opponent of a royal's player may send it back with a 9
 
 ACTOR_CHANCE = -1
 
@@ -200,7 +224,17 @@ R_SEVEN_PRIVATE = 29  # a 7 reveals to its player only; a target-less Jack or Jo
 R_DECIDER_WINS_TIES = 30  # several seats at their goal: the deciding seat first, not the turn's
 R_FREEZE_UNTIL_TURN_ENDS = 31  # a 9's card thaws when its holder's own turn ends (not at its next decision)
 R_DECKOUT_REVEALS = 32  # every hand is visible once the deck is empty (two seats)
-RULES_SIZE = 40
+R_GIFT = 33  # a Jack (on any point card) or a Joker (on any royal) names the seat it gives control to
+R_RESPONSE_NINE = 34  # an opponent may answer a royal with a 9 out of turn (Team Cuttle)
+R_NO_SCUTTLE = 35
+R_RESHUFFLE = 36  # an empty draw pile is refilled from the shuffled scrap
+R_FOUR_EVERYONE = 37  # a 4 makes every other seat discard, in turn order
+R_COUNTER_COSTS_TURN = 38  # a 2 countered out of turn waits before its player, costing their next turn
+R_EIGHT_SHOWS_ALL = 39  # an 8 shows the other seats' hands to every seat (not only its player)
+R_DISCARD_SINGLY = 40  # the hand-limit discard is one card a decision
+R_REMOVE_ACE_SIX = 41  # each shuffle takes one Ace and one Six out of the game
+R_DEAL_DEALER = 42  # cards for the dealer (R_DEAL_OTHER: the seats between the first and the dealer)
+RULES_SIZE = 48
 
 HL_NONE = 0
 HL_DISCARD = 1
@@ -225,10 +259,12 @@ MT_SEVEN_SCRAP = 11  # scrap an unplayable revealed card
 MT_TEN_COUNTER = 12  # ten-counters-scuttle
 MT_RANDOM_DISCARD = 13  # chance outcome of four=random: a card mask
 MT_JOKER = 14  # a Joker onto a royal or a top Jack (target: that card)
+MT_FORFEIT = 15  # R_COUNTER_COSTS_TURN: the turn spent discarding the 2s waiting before its seat
 MT_MASK = 15
 FROM_SEVEN = 16
 MAX_MOVES = 2048
-ACTION_SPACE_SIZE = 5044  # every move of some game (movegen.action_space); two-seat moves first
+ACTION_SPACE_SIZE = 6581  # every move of some game (movegen.action_space); two-seat moves first
+GIFT_SEATS = 4  # the seats a Jack or Joker may be given to in the action space (Team Cuttle's four)
 
 # de Bruijn table for the index of the lowest set bit
 _DEBRUIJN = 0x03F79D71B4CB0A89
@@ -260,6 +296,22 @@ def popcount(x):
 @njit(cache=True)
 def make_move(mt, card, target):
     return mt | (card << 5) | (target << 11)
+
+
+RECEIVER_SHIFT = 17  # bits 17-20 of a Jack or Joker move: the receiving seat + 1 (0: its player)
+
+
+@njit(cache=True)
+def make_gift(mt, card, target, receiver):
+    """A Jack or Joker move that gives the card's control to seat ``receiver`` (``R_GIFT``)."""
+    return mt | (card << 5) | (target << 11) | ((receiver + 1) << RECEIVER_SHIFT)
+
+
+@njit(cache=True)
+def move_receiver(m, player):
+    """The seat a Jack or Joker move gives control to: the named receiver, else its ``player``."""
+    k = (m >> RECEIVER_SHIFT) & 15
+    return player if k == 0 else k - 1
 
 
 @njit(cache=True)
