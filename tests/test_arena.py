@@ -171,6 +171,16 @@ def test_pimc_solver_searches_where_more_cards_are_unseen():
     assert agent.stats["searched"] == 1 and agent.stats["solved"] == 0 and agent.stats["worldsTried"] == 0
 
 
+def test_pimc_solver_searches_where_the_rules_reshuffle():
+    # two seats of Cuttle Multiplayer: the scrap goes back into the deck, a chance event
+    # the exact solver does not play, so every decision is the tree's
+    rs = get_ruleset("multiplayer:players=2")
+    agent = make_agent("pimc-solver:iterations=200,unseen=52")
+    rec = play_game(rs, 11, (agent, make_agent("random")), rng_seed=0)
+    assert rec.status != "ongoing"
+    assert agent.stats["searched"] > 0 and agent.stats["solved"] == agent.stats["worldsTried"] == 0
+
+
 def test_pimc_solver_falls_back_to_the_search_when_no_deal_is_proven():
     # a node budget far too small for a deal with cards in the deck: every deal is left out
     pos = Position.deal(get_ruleset("cuttle-cards"), seed=3)

@@ -232,7 +232,9 @@ class PimcSolver(Ismcts):
     (``time`` or ``iterations``, as for ``ismcts``) is shared by the deals: ``time`` split
     evenly, or ``iterations`` x 40 solver nodes in all. A deal not proven within its share
     is left out; when none is proven, and wherever more cards are unseen, it is ``ismcts``
-    with the same budget (half of it after a failed try under ``time``). PIMC's known
+    with the same budget (half of it after a failed try under ``time``), as it is where
+    the rules reshuffle the scrap into the deck (the exact solver does not play that
+    chance). PIMC's known
     flaw: each deal is solved as if the player could see it (strategy fusion), so it may
     count on a guess it cannot make. ``stats`` counts its decisions by kind."""
 
@@ -254,7 +256,7 @@ class PimcSolver(Ismcts):
         if len(codes) == 1:
             return int(codes[0])
         unknown = int(view.unknown_cards) if view.hidden is not None else 0
-        if bin(unknown).count("1") > self.unseen:
+        if bin(unknown).count("1") > self.unseen or not view.rules.exact_solvable:
             self.stats["searched"] += 1
             return super().choose(game, seat, rng)
         worlds = 1 if unknown == 0 else self.worlds
