@@ -47,6 +47,7 @@ def run_solve(quick: bool = False, progress: bool = False) -> dict[str, Any]:
     solve(positions[0])  # load the kernels
     times, nodes, kernel_seconds, rates = [], 0, 0.0, []
     unproven = []
+    slow = []  # (name, seconds, nodes) of every solve of 1 s or more
     per_rules: dict[str, list[float]] = {}
     for pos in tqdm(positions, desc="solve benchmark", disable=not progress or None, file=sys.stderr):
         start = time.perf_counter()
@@ -60,6 +61,8 @@ def run_solve(quick: bool = False, progress: bool = False) -> dict[str, Any]:
             rates.append(res.nodes_per_second)
         if not res.proven:
             unproven.append(pos.name)
+        if wall >= 1.0:
+            slow.append((pos.name, round(wall, 3), res.nodes))
     t = np.array(times)
     return {
         "positions": len(positions),
@@ -71,6 +74,7 @@ def run_solve(quick: bool = False, progress: bool = False) -> dict[str, Any]:
         "max_ms": float(t.max() * 1e3),
         "under_1s": int(np.sum(t < 1.0)),
         "unproven": unproven,
+        "over_1s": slow,
         "nodes_per_second_overall": nodes / kernel_seconds if kernel_seconds else 0.0,
         "nodes_per_second_median_large": statistics.median(rates) if rates else None,
         "per_ruleset_median_ms": {k: float(np.median(v) * 1e3) for k, v in per_rules.items()},
@@ -86,6 +90,7 @@ def solve_text(fig: dict[str, Any]) -> list[str]:
         f"  time to solve: median {fig['median_ms']:.1f} ms, p90 {fig['p90_ms']:.1f} ms, max {fig['max_ms']:.0f} ms; "
         f"{fig['under_1s']} of {fig['positions']} under 1 s",
         f"  unproven after {fig['cap_seconds']:.0f} s: {len(fig['unproven'])} {fig['unproven']}",
+        "  1 s or more: " + (", ".join(f"{n} ({t:.2f} s, {k:,} nodes)" for n, t, k in fig.get("over_1s", [])) or "none"),
         f"  nodes/s: {fig['nodes_per_second_overall']:,.0f} overall"
         + ("" if fig["nodes_per_second_median_large"] is None
            else f", median {fig['nodes_per_second_median_large']:,.0f} on solves of 100,000+ nodes"),

@@ -51,7 +51,7 @@ def test_a_seed_reproduces_a_match_with_any_number_of_workers():
 AGENT_SPECS = [
     "random", "greedy", "cuttlebot", "pimc:iterations=300", "ismcts:iterations=300",
     "ismcts:iterations=300,rollout=heuristic", "ismcts:iterations=300,infer=1", "pimc:iterations=300,rollout=random",
-    "oracle:iterations=300",
+    "oracle:iterations=300", "pimc-solver:iterations=300",
 ]
 
 
@@ -142,6 +142,74 @@ def test_ismcts_infers_the_opponent_lacks_the_winners_it_passed_up(monkeypatch):
             assert not any(winners >> parse_card(c) & 1 for c in ("5C", "AH", "QD"))
         else:
             assert seen[-1] is None
+
+
+def _pimc_solver_position():
+    """p0 on 14 points with a King in hand (a goal of 14: a win at once) and five cards it
+    cannot see: p1's two and the three in the deck."""
+    return build(p0Points=["TH", "4C"], p0Hand=["KD", "4S", "3D"], p1Points=["9S"], p1Hand=["2C", "QH"],
+                 deck_top=["5D", "6D", "7D"], rest="scrap")
+
+
+@pytest.mark.parametrize("budget", ["iterations=2000", "time=0.5"])
+def test_pimc_solver_solves_each_sampled_deal_near_the_end_of_the_deck(budget):
+    pos = _pimc_solver_position()
+    view = pos.view_of(0)
+    assert bin(view.unknown_cards).count("1") == 5
+    agent = make_agent(f"pimc-solver:{budget},worlds=8")
+    code = agent.choose(pos, 0, np.random.default_rng(0))
+    assert code == next(m.code() for m in pos.legal_moves() if m.text() == "royal KD")
+    assert agent.stats["solved"] == 1 and agent.stats["searched"] == 0 and agent.stats["fallback"] == 0
+    assert agent.stats["worldsProven"] == agent.stats["worldsTried"] == 8
+
+
+def test_pimc_solver_searches_where_more_cards_are_unseen():
+    pos = _pimc_solver_position()
+    agent = make_agent("pimc-solver:iterations=300,unseen=4")
+    code = agent.choose(pos, 0, np.random.default_rng(0))
+    assert code in {m.code() for m in pos.legal_moves()}
+    assert agent.stats["searched"] == 1 and agent.stats["solved"] == 0 and agent.stats["worldsTried"] == 0
+
+
+def test_pimc_solver_searches_where_the_rules_reshuffle():
+    # two seats of Cuttle Multiplayer: the scrap goes back into the deck, a chance event
+    # the exact solver does not play, so every decision is the tree's
+    rs = get_ruleset("multiplayer:players=2")
+    agent = make_agent("pimc-solver:iterations=200,unseen=52")
+    rec = play_game(rs, 11, (agent, make_agent("random")), rng_seed=0)
+    assert rec.status != "ongoing"
+    assert agent.stats["searched"] > 0 and agent.stats["solved"] == agent.stats["worldsTried"] == 0
+
+
+def test_pimc_solver_falls_back_to_the_search_when_no_deal_is_proven():
+    # a node budget far too small for a deal with cards in the deck: every deal is left out
+    pos = Position.deal(get_ruleset("cuttle-cards"), seed=3)
+    agent = make_agent("pimc-solver:iterations=1,worlds=2,unseen=52")
+    code = agent.choose(pos, pos.actor, np.random.default_rng(0))
+    assert code in {m.code() for m in pos.legal_moves()}
+    assert agent.stats["fallback"] == 1 and agent.stats["worldsProven"] == 0 and agent.stats["worldsTried"] == 2
+
+
+def test_pimc_solver_options_and_seats():
+    for spec, message in [("pimc-solver:worlds=0", "worlds must be > 0"), ("pimc-solver:unseen=many", "unseen must be a whole number"),
+                          ("pimc-solver:worlds=100000", "worlds must be a finite number at most 10,000"),
+                          ("pimc-solver:unseen=60", "unseen must be a finite number at most 54"),
+                          ("pimc-solver:infer=1", "unknown parameter")]:
+        with pytest.raises(AgentError, match=message):
+            make_agent(spec)
+    agent = make_agent("pimc-solver")
+    assert (agent.worlds, agent.unseen, agent.iterations) == (16, 8, 10_000)
+    with pytest.raises(AgentError):
+        agent.check_seats(3, "cutthroat")
+
+
+def test_a_game_can_start_from_a_position_and_its_log_replays():
+    start = _pimc_solver_position()
+    before = start.state.copy()
+    rec = play_game(start.rules, 5, (make_agent("greedy"), make_agent("random")), rng_seed=1, start=start)
+    assert np.array_equal(start.state, before) and rec.moves[0] == "royal KD" and rec.winner == 0
+    log = rec.to_json()
+    assert replay(log).is_over and Position.from_dict(log["start"]).state.tolist() == before.tolist()
 
 
 def test_greedy_takes_a_win_and_blocks_a_threat():

@@ -1,20 +1,24 @@
-"""The exact solver: agreement with a plain minimax, hand-made scenarios, budgets, refusals,
-the solve command and the analyser's use of it."""
+"""The exact solver: agreement with a plain minimax and, where lines cycle, with a retrograde
+analysis; its bound, twin moves and repetitions; hand-made scenarios, budgets, refusals, the
+solve command and the analyser's use of it."""
 
 import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cuttle_search.engine import layout as L
+from cuttle_search.engine import solver as V
+from cuttle_search.engine.movegen import generate_moves
 from cuttle_search.game.position import Position
 from cuttle_search.game.rules import get_ruleset
 from cuttle_search.analysis import SearchError
 from cuttle_search.analysis.solve import is_single_state, solve
 
 from .helpers import build
-from .minimax import Minimax, expected_answer, random_deck_out
+from .minimax import Minimax, Retrograde, _seat, expected_answer, random_deck_out
 from .test_properties import ALL_RULES
 
 CI_POSITIONS = 100
@@ -89,6 +93,171 @@ def test_solver_agrees_with_plain_minimax_on_many_deck_outs():
     phases, passes, _rules, _near = _coverage(cases)
     assert {"main", "countering", "resolvingThree"} <= phases and {0, 1, 2} <= passes
     _check_agreement(cases)
+
+
+# ---------------------------------------------------------------- cycles, the bound, twins
+CYCLE_RULES = ("classic", "cuttle-cards:three-takes-three", "bga-traditional:three-takes-three",
+               "cuttle-cards-2:three-takes-three")
+
+
+def _cycling_positions(count: int, max_hand: int, states: int = 20_000):
+    """``count`` random deck-out positions of rulesets where a 3 takes a 3 back, far from the
+    action cap, whose positions can come back (a cycle in the game graph), each with the
+    retrograde analysis's root values; deterministic."""
+    out = []
+    seed = 0
+    while len(out) < count:
+        seed += 1
+        spec = CYCLE_RULES[seed % len(CYCLE_RULES)]
+        pos = random_deck_out(spec, seed, max_hand=max_hand)
+        if pos is None:
+            continue
+        ref = Retrograde(pos.rules_array, limit=states)
+        try:
+            values = ref.root_values(pos.state)
+        except RuntimeError:
+            continue
+        if ref.cyclic:
+            out.append((pos, values))
+    return out
+
+
+def test_solver_agrees_with_retrograde_analysis_where_lines_cycle():
+    # far from the cap, where the plain minimax would follow every 3-for-3 cycle to it
+    cases = _cycling_positions(40, max_hand=3)
+    assert min(int(p.rules_array[L.R_ACTION_LIMIT]) - int(p.state[L.F_ACTIONS]) for p, _ in cases) > 500
+    assert len({p.rules.spec for p, _ in cases}) == len(CYCLE_RULES)
+    _check_agreement(cases)
+
+
+@pytest.mark.slow
+def test_solver_agrees_with_retrograde_analysis_on_many_cycling_positions():
+    _check_agreement(_cycling_positions(150, max_hand=4, states=30_000))
+
+
+@pytest.mark.parametrize("seed", [20261232, 20261292, 20261302, 20261372])
+def test_classic_benchmark_endgames_that_cycled_to_the_cap_are_solved(seed):
+    # seeds of benchmarks/solve.py that the solver without repetition draws left unproven
+    # after 10 s (30 million nodes): now a few thousand nodes, every move as the retrograde
+    # analysis says
+    pos = random_deck_out("classic", seed, max_hand=5)
+    res = solve(pos, nodes=200_000)
+    _agree(pos, res, Retrograde(pos.rules_array, limit=300_000).root_values(pos.state))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [20261177, 20261297])
+def test_more_classic_benchmark_endgames_that_cycled_to_the_cap(seed):
+    pos = random_deck_out("classic", seed, max_hand=5)
+    res = solve(pos, nodes=500_000)
+    _agree(pos, res, Retrograde(pos.rules_array, limit=300_000).root_values(pos.state))
+
+
+@pytest.mark.parametrize("actions,values", [
+    (996, {"points 9H": ("win", 3), "points 2H": ("win", 3), "pass": ("draw", None)}),
+    (997, {"points 9H": ("win", 3), "points 2H": ("win", 3), "pass": ("draw", None)}),
+    (998, {"points 9H": ("draw", None), "points 2H": ("draw", None), "pass": ("draw", None)}),
+])
+def test_a_win_that_needs_more_actions_than_are_left_is_a_draw(actions, values):
+    # p0 needs two plays (10 + 9 + 2 = 21) around p1's forced pass: a win in 3 plies, which
+    # the 1,000-action cap allows from 997 actions but not from 998
+    pos = build(p0Points=["TC"], p0Hand=["9H", "2H"], rest="scrap", actions=actions)
+    res = solve(pos)
+    got = {m.move.text(): (m.value, m.plies if m.value != "draw" else None) for m in res.moves}
+    assert got == values
+    _agrees_with_minimax(pos, res)
+
+
+def test_cannot_win_counts_what_a_seat_can_ever_gain():
+    # p0 has 9 points and one 3: one card back from the scrap (a ten: 19; a King: a goal of
+    # 14) cannot reach a goal, so p0 can never win; with a second 3 it can (9 + 10 + 10)
+    one = build(p0Points=["9C"], p0Hand=["3C"], p1Hand=["4D"], rest="scrap")
+    two = build(p0Points=["9C"], p0Hand=["3C", "3D"], p1Hand=["4D"], rest="scrap")
+    r = one.rules_array
+    assert V.passive_applies(one.state, r)
+    assert V.cannot_win(one.state, r, 0) and V.cannot_win(one.state, r, 1)
+    assert not V.cannot_win(two.state, r, 0) and V.cannot_win(two.state, r, 1)
+    assert _values(solve(one)) == {m.text(): "draw" for m in one.legal_moves()}
+    assert solve(one).nodes < 100  # the bound settles every move at once
+    _agrees_with_minimax(two, solve(two))
+
+
+def _reachable(count: int, max_hand: int, seed0: int = 0):
+    """Every state the plain minimax reaches from ``count`` random deck-out positions (the
+    rulesets in turn, far from the cap where lines cannot cycle), with its values."""
+    seed = seed0
+    done = 0
+    while done < count:
+        seed += 1
+        spec = ALL_RULES[seed % len(ALL_RULES)]
+        if get_ruleset(spec).three_takes_three:
+            continue
+        pos = random_deck_out(spec, seed, max_hand=max_hand)
+        if pos is None:
+            continue
+        mm = Minimax(pos.rules_array, limit=20_000)
+        try:
+            mm.root_values(pos.state)
+        except RuntimeError:
+            continue
+        done += 1
+        for key, (wdl, _tb) in mm.memo.items():
+            yield pos, np.frombuffer(key, dtype=np.int64).copy(), wdl, mm
+
+
+def _check_bound(count, max_hand, seed0=0):
+    checked = fired = 0
+    for pos, s, wdl, _mm in _reachable(count, max_hand, seed0):
+        r = pos.rules_array
+        if not V.passive_applies(s, r):
+            continue
+        for x in (0, 1):
+            checked += 1
+            if V.cannot_win(s, r, x):
+                fired += 1
+                assert (wdl if x == _seat(s) else -wdl) <= 0, (pos.name, x, s.tolist())
+    return checked, fired
+
+
+def test_cannot_win_never_says_so_of_a_seat_that_can_win():
+    # over every state reachable from random deck-outs: the reference's value agrees
+    checked, fired = _check_bound(60, max_hand=3)
+    assert checked > 20_000 and fired > checked // 2
+
+
+@pytest.mark.slow
+def test_cannot_win_on_many_reachable_states():
+    checked, fired = _check_bound(500, max_hand=4, seed0=10_000)
+    assert fired > checked // 2
+
+
+def _check_twins(count, max_hand, seed0=0):
+    dropped = 0
+    buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
+    for pos, s, _wdl, mm in _reachable(count, max_hand, seed0):
+        r = pos.rules_array
+        if int(s[L.F_ACTOR]) == L.ACTOR_CHANCE:
+            continue
+        n = generate_moves(s, r, buf)
+        every = [int(m) for m in buf[:n]]
+        kept = {int(m) for m in buf[: V.drop_twins(s, r, buf, n)]}
+        assert kept <= set(every)
+        seat = _seat(s)
+        kept_values = {mm.child_value(s, m, seat) for m in kept}
+        for m in every:
+            if m not in kept:
+                dropped += 1
+                assert mm.child_value(s, m, seat) in kept_values, (pos.name, m, s.tolist())
+    return dropped
+
+
+def test_dropped_twin_moves_have_the_value_of_a_kept_one():
+    assert _check_twins(60, max_hand=3) > 100
+
+
+@pytest.mark.slow
+def test_dropped_twin_moves_on_many_reachable_states():
+    assert _check_twins(400, max_hand=4, seed0=20_000) > 1000
 
 
 # ---------------------------------------------------------------- scenarios
@@ -180,9 +349,10 @@ def test_shipped_deck_out_endgame():
 
 # ---------------------------------------------------------------- budgets, refusals, chance
 def _budget_position():
-    """A deck-out endgame that takes the solver tens of thousands of nodes (7 wins and 7
-    losses among its 14 moves), for the budget tests."""
-    return random_deck_out("cuttle-cards", 36, max_hand=5)
+    """A deck-out endgame that takes the solver tens of thousands of nodes (2 wins and 5
+    losses among its 10 moves; a 1,024-node budget proves some of them), for the budget
+    tests."""
+    return random_deck_out("cuttle-cards", 45, max_hand=5)
 
 
 def test_a_node_budget_leaves_moves_unproven():

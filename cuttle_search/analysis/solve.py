@@ -24,7 +24,7 @@ from ..game.moves import Move
 from ..game.position import Position, seat_name
 from .ismcts import SearchError
 
-DEFAULT_TT_BITS = 20  # 2**20 table slots of 32 bytes (pages are touched only as used)
+DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)
 VALUES = ("win", "draw", "loss", "expected")
 
 
@@ -247,6 +247,92 @@ def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray
                     depth[i] = max(depth[i] + 1, int(round(V.WIN + v)) - actions)
 
 
+# ---------------------------------------------------------------- twin root moves
+_MASK_FIELDS = [L.F_TWOS, L.F_REVEALED, L.F_SCRAP] + [f + p for f in (L.F_HAND, L.F_POINTS, L.F_FACE, L.F_OWNED)
+                                                     for p in range(2)]
+_CARD_FIELDS = [L.F_ONEOFF, L.F_ONEOFF_TARGET, L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_SEVEN, L.F_FROZEN,
+                L.F_FROZEN + 1]
+_MASK_MOVES = (L.MT_DISCARD, L.MT_RANDOM_DISCARD)
+
+
+def _royal_relabel(s: np.ndarray) -> tuple[bytes, list[int]]:
+    """The position ``s`` with the suits of each royal rank (Jacks, Queens, Kings: no rule
+    reads them) put in a canonical order, as bytes of the fields a rule reads, and the map
+    from each card to its canonical card. Two positions with the same bytes are the same
+    up to such a relabelling, so they have the same value and the same plies."""
+    deck = [int(c) for c in s[L.F_DECK: L.F_DECK + int(s[L.F_DECK_N])]]
+    label = list(range(L.N_CARDS))
+    for rank in (L.RANK_JACK, L.RANK_QUEEN, L.RANK_KING):
+        def where(c, rank=rank):
+            u = c & 3
+            return (tuple((int(s[f]) >> c) & 1 for f in _MASK_FIELDS), deck.index(c) if c in deck else -1,
+                    tuple(int(s[f]) == c for f in _CARD_FIELDS),
+                    tuple(int(s[f + u]) for f in (L.F_JACK_ON, L.F_JACK_BY, L.F_JACK_LEVEL)) if rank == L.RANK_JACK
+                    else ())
+        for new, old in enumerate(sorted(range(4 * rank, 4 * rank + 4), key=where)):
+            label[old] = 4 * rank + new
+    t = s.copy()
+    for f in _MASK_FIELDS:
+        x = int(s[f])
+        t[f] = sum(1 << label[c] for c in range(L.N_CARDS) if (x >> c) & 1)
+    for f in _CARD_FIELDS:
+        if s[f] >= 0:
+            t[f] = label[int(s[f])]
+    for i, c in enumerate(deck):
+        t[L.F_DECK + i] = label[c]
+    for u in range(4):  # a jack's slots follow the jack
+        for f in (L.F_JACK_ON, L.F_JACK_BY, L.F_JACK_LEVEL):
+            t[f + label[40 + u] - 40] = s[f + u]
+    keep = list(V.HASH_FIELDS) + [L.F_ACTIONS] + list(range(L.F_DECK, L.F_DECK + len(deck)))
+    return t[keep].tobytes(), label
+
+
+def _relabel_move(code: int, label: list[int]) -> int:
+    """A move's code with its cards relabelled by ``label``."""
+    mt = code & L.MT_MASK
+    if mt in _MASK_MOVES:
+        mask = code >> 5
+        return (code & 31) | (sum(1 << label[c] for c in range(L.N_CARDS) if (mask >> c) & 1) << 5)
+    card, target = (code >> 5) & 63, (code >> 11) & 63
+    card = label[card] if card < L.N_CARDS else card
+    target = label[target] if target < L.N_CARDS else target
+    return (code & 31) | (card << 5) | (target << 11)
+
+
+def root_twins(pos: Position, moves: np.ndarray, n: int) -> tuple[list[int], list[list[int] | None]]:
+    """For each root move, the index of the first move whose result is the same position
+    up to the suits of a royal rank (itself when none is), and the map of cards from that
+    move's line to this one's (None for itself)."""
+    first: dict[bytes, tuple[int, list[int]]] = {}
+    rep, maps = [], []
+    royal = (L.JACKS | L.QUEENS | L.KINGS) << 5
+    for i in range(n):
+        code = int(moves[i])
+        if code & L.MT_MASK in _MASK_MOVES:
+            named = code & royal
+        else:
+            named = 40 <= (code >> 5) & 63 < L.N_CARDS or 40 <= (code >> 11) & 63 < L.N_CARDS
+        if not named:  # only moves that name a royal card can have a royal twin
+            rep.append(i)
+            maps.append(None)
+            continue
+        child = pos.state.copy()
+        apply_move(child, pos.rules_array, np.int64(moves[i]))
+        key, label = _royal_relabel(child)
+        if key in first:
+            j, lab_j = first[key]
+            inverse = [0] * L.N_CARDS
+            for c, lc in enumerate(label):
+                inverse[lc] = c
+            rep.append(j)
+            maps.append([inverse[lab_j[c]] for c in range(L.N_CARDS)])
+        else:
+            first[key] = (i, label)
+            rep.append(i)
+            maps.append(None)
+    return rep, maps
+
+
 def _line(pos: Position, sv: Solver, code: int, gen: int) -> tuple[list[Move], bool]:
     """The principal line after the root move ``code`` from the table, and whether it
     reaches the end of the game."""
@@ -276,9 +362,10 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     runs out first; with neither, to the end.
 
     Two passes: the first proves every move a win, draw or loss (the values the search
-    prunes best with); the second finds the plies of each win and loss under best play
-    (the shortest win, the longest loss) with a window that holds only wins, or only
-    losses. A move the first pass did not reach is unproven (``value`` None); a proven
+    prunes best with), by two null-window tests; the second finds the plies of each win
+    and loss under best play (the shortest win, the longest loss) like a mate search.
+    Moves whose results are the same position up to the suits of a royal rank share one
+    search. A move the first pass did not reach is unproven (``value`` None); a proven
     move the second pass did not reach has ``plies`` None."""
     from . import _position
 
@@ -300,44 +387,56 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, 0, empty, empty, 0, empty, np.zeros(0, dtype=np.int64),
                   *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)  # compile or load the kernel, not timed
     start = _time.perf_counter()
-    wdl = np.zeros(n, dtype=np.float64)
-    proven = np.zeros(n, dtype=np.int64)
-    exact = np.zeros(n, dtype=np.float64)
-    refined = np.zeros(n, dtype=np.int64)
+    # twin moves (the same position up to the suits of a royal rank) share one search
+    rep, maps = root_twins(pos, moves, n)
+    own = [i for i in range(n) if rep[i] == i]
+    m = len(own)
+    searched = moves[own].copy()
+    wdl = np.zeros(m, dtype=np.float64)
+    proven = np.zeros(m, dtype=np.int64)
+    exact = np.zeros(m, dtype=np.float64)
+    refined = np.zeros(m, dtype=np.int64)
     if timer is not None:
         timer.start()
     try:
-        _win_draw_loss(sv, r, moves, n, wdl, proven)
-        lines = {i: _line(pos, sv, int(moves[i]), 1) for i in range(n) if proven[i]}
+        _win_draw_loss(sv, r, searched, m, wdl, proven)
+        lines = {j: _line(pos, sv, int(searched[j]), 1) for j in range(m) if proven[j]}
         if not sv.ctl[V.CTL_ABORTED]:
-            _plies(sv, r, moves, n, wdl, exact, refined, int(pos.state[L.F_ACTIONS]))
+            _plies(sv, r, searched, m, wdl, exact, refined, int(pos.state[L.F_ACTIONS]))
     finally:
         if timer is not None:
             timer.cancel()
     elapsed = _time.perf_counter() - start
+    at = {i: j for j, i in enumerate(own)}
+    index = [at[rep[i]] for i in range(n)]
+    relabel = [(lambda line, lab=lab: line) if lab is None
+               else (lambda line, lab=lab: [Move.from_code(_relabel_move(x.code(), lab)) for x in line])
+               for lab in maps]
     actions = int(pos.state[L.F_ACTIONS])
     rows = []
     for i in range(n):
+        j = index[i]
         move = Move.from_code(int(moves[i]))
-        if not proven[i]:
-            rows.append(((-2.0, 0.0), i, move, None, None, None, [move]))
+        if not proven[j]:
+            rows.append(((-2.0, 0.0), i, move, None, None, None, [move], 0.0))
             continue
-        value, score = _classify(float(wdl[i]), pos)
+        value, score = _classify(float(wdl[j]), pos)
         plies = None
-        pv, ended = lines[i]
-        if value in ("win", "loss") and refined[i]:
-            plies = int(round(V.WIN - abs(float(exact[i])))) - actions
-            pv, _ended = _line(pos, sv, int(moves[i]), 2)
+        pv, ended = lines[j]
+        raw = float(wdl[j])
+        if value in ("win", "loss") and refined[j]:
+            plies = int(round(V.WIN - abs(float(exact[j])))) - actions
+            pv, _ended = _line(pos, sv, int(searched[j]), 2)
+            raw = float(exact[j])
         elif value == "draw" and ended:
             plies = len(pv)  # a draw has no tie-break: the length of the line shown
         # rank: the score, then the sooner win or the later loss
         tie = 0.0 if plies is None else (-plies if value == "win" else plies)
-        rows.append(((score, tie), i, move, value, score, plies, pv))
+        rows.append(((score, tie), i, move, value, score, plies, relabel[i](pv), raw))
     rows.sort(key=lambda row: (-row[0][0], -row[0][1], row[1]))
     result_moves = [
-        SolvedMove(rank, move, value, score, plies, pv, float(exact[i]) if value is not None and plies is not None
-                   else (float(wdl[i]) if value is not None else 0.0))
-        for rank, (_key, i, move, value, score, plies, pv) in enumerate(rows, 1)
+        SolvedMove(rank, move, value, score, plies, pv, raw)
+        for rank, (_key, i, move, value, score, plies, pv, raw) in enumerate(rows, 1)
     ]
     return SolveResult(
         actor=pos.actor,

@@ -15,33 +15,44 @@ the seat changes: in counter phases the actor is not the turn player, so a 2 ans
 
 - ``tb = 0``, win/draw/loss: a won game is worth ``WIN`` to its winner, ``-WIN`` to the
   loser, ``0`` for a draw (three passes or the action cap). ``solve`` proves every root
-  move with this scoring first: three values prune far better than exact lengths.
+  move with this scoring first, by two null-window tests (can it win; if not, can it avoid
+  losing): three values prune far better than exact lengths.
 - ``tb = 1``, with the tie-break: a game that ends with ``F_ACTIONS == a`` is worth
   ``WIN - a`` to its winner and ``-(WIN - a)`` to the loser, so a sooner win is worth more
-  and a later loss less. ``solve`` then searches each won (lost) root move with a window
-  that holds only wins (losses), which finds its plies under best play. The value of a
-  line depends only on where it ends, not where the search started, so the table stores
-  values as they are. ``WIN = 2**44`` keeps the action count exact in a double.
+  and a later loss less. ``solve`` then finds the plies of each won (lost) root move like a
+  mate search: null-window tests "does the winner win by action ``a``?" for a growing
+  ``a``. Here a node's value is at most ``WIN - (F_ACTIONS + 1)`` either way (a game ends
+  one action later at the soonest: the horizon that bounds each test), and the first
+  pass's entries, whose key has no action count, still say who cannot win at all. The
+  value of a line depends only on where it ends, not where the search started, so the
+  table stores values as they are. ``WIN = 2**44`` keeps the action count exact in a double.
 
 A ``four=random`` 4 is a chance node (``PH_FOUR_RANDOM``, actor ``ACTOR_CHANCE``): its value
 is the mean over its equally likely outcomes, each searched with the full window. With
 ``tb = 0`` that mean is exact: ``WIN`` only when every outcome wins, ``-WIN`` only when
 every outcome loses, otherwise ``(P(win) - P(loss)) * WIN`` (``solve`` reports it as an
-expected score).
+expected score, and searches such rules with one full window).
 
 Transposition table and the two stalemates
 ==========================================
 The table has ``2**k`` slots indexed by the low bits of a 64-bit Zobrist-style key; each
-slot is one row: the full key, the value, the best move, the bound (exact, lower, upper)
-with the pass it belongs to (a generation: entries of the other pass are ignored, so the
-table is never cleared), the action count it was found at and the depth of the search
-behind it (the longest line searched below it). A new result always replaces the old one.
-The key mixes every state field a rule reads, each with its own random constant, and XORs
-them: the phase, turn, actor, the pending one-off and counter chain, discards, revealed
-cards, the pending scuttle, the scrap, the deck (count and order), the jacks, each seat's
-hand, points, royals, owned cards and frozen card, and the consecutive passes
-(``F_PASSES``: the three-pass stalemate depends on them). Left out are the fields no rule
-reads: the turn counter, which hand cards are public and how many deck cards are known.
+slot is one row: the full key, both bounds of the value (equal when it is exact), the best
+move, the pass it belongs to (a generation: entries of the other pass are ignored, so the
+table is never cleared), the action count it was found at, the depth of the search
+behind it (the longest line searched below it) and its work (the nodes it took). Slots go
+in pairs, a bucket per key: a result replaces the entry of the same position and pass
+(and keeps its other bound when the action count is the same too: the two null-window
+tests of a draw leave an exact entry); a new position takes the even slot when it took at
+least as much work as the entry there, which moves to the odd slot, and else the odd
+slot. (With one slot always replaced, the big searches lost their costly entries to
+leaves: a draw test of the hardest benchmark position took 10.1 million nodes, against
+6.5 million with the pairs.) The key mixes every state field a rule reads, each with its
+own random constant, and XORs them: the phase, turn, actor, the pending one-off and
+counter chain, discards, revealed cards, the pending scuttle, the scrap, the deck (count
+and order), the jacks, each seat's hand, points, royals, owned cards and frozen card, and
+the consecutive passes (``F_PASSES``: the three-pass stalemate depends on them). Left out
+are the fields no rule reads: the turn counter, which hand cards are public and how many
+deck cards are known.
 
 The action count (``F_ACTIONS``, for the 1,000-action cap) is handled per pass:
 
@@ -54,9 +65,54 @@ The action count (``F_ACTIONS``, for the 1,000-action cap) is handled per pass:
   ``max(a, a') + d < R_ACTION_LIMIT``: then no line it searched reached the cap from either
   count, every one of them ends the same way, and so the value or bound holds at both.
 
-Positions with a cycle (a 3 that takes a 3 back, ``three-takes-three``) are still solved
-exactly: the cycle ends at the cap, which the search follows; the depth is bounded by
-``R_ACTION_LIMIT - F_ACTIONS``, which sizes the per-ply buffers. Such positions can be slow.
+Repetitions
+===========
+Where a 3 may take a 3 back (``three-takes-three``) a line can come back to a position, and
+only the cap would end it. (Elsewhere no line can: the scrap never shrinks, a 3's pick
+puts one more 3 in it, and between such steps every action moves a card for good: from a
+hand to the table or a pending one-off, or from the deck to a hand, or counts a pass.) A
+node that is the same position as an earlier node of the current line (the action count
+aside; ``_repetition``), counting from the node the search started at (``ply0``: a root
+move's result, not the root itself), is scored a draw. This keeps every value exact, the
+plies too, cap included:
+
+- a win never needs a repetition: the winner's shortest forcing line strictly shortens the
+  distance to the win at every ply, so it never meets a position twice, and it fits in
+  the actions left exactly when the game (with its cap) is a win;
+- a win found with repetitions is a win of the game: its lines end in real wins (or
+  table entries, themselves the game's values), never in a repetition's draw. So the
+  search from ``ply0`` with repetition draws has the game's value (and its plies: the
+  shortest win, the longest loss), though a node inside may not.
+
+A node's value depends on the line above it only through repetitions of nodes above it
+(the graph-history interaction problem): each frame keeps the lowest ply of a repeated
+node in its subtree (``FR_REF``), and a node stores its result only when that ply is not
+above its own; the argument above, with the node as the start, makes that result the
+game's value at its action count. A value that rests on an earlier node is passed up but
+never stored. With a random 4 a value is an expectation, and a line that comes back
+through chance is no draw: the rule is off there.
+
+What a seat can never win
+=========================
+``potential`` bounds how far past its goal a seat can ever get, by the one strategy of a
+*passive* opponent (see its docstring): a negative bound means the seat can never win, so
+its value is at most a draw and the other seat's at least one. At every node where it
+applies, a seat that cannot win bounds the window, and when neither can the node is a
+draw at once. The same bound orders the moves: a move after which the opponent can never
+win comes first for a seat that only needs a draw, a move after which the seat itself can
+never win comes last for a seat that needs a win, and a seat that defends tries first the
+moves that leave the opponent the least potential. Elsewhere the two *killers* of a ply
+(the last two moves that cut off there) come right after the table's move; a defender
+keeps to the potential order, where a killer counts as 8 points less of the opponent's
+potential (4 for the older one): first in line, killers cost nodes there (3.5 million
+became 9.4 million on one benchmark position), as a bonus they save them (2.5 million).
+
+Twin moves
+==========
+``drop_twins`` keeps one move of each set whose results are the same position up to two
+cards whose swap no rule can see (two Kings, Queens or Jacks; two point cards of one rank
+and neighbouring suits in the scrap once no 3 can take another card): their values are
+equal. (At the root every move is reported; ``solve`` searches one of each royal twin set.)
 
 Budgets
 =======
@@ -66,7 +122,6 @@ stop flag from a timer thread for a time budget (the kernel releases the GIL). A
 search stores nothing more and unwinds; root moves solved before the abort keep their
 exact values.
 """
-
 import numpy as np
 
 from .jit import njit
@@ -134,6 +189,7 @@ from .layout import (
     R_HAND_LIMIT_STYLE,
     R_NINE_MODE,
     R_TARGET_ANY_SIDE,
+    R_THREE_TAKES_THREE,
     RANK_JACK,
     RANK_KING,
     RANK_NINE,
@@ -149,10 +205,12 @@ from .table import goal_with_kings, points_total, three_pool
 WIN = float(2**44)
 INF = float(2**50)
 
-# table entries: one row of seven 64-bit words per slot, seen through three views of the
-# same buffer (tt_u: uint64, tt_f: float64, tt_i: int64), so a probe touches one place
-TT_KEY, TT_LO, TT_MOVE, TT_GEN, TT_ACTIONS, TT_DEPTH, TT_HI = 0, 1, 2, 3, 4, 5, 6
-TT_WORDS = 7
+# table entries: one row of eight 64-bit words per slot (one cache line), seen through
+# three views of the same buffer (tt_u: uint64, tt_f: float64, tt_i: int64); slots go in
+# pairs (a bucket): the even one keeps the entry with the most work behind it, the odd one
+# the latest other entry, so a probe touches two neighbouring rows
+TT_KEY, TT_LO, TT_MOVE, TT_GEN, TT_ACTIONS, TT_DEPTH, TT_HI, TT_WORK = 0, 1, 2, 3, 4, 5, 6, 7
+TT_WORDS = 8
 # an entry holds both bounds of its value (TT_LO <= value <= TT_HI; equal when exact) and
 # the pass it belongs to, its generation (1 or 2); a zero generation is an empty slot, and
 # an entry of the other pass is ignored, so no pass clears the table
@@ -168,6 +226,7 @@ CTL_STOP = 3  # set by another thread to stop (a time budget)
 CTL_SIZE = 4
 CHECK_EVERY = 1023  # nodes between two looks at the budget (a mask: 2**k - 1)
 
+KILLER_BONUS = 2048  # a defender's killer: worth 8 points less of the opponent's potential (256 a point)
 SORT_LIMIT = 256  # order the moves of a node with at most this many (larger: the TT move first only)
 
 # the state fields a rule reads (two seats)
@@ -206,6 +265,14 @@ def state_key(s, with_actions):
     for i in range(s[F_DECK_N]):
         h ^= _mix(np.uint64(s[F_DECK + i]) ^ DECK_KEYS[i])
     return h
+
+
+@njit(cache=True)
+def copy_state(dst, src):
+    """``dst[:] = src`` up to the deck's last card: the solver's states never read a deck
+    slot past ``F_DECK_N`` (a card put on the deck writes its slot first)."""
+    for i in range(F_DECK + src[F_DECK_N]):
+        dst[i] = src[i]
 
 
 @njit(cache=True)
@@ -260,6 +327,12 @@ def _top_points(mask, n):
 
 @njit(cache=True)
 def potential(s, r, x):
+    """``_potential`` in full: the bound itself."""
+    return _potential(s, r, x, False)
+
+
+@njit(cache=True)
+def _potential(s, r, x, sign_only):
     """An upper bound on how far past its goal seat ``x`` can ever get from ``s`` (where
     ``passive_applies``), whatever either seat does: negative when ``x`` can never win.
 
@@ -283,7 +356,8 @@ def potential(s, r, x):
       the scrap (a pending one-off, its counters, a pending scuttle) or the deck.
 
     Each gain is a point card, a King (which lowers the goal) or a jack (one more steal);
-    the bound is the best split. Queens are ignored (they only protect)."""
+    the bound is the best split. Queens are ignored (they only protect). With ``sign_only``
+    the first split that reaches the goal is returned (the bound is then not negative)."""
     y = 1 - x
     hand = s[F_HAND + x]
     deck = np.int64(0)
@@ -319,7 +393,9 @@ def potential(s, r, x):
     if own_jack and r[R_TARGET_ANY_SIDE]:
         jacks = N_CARDS
     g = k + s[F_DECK_N]
-    base = s[F_POINTS + x] | (table & (s[F_OWNED + x] | jacked)) | ((hand | s[F_FACE + x]) & POINT_RANKS)
+    # a 3 in hand is a card to gain or 3 points, not both
+    threes = popcount(hand & THREES)
+    base = s[F_POINTS + x] | (table & (s[F_OWNED + x] | jacked)) | (((hand & ~THREES) | s[F_FACE + x]) & POINT_RANKS)
     have = 0
     m = base
     while m:
@@ -333,18 +409,23 @@ def potential(s, r, x):
     gain_jacks = popcount(JACKS & ~hand)
     pool = (elsewhere | table | s[F_FACE + y]) & POINT_RANKS & ~base
     best = -(1 << 30)
-    for j in range(gain_kings + 1):
-        for i in range(min(g - j, gain_jacks) + 1):
-            got = have + _top_points(steal, jacks + i) + _top_points(pool, g - j - i) - goal_with_kings(r, kings + j)
-            if got > best:
-                best = got
+    for u in range(threes + 1):  # u of the 3s in hand played as points
+        gu = g - u
+        for j in range(min(gain_kings, gu) + 1):
+            for i in range(min(gu - j, gain_jacks) + 1):
+                got = (have + 3 * u + _top_points(steal, jacks + i) + _top_points(pool, gu - j - i)
+                       - goal_with_kings(r, kings + j))
+                if got > best:
+                    best = got
+                    if sign_only and got >= 0:
+                        return got
     return best
 
 
 @njit(cache=True)
 def cannot_win(s, r, x):
     """Whether seat ``x`` can never win from ``s`` (where ``passive_applies``): its ``potential`` is negative."""
-    return potential(s, r, x) < 0
+    return _potential(s, r, x, True) < 0
 
 
 @njit(cache=True)
@@ -434,13 +515,18 @@ def drop_twins(s, r, moves, n):
 
 
 @njit(cache=True)
-def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last):
-    """Fill ``order[:n]`` with move indices, best first: the move ``first`` (the table's),
-    then by the material after the move, a pass last. Returns the index of a move that
+def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last, killer, killer2):
+    """Fill ``order[:n]`` with move indices, best first: a move after which the opponent
+    can never win when ``safe_first`` (a seat that needs only a draw), the move ``first``
+    (the table's), then, unless ``safe_first``, the two *killers* (the last two moves that
+    cut off at this ply, ``killer`` the latest), then by the opponent's potential
+    (``safe_first``, where the killers count as 8 and 4 points less of it) and the
+    material after the move, a move after which the seat can never win last when
+    ``hopeless_last``, a pass last. Returns the index of a move that
     wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
     for i in range(n):
         m = moves[i]
-        child[:] = s
+        copy_state(child, s)
         apply_move(child, r, m)
         if child[F_PHASE] == PH_OVER:
             if child[F_STATUS] == ST_WIN and child[F_WINNER] == seat:
@@ -458,10 +544,18 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
                 key = -(1 << 19)
             elif m == first:
                 key = 1 << 21
+            elif m == killer and not safe_first:  # (a defender keeps to the potential order)
+                key = (1 << 21) - 1
+            elif m == killer2 and not safe_first:
+                key = (1 << 21) - 2
             elif (m & MT_MASK) == MT_PASS:
                 key = -(1 << 16)
             elif app and safe_first:
                 key = max(-60000, min(1 << 20, -po * 256 + _material(child, seat)))
+                if m == killer:
+                    key += KILLER_BONUS
+                elif m == killer2:
+                    key += KILLER_BONUS // 2
             else:
                 key = _material(child, seat)
         order[i] = ((key + (1 << 22)) << 12) | i
@@ -489,17 +583,42 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
 # frame slots of the explicit search stack (one row per ply)
 FR_ALPHA, FR_BETA, FR_ALPHA0, FR_BEST, FR_TOTAL = 0, 1, 2, 3, 4
 FR_FLOATS = 5
-FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_SLOT, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF, FR_STAGE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
-FR_INTS = 10
+FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_NODES, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF, FR_STAGE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+FR_KILLER = 10  # the last move that cut off at this ply (not reset by a new node)
+FR_KILLER2 = 11
+FR_INTS = 12
 NO_REF = 1 << 30  # a value that rests on no repetition (see _repetition)
 
 
 @njit(cache=True)
-def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
+def _probe(tt_u, tt_i, key, gen):
+    """The slot of ``key``'s entry of pass ``gen`` in its bucket, or -1."""
+    b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
+    if tt_u[b, TT_KEY] == key and tt_i[b, TT_GEN] == gen:
+        return b
+    if tt_u[b + 1, TT_KEY] == key and tt_i[b + 1, TT_GEN] == gen:
+        return b + 1
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def _store(tt_u, tt_f, tt_i, key, v, flag, m, gen, actions, depth, work):
     """Store a result: ``v`` exact, a lower bound or an upper bound (``flag``), found at
-    ``actions`` with a search ``depth`` behind it. An entry of the same position, pass and
-    action count keeps its other bound (and its move, for an upper bound: the best move of
-    a node that failed low is only the best of the refuted); anything else is replaced."""
+    ``actions`` with a search ``depth`` behind it that took ``work`` nodes. An entry of the
+    same position and pass is replaced in its slot, and one of the same action count too
+    keeps its other bound (and its move, for an upper bound: the best move of a node that
+    failed low is only the best of the refuted). Otherwise the even slot of the bucket takes
+    the new entry when it has at least as much work behind it as the one there, which moves
+    to the odd slot; else the odd slot takes it."""
+    slot = _probe(tt_u, tt_i, key, gen)
+    if slot < 0:
+        b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
+        if work >= tt_i[b, TT_WORK]:
+            for w in range(TT_WORDS):
+                tt_i[b + 1, w] = tt_i[b, w]
+            slot = b
+        else:
+            slot = b + 1
     lo = -INF
     hi = INF
     if (tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_i[slot, TT_ACTIONS] == actions
@@ -508,6 +627,7 @@ def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
         hi = tt_f[slot, TT_HI]
         if depth < tt_i[slot, TT_DEPTH]:
             depth = tt_i[slot, TT_DEPTH]
+        work += tt_i[slot, TT_WORK]
         if flag == TT_UPPER and tt_i[slot, TT_MOVE] >= 0:
             m = tt_i[slot, TT_MOVE]
     if flag != TT_UPPER and v > lo:
@@ -524,6 +644,7 @@ def _store(tt_u, tt_f, tt_i, slot, key, v, flag, m, gen, actions, depth):
     tt_f[slot, TT_HI] = hi
     tt_i[slot, TT_MOVE] = m
     tt_i[slot, TT_GEN] = gen
+    tt_i[slot, TT_WORK] = work
 
 
 @njit(cache=True)
@@ -561,10 +682,12 @@ def _repetition(states, rkey, ply0, ply):
 @njit(cache=True)
 def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out):
     """Open the node ``states[ply]`` with the window (alpha, beta). Returns True when its
-    value is already known (a table hit, a win on the spot, or a repetition of an earlier
-    node of the line), written to ``out[0]``, with the depth of the search behind it in
-    ``out[1]`` and the ply of the repeated node in ``out[2]`` (``NO_REF`` if none);
-    otherwise sets up its frame and returns False."""
+    value is already known or bounded outside the window (the horizon and the first pass's
+    entries with the tie-break, a table hit, a seat that cannot win, a repetition of an
+    earlier node of the line, a win on the spot), written to ``out[0]``, with the depth of
+    the search behind it in ``out[1]`` and the ply of the repeated node in ``out[2]``
+    (``NO_REF`` if none); otherwise narrows the window to what is known, sets up its frame
+    (with the table's move alone first, when there is one) and returns False."""
     s = states[ply]
     seat = node_seat(s)
     k0 = state_key(s, 0)
@@ -572,7 +695,6 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     key = k0
     if tb:
         key = k0 ^ _mix(np.uint64(s[F_ACTIONS]) ^ ACTIONS_KEY)
-    slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
     first = np.int64(-1)
     gen = tb + 1
     a = s[F_ACTIONS]
@@ -584,8 +706,8 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
         # who can win at all
         lo = -(WIN - (a + 1))
         hi = WIN - (a + 1)
-        s1 = np.int64(k0 & np.uint64(tt_u.shape[0] - 1))
-        if tt_u[s1, TT_KEY] == k0 and tt_i[s1, TT_GEN] == 1 and (
+        s1 = _probe(tt_u, tt_i, k0, 1)
+        if s1 >= 0 and (
             a == tt_i[s1, TT_ACTIONS] or max(a, tt_i[s1, TT_ACTIONS]) + tt_i[s1, TT_DEPTH] < r[R_ACTION_LIMIT]
         ):
             # (through a random 4 only a sure result says so: an expectation of 0 may
@@ -603,7 +725,8 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             return True
         alpha = max(alpha, lo)
         beta = min(beta, hi)
-    if tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and (
+    slot = _probe(tt_u, tt_i, key, gen)
+    if slot >= 0 and (
         tb or a == tt_i[slot, TT_ACTIONS] or max(a, tt_i[slot, TT_ACTIONS]) + tt_i[slot, TT_DEPTH] < r[R_ACTION_LIMIT]
     ):
         lo = tt_f[slot, TT_LO]
@@ -623,7 +746,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             return True
         alpha = max(alpha, lo)
         beta = min(beta, hi)
-    if not r[R_FOUR_RANDOM]:
+    if r[R_THREE_TAKES_THREE] and not r[R_FOUR_RANDOM]:
         q = _repetition(states, rkey, ply0, ply)
         if q >= 0:  # a draw, exact for the search from ply0 (see the module docstring)
             out[0] = 0.0
@@ -645,14 +768,15 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
         n = generate_moves(s, r, moves)
         if not chance:
             n = drop_twins(s, r, moves, n)
-        if chance:
+        if chance or n == 1:  # (one move: no order, and a win on the spot is its child's value)
             for i in range(n):
                 order[i] = i
         else:
-            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0)
+            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
+                              fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
             if win >= 0:  # no line can end sooner than a win on the spot
                 v = WIN - (s[F_ACTIONS] + 1) * tb
-                _store(tt_u, tt_f, tt_i, slot, key, v, TT_EXACT, moves[win], gen, a, 1)
+                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT, moves[win], gen, a, 1, 1)
                 out[0] = v
                 out[1] = 1
                 return True
@@ -665,7 +789,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     fi[ply, FR_K] = 0
     fi[ply, FR_N] = n
     fi[ply, FR_SEAT] = seat
-    fi[ply, FR_SLOT] = slot
+    fi[ply, FR_NODES] = ctl[CTL_NODES]
     fi[ply, FR_CHANCE] = 1 if chance else 0
     fi[ply, FR_DEPTH] = 0
     fi[ply, FR_REF] = NO_REF
@@ -684,7 +808,9 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
     recursion: Numba's cache does not load recursive functions safely, and the depth can
     reach the action cap. A chance node searches every outcome with the full window and
     takes the mean. A node whose value rests on a repetition of an earlier node (its
-    ``FR_REF`` below its own ply) is not stored: that value holds only on this line."""
+    ``FR_REF`` below its own ply) is not stored: that value holds only on this line. A node
+    opened with the table's move alone (``FR_STAGE`` 1) generates, drops the twins of and
+    orders its other moves only when that move does not settle it."""
     out = np.zeros(3, dtype=np.float64)
     ply = ply0
     ctl[CTL_NODES] += 1
@@ -711,6 +837,9 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     ff[ply, FR_ALPHA] = res
                     if res >= ff[ply, FR_BETA]:
                         done = True
+                        if fi[ply, FR_KILLER] != fi[ply, FR_BESTMOVE]:
+                            fi[ply, FR_KILLER2] = fi[ply, FR_KILLER]
+                            fi[ply, FR_KILLER] = fi[ply, FR_BESTMOVE]
         if not done and fi[ply, FR_K] == fi[ply, FR_N] and fi[ply, FR_STAGE] == 1:
             # the table's move did not settle the node: the other moves, ordered
             s = states[ply]
@@ -723,7 +852,7 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                     moves[j] = moves[i]
                     j += 1
             order_moves(s, r, moves, j, orders[ply], states[ply + 1], fi[ply, FR_SEAT], -1, False,
-                        ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0)
+                        ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0, fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
             fi[ply, FR_N] = j
             fi[ply, FR_K] = 0
             fi[ply, FR_STAGE] = 0
@@ -731,13 +860,13 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         if done or fi[ply, FR_K] == fi[ply, FR_N]:
             # the node is finished: its value, stored unless it rests on a repetition of
             # an earlier node, goes to the parent
-            slot = fi[ply, FR_SLOT]
+            work = ctl[CTL_NODES] - fi[ply, FR_NODES]
             clean = fi[ply, FR_REF] >= ply
             if fi[ply, FR_CHANCE]:
                 v = ff[ply, FR_TOTAL] / fi[ply, FR_N]
                 if clean:
-                    _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, TT_EXACT, -1, tb + 1, states[ply][F_ACTIONS],
-                           fi[ply, FR_DEPTH])
+                    _store(tt_u, tt_f, tt_i, fkey[ply], v, TT_EXACT, -1, tb + 1, states[ply][F_ACTIONS],
+                           fi[ply, FR_DEPTH], work)
             else:
                 v = ff[ply, FR_BEST]
                 if v <= ff[ply, FR_ALPHA0]:
@@ -747,8 +876,8 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                 else:
                     flag = TT_EXACT
                 if clean:
-                    _store(tt_u, tt_f, tt_i, slot, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1,
-                           states[ply][F_ACTIONS], fi[ply, FR_DEPTH])
+                    _store(tt_u, tt_f, tt_i, fkey[ply], v, flag, fi[ply, FR_BESTMOVE], tb + 1,
+                           states[ply][F_ACTIONS], fi[ply, FR_DEPTH], work)
             if ply == ply0:
                 return v
             resd = fi[ply, FR_DEPTH]
@@ -763,7 +892,7 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         fi[ply, FR_K] = k + 1
         m = bufs[ply][orders[ply][k]]
         child = states[ply + 1]
-        child[:] = s
+        copy_state(child, s)
         apply_move(child, r, m)
         ctl[CTL_NODES] += 1
         if (ctl[CTL_NODES] & CHECK_EVERY) == 0:
@@ -800,7 +929,8 @@ def root_moves(states, orders, r, moves):
     s = states[0]
     n = generate_moves(s, r, moves)
     order = orders[0]
-    order_moves(s, r, moves, n, order, states[1], node_seat(s), -1, False, False, False)
+    order_moves(s, r, moves, n, order, states[1], node_seat(s), np.int64(-1), False, False, False, np.int64(-1),
+                np.int64(-1))
     tmp = orders[1]
     for i in range(n):
         tmp[i] = moves[order[i]]
@@ -821,7 +951,7 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
     for i in range(n):
         if done[i]:
             continue
-        child[:] = s
+        copy_state(child, s)
         apply_move(child, r, moves[i])
         ctl[CTL_NODES] += 1
         if child[F_PHASE] == PH_OVER:
@@ -847,10 +977,10 @@ def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
     k = 0
     while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
         key = state_key(s, gen - 1)
-        slot = np.int64(key & np.uint64(tt_u.shape[0] - 1))
+        slot = _probe(tt_u, tt_i, key, gen)
         n = generate_moves(s, r, buf)
         m = np.int64(-1)
-        if tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_f[slot, TT_LO] == tt_f[slot, TT_HI]:
+        if slot >= 0 and tt_f[slot, TT_LO] == tt_f[slot, TT_HI]:
             m = tt_i[slot, TT_MOVE]
             legal = False
             for i in range(n):

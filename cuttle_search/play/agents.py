@@ -8,20 +8,24 @@
 ``ismcts``          the analyser (``iterations`` or ``time`` per decision; ``infer=1``
                     infers the cards an opponent lacks from the wins it passed up)
 ``oracle``          the analyser on the true full state: a ceiling, not a fair player
+``pimc-solver``     near the deck's end (at most ``unseen`` cards it cannot see), the exact
+                    solver on ``worlds`` sampled deals; elsewhere ``ismcts`` (two seats)
 ``openspiel-ismcts``  OpenSpiel's IS-MCTS bot through the adapter (needs the openspiel extra)
 ==================  ==========================================================================
 
 Every agent but ``cuttlebot`` and ``oracle`` sees only its own view of the game; those two
 see both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). Agents draw
 random numbers only from the generator the arena hands them, so a seed reproduces a match.
-Every agent but ``cuttlebot`` (and ``ismcts:infer=1``) plays games of any number of seats,
-each scoring a finished game as its seat's share (:func:`.agent.win_share`: a win 1, a
-stalemate 1/n of n seats); :meth:`Agent.check_seats` refuses a game an agent cannot play.
+Every agent but ``cuttlebot`` and ``pimc-solver`` (and ``ismcts:infer=1``) plays games of
+any number of seats, each scoring a finished game as its seat's share
+(:func:`.agent.win_share`: a win 1, a stalemate 1/n of n seats); :meth:`Agent.check_seats`
+refuses a game an agent cannot play.
 """
 
 from __future__ import annotations
 
 import importlib
+import time as _time
 from typing import Any
 
 import numpy as np
@@ -31,11 +35,14 @@ from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_f
 from ..engine import layout as L
 from ..engine.layout import move_card, move_mask
 from ..engine.baselines import cuttlebot_move, pimc_move
+from ..engine.info import determinize
 from ..engine.policies import apply_unopposed, keep_value, material_balance
 from ..engine.seats import opponents, same_side
 from ..engine.table import goal, points_total
 from .agent import Agent, AgentError
 from ..analysis.inference import InferenceTracker
+from ..analysis.solve import NODES_PER_ITERATION, Solver, solve
+from ..game.position import Position
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_ROLLOUT,
@@ -214,6 +221,89 @@ class Oracle(Ismcts):
     sees_everything = True
 
 
+class PimcSolver(Ismcts):
+    """Perfect-information Monte Carlo with a perfect solver near the end of the deck.
+
+    When the player to act cannot see at most ``unseen`` cards (the opponent's hand and the
+    deck below its known top), it deals them ``worlds`` times at random (the engine's
+    ``determinize``, as the tree search does), solves each deal exactly with every card
+    known (``analysis.solve``) and plays the move with the best mean score over the deals
+    it proved (a win 1, a draw 1/2, a loss 0; the solver's rank breaks ties). The budget
+    (``time`` or ``iterations``, as for ``ismcts``) is shared by the deals: ``time`` split
+    evenly, or ``iterations`` x 40 solver nodes in all. A deal not proven within its share
+    is left out; when none is proven, and wherever more cards are unseen, it is ``ismcts``
+    with the same budget (half of it after a failed try under ``time``), as it is where
+    the rules reshuffle the scrap into the deck (the exact solver does not play that
+    chance). PIMC's known
+    flaw: each deal is solved as if the player could see it (strategy fusion), so it may
+    count on a guess it cannot make. ``stats`` counts its decisions by kind."""
+
+    max_seats = 2
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.worlds = int(self.params.get("worlds", 16))
+        self.unseen = int(self.params.get("unseen", 8))
+        self.stats = {"searched": 0, "solved": 0, "fallback": 0, "worldsTried": 0, "worldsProven": 0}
+        self._cards = np.zeros(64, np.int64)
+
+    def seat_limit(self):
+        return 2, "the exact solver is a two-seat negamax"
+
+    def choose(self, game, seat, rng):
+        view = self.view(game, seat)
+        codes = view.legal_codes()
+        if len(codes) == 1:
+            return int(codes[0])
+        unknown = int(view.unknown_cards) if view.hidden is not None else 0
+        if bin(unknown).count("1") > self.unseen or not view.rules.exact_solvable:
+            self.stats["searched"] += 1
+            return super().choose(game, seat, rng)
+        worlds = 1 if unknown == 0 else self.worlds
+        start = _time.perf_counter()
+        nodes = None
+        if self.iterations is not None:
+            nodes = max(1024, int(self.iterations) * NODES_PER_ITERATION // worlds)
+        total: dict[int, float] = {}
+        count: dict[int, int] = {}
+        rank: dict[int, int] = {}
+        state = np.zeros(L.STATE_SIZE, np.int64)
+        kernel_rng = _rng_state(rng)
+        sv = None
+        for k in range(worlds):
+            seconds = None
+            if self.time is not None:
+                left = float(self.time) - (_time.perf_counter() - start)
+                if left <= 1e-3:
+                    break
+                seconds = left / (worlds - k)
+            determinize(view.state, state, np.int64(unknown), np.int64(seat), kernel_rng, self._cards, np.int64(0),
+                        np.int64(0))
+            world = Position(view.rules, state.copy())
+            if sv is None:
+                sv = Solver(world)
+            res = solve(world, nodes=nodes, time=seconds, solver=sv)
+            self.stats["worldsTried"] += 1
+            if not res.proven:
+                continue
+            self.stats["worldsProven"] += 1
+            for m in res.moves:
+                c = m.move.code()
+                total[c] = total.get(c, 0.0) + float(m.score)
+                count[c] = count.get(c, 0) + 1
+                rank[c] = rank.get(c, 0) + m.rank
+        if not total:
+            self.stats["fallback"] += 1
+            if self.time is None:
+                return super().choose(game, seat, rng)
+            half = Ismcts(self.spec, {**self.params, "time": max(1e-3, float(self.time) / 2)})
+            return half.choose(game, seat, rng)
+        self.stats["solved"] += 1
+        legal = {int(c) for c in codes}
+        best = max((c for c in total if c in legal), key=lambda c: (total[c] / count[c], -rank[c] / count[c], -c))
+        return int(best)
+
+
 def _flag(value: str) -> bool:
     """A 0/1 agent parameter."""
     if value not in ("0", "1"):
@@ -221,7 +311,9 @@ def _flag(value: str) -> bool:
     return value == "1"
 
 
-_PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION}
+MAX_WORLDS = 10_000
+_PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION,
+               "worlds": MAX_WORLDS, "unseen": L.N_CARDS + 2}
 _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag,
                   "solver": _flag}
 AGENTS = {
@@ -231,6 +323,8 @@ AGENTS = {
     "pimc": (Pimc, {"iterations": int, "rollout": str}),
     "ismcts": (Ismcts, _SEARCH_PARAMS),
     "oracle": (Oracle, _SEARCH_PARAMS),
+    "pimc-solver": (PimcSolver, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str,
+                                 "worlds": int, "unseen": int}),
     # loaded on first use (the adapter needs the openspiel extra and imports this layer)
     "openspiel-ismcts": ("cuttle_search.interop.openspiel:OpenSpielIsmcts", {"iterations": int, "time": float, "c": float}),
 }

@@ -105,9 +105,11 @@ class GameRecord:
     decisions: list[int] = field(default_factory=lambda: [0, 0])
     dealer: int | None = None  # the seat that dealt, when not the engine's default deal
     shares: list[float] = field(default_factory=list)  # each seat's share (win_share)
+    start: Position | None = None  # the position the game started from, when not the deal itself
 
     def to_json(self) -> dict[str, Any]:
-        start = deal_position(find_ruleset(self.rules), self.deal_seed, self.dealer)
+        start = self.start if self.start is not None else deal_position(find_ruleset(self.rules), self.deal_seed,
+                                                                         self.dealer)
         log: dict[str, Any] = {
             "format": "cuttle-search/game",
             "version": 1,
@@ -121,20 +123,24 @@ class GameRecord:
         form = _start_form(start)
         if form is not None:
             log["start"] = form
+        elif self.start is not None:  # the deal would not give this start back
+            raise ArenaError("start: this start position has no position-file form; its game cannot be logged")
         log["moves"] = self.moves
         log["result"] = {"status": self.status, "winner": None if self.winner is None else seat_name(self.winner)}
         return log
 
 
-def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int, dealer: int | None = None) -> GameRecord:
+def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int, dealer: int | None = None,
+              start: Position | None = None) -> GameRecord:
     """Play one game on deal seed ``deal``, ``agents[q]`` in seat ``q`` (one agent a seat),
-    dealt by ``dealer`` (the engine's default deal when None)."""
+    dealt by ``dealer`` (the engine's default deal when None), or from ``start`` (a full
+    position of ``rules``, not changed) when given: the game then goes on from there."""
     seats = rules.players
     if len(agents) != seats:
         raise ArenaError(f"agents: {rules.spec} has {seats} seats, one agent each, but {len(agents)} agents were given")
     for agent in agents:
         agent.check_seats(seats, rules.spec)
-    pos = deal_position(rules, deal, dealer)
+    pos = deal_position(rules, deal, dealer) if start is None else start.copy()
     rng = np.random.default_rng(rng_seed)
     moves: list[str] = []
     seconds = [0.0] * seats
@@ -161,7 +167,7 @@ def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int,
     winner = None if res["winner"] is None else int(pos.state[L.F_WINNER])
     shares = [win_share(pos.state, pos.rules_array, q) for q in range(seats)]
     return GameRecord(rules.spec, deal, tuple(a.name for a in agents), moves, winner, res["status"], seconds, decisions,
-                      dealer, shares)
+                      dealer, shares, start)
 
 
 def replay(log: dict[str, Any], upto: int | None = None) -> Position:
