@@ -35,6 +35,11 @@ class MoveStat:
     solved: bool = False
     proven: str | None = None
     plies: int | None = None
+    # every seat's share of the games below this move, seat by seat: ``seat_scores`` counts a
+    # stalemate as 1/n of a win (they sum to 1 with every seat playing for itself),
+    # ``seat_win_rates`` counts wins only (a seat's side's wins, with partners)
+    seat_scores: tuple[float, ...] | None = None
+    seat_win_rates: tuple[float, ...] | None = None
 
     @property
     def lcb(self) -> float:
@@ -54,6 +59,10 @@ class MoveStat:
             "gap": round(self.gap, 6),
             "pv": [m.text() for m in self.pv],
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
+            **({"seatScores": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_scores)}}
+               if self.seat_scores is not None else {}),
+            **({"seatWinrates": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_win_rates)}}
+               if self.seat_win_rates is not None else {}),
         }
 
 
@@ -95,6 +104,7 @@ class AnalysisResult:
     during_search: bool = False  # a partial result, taken while the search goes on
     solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
     seats: int = 2  # a stalemate is worth 1/seats to each
+    model: str = "maxn"  # the opponent model (analysis.limits.MODEL_NAMES)
 
     def separated(self) -> bool:
         """Whether the best move's lower bound clears every other move's upper bound."""
@@ -128,6 +138,7 @@ class AnalysisResult:
                 "seed": self.seed,
                 "rollout": self.rollout,
                 "exploration": self.exploration,
+                "model": self.model,
                 "engineVersion": self.engine_version,
                 "stopReason": self.stop_reason,
                 **({"solver": self.solver} if self.solver is not None else {}),
