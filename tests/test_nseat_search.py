@@ -12,6 +12,8 @@ from click.testing import CliRunner
 
 from cuttle_search.analysis import SearchError, analyse
 from cuttle_search.analysis.ismcts import Limit, _Worker, run_search
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
 from cuttle_search.engine.ismcts import MODEL_MAXN, MODEL_RANDOM
 from cuttle_search.engine.policies import ROLLOUT_GREEDY
 from cuttle_search.cli import main
@@ -133,7 +135,7 @@ def _replies_to_draw(model: int) -> list[int]:
     pos = load_position(_table(THREAT))
     w = _Worker(seed=3, index=0, capacity=1 << 14)
     deal = (np.int64(0), np.int64(0), np.int64(0))
-    w.run(pos.state.copy(), pos.rules_array, 0, deal, 6000, 0.7, ROLLOUT_GREEDY, None, model)
+    w.run(pos.state.copy(), pos.rules_array, pos.actor, deal, 6000, 0.7, ROLLOUT_GREEDY, None, model)
     a = w.tree.arrays
     draw = next(c for c in w.tree.children(0) if Move.from_code(int(a["move"][c])).text() == "draw")
     return [int(a["visits"][c]) for c in w.tree.children(draw)]
@@ -154,3 +156,25 @@ def test_models_are_checked():
     with pytest.raises(AgentError, match="model"):
         make_agent("ismcts:model=minimax")
     assert make_agent("ismcts:model=paranoid").model == "paranoid"
+
+
+def test_every_node_records_the_seat_that_decided_it_through_counter_chains():
+    # full information, so every node is one state: replaying a node's path from the root,
+    # the seat asked before each move is the node's mover, also inside counter chains where
+    # a seat other than the one whose turn it is decides
+    pos = load_position(POS / "cutthroat-opening-full.json")
+    w = _Worker(seed=4, index=0, capacity=1 << 15)
+    deal = (np.int64(0), np.int64(0), np.int64(0))
+    w.run(pos.state.copy(), pos.rules_array, pos.actor, deal, 4000, 0.7, ROLLOUT_GREEDY, None, MODEL_MAXN)
+    a = w.tree.arrays
+    off_turn = 0
+    stack = [(0, pos.state.copy())]
+    while stack:
+        node, s = stack.pop()
+        for c in w.tree.children(node):
+            assert int(a["mover"][c]) == int(s[L.F_ACTOR])
+            off_turn += int(s[L.F_ACTOR]) != int(s[L.F_TURN])
+            child = s.copy()
+            apply_move(child, pos.rules_array, a["move"][c])
+            stack.append((c, child))
+    assert off_turn > 50  # counter decisions of the seats whose turn it is not
