@@ -178,3 +178,20 @@ def test_every_node_records_the_seat_that_decided_it_through_counter_chains():
             apply_move(child, pos.rules_array, a["move"][c])
             stack.append((c, child))
     assert off_turn > 50  # counter decisions of the seats whose turn it is not
+
+
+def test_the_per_seat_table_survives_the_tree_growing():
+    # a tree that starts small grows (and renumbers its nodes) many times; the root-only
+    # table is by order of creation, so it ends the same as in a tree that never grew
+    pos = load_position(POS / "cutthroat-opening-p0.json")
+    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
+    split, grown = [], []
+    for capacity in (1 << 6, 1 << 16):
+        w = _Worker(seed=9, index=0, capacity=capacity)
+        w.run(pos.state.copy(), pos.rules_array, pos.actor, deal, 3000, 0.7, ROLLOUT_GREEDY, None, MODEL_MAXN)
+        split.append(w.tree.root_seat_wins(3))
+        grown.append(w.tree.capacity > capacity)
+        stats = w.tree.root_stats()
+        for code, wins in split[-1].items():  # the viewer's column is the node's own wins
+            assert wins[pos.actor] == stats[code][1]
+    assert grown == [True, False] and split[0] == split[1]
