@@ -31,8 +31,10 @@ from .game.rules import N_SEAT_RULESETS, PRESETS, get_ruleset
 ROOT = Path(__file__).resolve().parent.parent
 POSITIONS = ROOT / "positions"
 SEARCH_POSITIONS = ("opening-p0", "midgame-main-p0", "kings-race-p1", "scuttle-or-lose-p0", "four-victim-p1",
-                    "cutthroat-opening-p0")
-ROLLOUT_RULESETS = tuple(PRESETS) + tuple(N_SEAT_RULESETS)  # every two-seat preset, then the games of more seats
+                    "cutthroat-opening-p0", "team-opening-p0", "multiplayer-4-opening-p0", "multiplayer-8-opening-p0")
+# every two-seat preset, then the games of more seats (multiplayer with 2, 4 and 8 seats)
+ROLLOUT_RULESETS = (tuple(PRESETS) + tuple(N_SEAT_RULESETS)
+                    + ("multiplayer:players=2", "multiplayer:players=8"))
 
 _FIRST_CALL = """
 import time, numpy as np
@@ -72,7 +74,7 @@ def warm_up() -> None:
     random_discard_outcomes(space)
     three = get_ruleset("cutthroat")
     table = Position.deal(three, seed=1)
-    attach(table.state.copy(), three.array, 0, 40, 0)  # a stack being set up (the seat-list reader)
+    attach(table.state.copy(), three.array, 0, 0, 40, 0)  # a stack being set up (the seat-list reader)
     analyse(table.view_of(0), iterations=200, seed=1)  # the search with more seats
     for rollout in ROLLOUTS:
         analyse(pos.view_of(0), iterations=200, seed=1, rollout=rollout)
@@ -363,7 +365,7 @@ def rollout_text(fig: dict[str, Any]) -> list[str]:
     lines = [f"rollout (one thread, median of {fig['repeats']} runs of {fig['games_per_run']:,} games)"]
     for spec, f in fig["rulesets"].items():
         lines.append(
-            f"  {spec:<16} {f['plies_per_second'] / 1e6:6.2f} M plies/s  {f['games_per_second']:10,.0f} games/s  "
+            f"  {spec:<22} {f['plies_per_second'] / 1e6:6.2f} M plies/s  {f['games_per_second']:10,.0f} games/s  "
             f"({f['mean_plies_per_game']:.1f} plies/game)"
         )
     lines.append(f"  cold compile (empty cache, import to first game): {fig['cold_compile_seconds']:.2f} s")

@@ -237,6 +237,8 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     w = summary["wins"]
     click.echo(f"{games} random games, rules {rs.spec}, seed {seed}")
     click.echo("  " + "   ".join(f"{seat} wins {n} ({100 * n / games:.1f}%)" for seat, n in w.items()))
+    if "teamWins" in summary:
+        click.echo("  " + "   ".join(f"team {team} wins {n} ({100 * n / games:.1f}%)" for team, n in summary["teamWins"].items()))
     click.echo(
         f"  draws {summary['draws']} (passes {summary['stalemates']['passes']}, action limit {summary['stalemates']['actionLimit']})"
     )
@@ -320,15 +322,14 @@ def _analysis_table(result) -> str:
         f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
         f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
         f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts",
-        f"win rates are {pov}'s (the player to act); score counts a "
-        + ("draw as half a win" if result.seats == 2 else f"stalemate as 1/{result.seats} of a win")
-        + "; gap = best score - score",
+        result.score_note() + "; gap = best score - score",
         "",
     ]
     per_seat = result.seats > 2 and all(m.seat_scores is not None for m in result.moves)
-    if per_seat:  # every seat's share below the move (a stalemate as 1/n each): they sum to 1
-        lines.insert(-1, "p0 .. p" + f"{result.seats - 1}: each seat's share of the games below the move "
-                     f"(wins, and a stalemate as 1/{result.seats}); the {result.model} opponent model")
+    if per_seat:  # every seat's share below the move (a stalemate 1/sides each)
+        whose = "its team's share" if result.partner >= 0 else "its share"
+        lines.insert(-1, "p0 .. p" + f"{result.seats - 1}: each seat's column is {whose} of the games below the "
+                     f"move (wins, and a stalemate as 1/{result.sides}); the {result.model} opponent model")
     if result.solver is not None:  # the exact solver ran first (nothing hidden)
         s = result.solver
         verdict = f"proven {s['value']}" if s["proven"] else f"{s['solvedMoves']} of {len(result.moves)} moves proven"

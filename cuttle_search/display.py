@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from .game.cards import card_str
 from .engine import layout as L
-from .engine.seats import seat_after
+from .engine.seats import partner, seat_after
 from .game.position import Position, seat_name
+
+
+WIDTH = 100  # the board fits a terminal this wide, whatever the seats
 
 
 def _who(pos: Position, p: int) -> str:
     tag = seat_name(p)
+    mate = int(partner(pos.state, pos.rules_array, p))
+    if mate >= 0:
+        tag += f" [team {seat_name(min(p, mate))}+{seat_name(max(p, mate))}]"
     if pos.view == p:
         tag += " (you)"
     return tag
@@ -43,10 +51,8 @@ def render(pos: Position) -> str:
     bottom = pos.view if pos.view is not None else 0
     tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
-    lines = [
-        f"{pos.rules.spec} · turn {int(s[L.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}",
-        "",
-    ]
+    header = f"{pos.rules.spec} · turn {int(s[L.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}"
+    lines = textwrap.wrap(header, WIDTH, subsequent_indent="  ") + [""]
 
     def side(p: int) -> list[str]:
         kings = bin(int(s[L.F_FACE + p]) & L.KINGS).count("1")
@@ -57,6 +63,9 @@ def render(pos: Position) -> str:
         fz = int(s[L.F_FROZEN + p])
         extra = f"   frozen: {card_str(fz)}" if fz >= 0 else ""
         out.append(f"  hand ({len(hand)}): " + (" ".join(hand) or "-") + extra)
+        if s[L.F_SPENT + p]:
+            waiting = " ".join(card_str(c) for c in range(L.N_CARDS) if (int(s[L.F_SPENT + p]) >> c) & 1)
+            out.append(f"  countered out of turn: {waiting} (its next turn discards them)")
         return out
 
     for top in tops:
@@ -70,9 +79,15 @@ def render(pos: Position) -> str:
     elif known:
         deck_line += f", known on top: {' '.join(known)}"
     lines.append(deck_line)
-    lines.append(f"scrap ({len(d['scrap'])}): " + (" ".join(d["scrap"]) or "-"))
+    lines += textwrap.wrap(f"scrap ({len(d['scrap'])}): " + (" ".join(d["scrap"]) or "-"), WIDTH, subsequent_indent="  ")
+    if d.get("removed"):
+        lines.append("out of the game: " + " ".join(d["removed"]))
+    if d.get("response"):
+        lines.append(f"answer window: {d['response']} may be sent back by an opponent's 9")
     if d["oneOff"]:
         pending = f"pending one-off: {d['oneOff']}" + (f" -> {d['oneOffTarget']}" if d["oneOffTarget"] else "")
+        if d.get("oneOffBy"):
+            pending += f" (played by {d['oneOffBy']})"
         if d["twos"]:
             pending += f", countered by {' '.join(d['twos'])}"
         lines.append(pending)

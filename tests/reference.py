@@ -225,6 +225,9 @@ class Table:
     revealed: list[int]
     twos: list[int]
     point_zone: dict[int, int] = field(default_factory=dict)  # point card -> seat whose F_POINTS holds it
+    given_to: dict[int, int] = field(default_factory=dict)  # Jack or Joker -> the seat it gave control to
+    spent: list[list[int]] = field(default_factory=list)  # multiplayer: the 2s waiting before each seat
+    removed: list[int] = field(default_factory=list)  # remove-ace-six: cards out of the game
 
     def point_controller(self, c: int) -> int:
         stack = self.jacks.get(c, [])
@@ -232,11 +235,13 @@ class Table:
             return self.owner[c]
         top_jack, by = stack[-1]
         jk = self.jokers.get(top_jack, [])
-        return jk[-1][1] if jk else by
+        if jk:
+            return self.given_to.get(jk[-1][0], jk[-1][1])
+        return self.given_to.get(top_jack, by)
 
     def royal_controller(self, f: int) -> int:
         jk = self.jokers.get(f, [])
-        return jk[-1][1] if jk else self.face_seat[f]
+        return self.given_to.get(jk[-1][0], jk[-1][1]) if jk else self.face_seat[f]
 
     def points_of(self, q: int) -> list[int]:
         return sorted(c for c in self.owner if self.point_controller(c) == q)
@@ -292,16 +297,19 @@ def read_table(s) -> Table:
         for c in cards_of(s[L.F_FACE + p]):
             face_seat[c] = p
     jacks: dict[int, list] = {}
+    given_to = {}
     for j in range(4):
         on = s[L.F_JACK_ON + j]
         if on >= 0:
             jacks.setdefault(on, []).append((s[L.F_JACK_LEVEL + j], 40 + j, s[L.F_JACK_BY + j]))
+            given_to[40 + j] = s[L.F_JACK_TO + j]
     jacks = {c: [(jk, by) for _, jk, by in sorted(v)] for c, v in jacks.items()}
     jokers: dict[int, list] = {}
     for k in range(2):
         on = s[L.F_JOKER_ON + k]
         if on >= 0:
             jokers.setdefault(on, []).append((s[L.F_JOKER_LEVEL + k], 52 + k, s[L.F_JOKER_BY + k], s[L.F_JOKER_FROM + k]))
+            given_to[52 + k] = s[L.F_JOKER_TO + k]
     jokers = {c: [(x, by, fr) for _, x, by, fr in sorted(v)] for c, v in jokers.items()}
     return Table(
         n=n,
@@ -320,6 +328,9 @@ def read_table(s) -> Table:
         revealed=cards_of(s[L.F_REVEALED]),
         twos=cards_of(s[L.F_TWOS]),
         point_zone=point_zone,
+        given_to=given_to,
+        spent=[cards_of(s[L.F_SPENT + p]) for p in range(n)],
+        removed=cards_of(s[L.F_REMOVED]),
     )
 
 
@@ -337,8 +348,11 @@ def table_errors(s, rules: Ruleset) -> list[str]:
     for p in range(t.n):
         for c in t.hands[p]:
             put(c)
-    for c in list(t.point_zone) + list(t.face_seat) + t.scrap + t.deck + t.revealed + t.twos:
+    for c in list(t.point_zone) + list(t.face_seat) + t.scrap + t.deck + t.revealed + t.twos + t.removed:
         put(c)
+    for sp in t.spent:
+        for c in sp:
+            put(c)
     for stack in t.jacks.values():
         for j, _ in stack:
             put(j)
@@ -377,11 +391,11 @@ def table_errors(s, rules: Ruleset) -> list[str]:
         for st in t.jacks.values():
             for j, by in st:
                 if j == base:
-                    below = by
+                    below = t.given_to.get(j, by)
         for x, by, frm in stack:
             if below is not None and frm != below:
                 errors.append(f"{card_str(x)} on {card_str(base)} remembers p{frm}, not p{below}")
-            below = by
+            below = t.given_to.get(x, by)
     for p in range(t.n):
         if t.frozen[p] >= 0 and t.frozen[p] not in t.hands[p]:
             errors.append(f"p{p}'s frozen {card_str(t.frozen[p])} is not in p{p}'s hand")
@@ -482,3 +496,175 @@ def reference_moves_n(s, rules: Ruleset) -> set[int]:
 
 
 __all__ += ["reference_moves_n", "read_table", "table_errors", "move_text", "Table"]
+
+
+# ====================================================================== team and multiplayer
+# RULES.md 3.2 (``team``) and 3.3 (``multiplayer``) with the rulings of docs/rules.md, written
+# plainly from the text: who may be targeted, receivers of Jacks and Jokers, the answering 9,
+# the waiting counters, the reshuffle that makes drawing possible while the scrap holds cards.
+
+
+def gift(mt: int, card: int, target: int, receiver: int, seven: bool = False) -> int:
+    return move(mt, card, target, seven) | ((receiver + 1) << 17)
+
+
+def reference_moves_tm(s, rules: Ruleset) -> set[int]:
+    """The legal moves of the pending decision of a ``team`` or ``multiplayer`` state."""
+    assert rules.name in ("team", "multiplayer"), rules.name
+    team = rules.name == "team"
+    t = read_table(s)
+    sv = [int(x) for x in s]
+    n = t.n
+    me = t.turn
+
+    def side(a: int, b: int) -> bool:
+        return a == b or (team and (a - b) % 4 == 2)
+
+    def opponents_of(a: int) -> list[int]:
+        return [q for q in range(n) if not side(a, q)]
+
+    def ctrl_of(x: int) -> int:
+        """Who controls the stack a Jack or Joker would go on."""
+        if rank_id(x) == R_JACK:
+            base = next(c for c, st in t.jacks.items() if any(j == x for j, _ in st))
+            return t.point_controller(base)
+        if x in t.face_seat:
+            return t.royal_controller(x)
+        return t.point_controller(x)
+
+    def open_to_single(q: int, x: int) -> bool:
+        """May an opponent of q aim a 2, a 9, a Jack or a Joker at q's card x?"""
+        qs = t.queens(q)
+        if not qs:
+            return True
+        if team:  # cuttle-cards: one Queen only itself, two or more nothing
+            return len(qs) == 1 and x == qs[0]
+        return rank_id(x) == R_QUEEN  # multiplayer: a Queen is always open to a 2 or a 9
+
+    def tops(q: int) -> list[int]:
+        """The tops of q's stacks a 2 or 9 may take off: top Jacks with no Joker, top Jokers."""
+        out = []
+        for c in t.points_of(q):
+            st = t.jacks.get(c, [])
+            if st:
+                jk = t.jokers.get(st[-1][0], [])
+                out.append(jk[-1][0] if jk else st[-1][0])
+        for f in t.royals_of(q):
+            jk = t.jokers.get(f, [])
+            if jk:
+                out.append(jk[-1][0])
+        return out
+
+    def permanents(q: int) -> list[int]:
+        return t.royals_of(q) + tops(q)
+
+    def plays(cards: list[int], seven: bool, deck_after: int) -> set[int]:
+        out = set()
+        for c in cards:
+            r = rank_id(c)
+            if r <= POINT_RANK_MAX:
+                out.add(move(L.MT_POINTS, c, seven=seven))
+                if team:
+                    for q in opponents_of(me):
+                        out |= {move(L.MT_SCUTTLE, c, b, seven) for b in t.points_of(q) if b < c}
+            if r in (R_EIGHT, R_QUEEN, R_KING):
+                out.add(move(L.MT_ROYAL, c, seven=seven))
+            if r == R_JACK:
+                targets = []
+                for q in range(n):
+                    if side(me, q) and team:
+                        targets += t.points_of(q)
+                    elif not side(me, q) and not t.queens(q):
+                        targets += t.points_of(q)
+                for b in targets:
+                    if team:
+                        out |= {gift(L.MT_JACK, c, b, x, seven) for x in range(n) if x != t.point_controller(b)}
+                    else:
+                        out.add(move(L.MT_JACK, c, b, seven))
+            if r == 13:
+                for q in range(n):
+                    bases = t.royals_of(q) + [t.jacks[b][-1][0] for b in t.points_of(q) if t.jacks.get(b)]
+                    if not side(me, q):
+                        bases = [x for x in bases if open_to_single(q, x)]
+                    for b in bases:
+                        out |= {gift(L.MT_JOKER, c, b, x, seven) for x in range(n) if x != ctrl_of(b)}
+            if r in (R_ACE, R_SIX):
+                out.add(move(L.MT_ONE_OFF, c, seven=seven))
+            elif r == R_THREE:
+                if not team or any(rank_id(x) != R_THREE for x in t.scrap):
+                    out.add(move(L.MT_ONE_OFF, c, seven=seven))
+            elif r == R_FOUR:
+                if team:
+                    out |= {move(L.MT_ONE_OFF, c, L.TARGET_SEAT + q, seven) for q in opponents_of(me) if t.hands[q]}
+                elif n == 2 or True:
+                    out.add(move(L.MT_ONE_OFF, c, seven=seven))
+            elif r in (R_FIVE, R_SEVEN):
+                if not team or deck_after >= 1:
+                    out.add(move(L.MT_ONE_OFF, c, seven=seven))
+            elif r in (R_TWO, R_NINE):
+                for q in opponents_of(me):
+                    targets = permanents(q)
+                    if r == R_NINE and team:
+                        targets += t.points_of(q)
+                    out |= {move(L.MT_ONE_OFF, c, x, seven) for x in targets if open_to_single(q, x)}
+        return out
+
+    if t.phase == L.PH_MAIN:
+        if not team and t.spent[me]:
+            return {move(L.MT_FORFEIT)}
+        hand = t.hands[me]
+        out = set()
+        if team:
+            if t.deck and len(hand) < rules.hand_limit_size:
+                out.add(move(L.MT_DRAW))
+            if not t.deck:
+                out.add(move(L.MT_PASS))
+        else:
+            # a reshuffle brings the scrap back, but for the Ace and the Six remove-ace-six takes out
+            back = list(t.scrap)
+            if rules.remove_ace_six:
+                for rank in (0, 5):
+                    ours = sorted(c for c in back if c >> 2 == rank)
+                    if ours:
+                        back.remove(ours[0])
+            if t.deck or back:
+                out.add(move(L.MT_DRAW))
+            else:
+                out.add(move(L.MT_PASS))
+        out |= plays([c for c in hand if c != t.frozen[me]], False, len(t.deck))
+        return out or {move(L.MT_PASS)}
+    if t.phase == L.PH_COUNTER:
+        a = t.actor
+        out = {move(L.MT_RESOLVE)}
+        if team and t.queens(sv[L.F_CHAIN_TOP]):
+            return out
+        return out | {move(L.MT_COUNTER, c) for c in t.hands[a] if rank_id(c) == R_TWO and c != t.frozen[a]}
+    if t.phase == L.PH_RESPONSE:
+        a = t.actor
+        royal = sv[L.F_RESPONSE]
+        return {move(L.MT_RESOLVE)} | {move(L.MT_ONE_OFF, c, royal) for c in t.hands[a]
+                                       if rank_id(c) == R_NINE and c != t.frozen[a]}
+    if t.phase == L.PH_THREE:
+        return {move(L.MT_TAKE, c) for c in t.scrap if not team or rank_id(c) != R_THREE}
+    if t.phase == L.PH_FOUR:
+        hand = t.hands[t.victim]
+        return {discard_move(x) for x in combinations(hand, min(2, len(hand)))}
+    if t.phase == L.PH_FIVE:
+        return {discard_move([c]) for c in t.hands[me]}
+    if t.phase == L.PH_HAND_LIMIT:
+        return {discard_move([c]) for c in t.hands[me]}
+    if t.phase == L.PH_SEVEN:
+        out = plays(t.revealed, True, len(t.deck) + len(t.revealed) - 1)
+        if team:
+            for c in t.revealed:
+                if rank_id(c) in (R_JACK, 13) and not plays([c], True, 0):
+                    out.add(move(L.MT_SEVEN_SCRAP, c))
+        elif not out:
+            out = {move(L.MT_SEVEN_SCRAP, c) for c in t.revealed}
+        return out
+    if t.phase == L.PH_OVER:
+        return set()
+    raise AssertionError(f"phase {t.phase} cannot happen in {rules.name}")
+
+
+__all__ += ["reference_moves_tm"]

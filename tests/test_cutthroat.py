@@ -93,6 +93,7 @@ class Table:
                         assert last_jack is not None, "a Joker on a point card sits on a Jack"
                         s[L.F_JOKER_ON + k] = last_jack
                         s[L.F_JOKER_BY + k] = by
+                        s[L.F_JOKER_TO + k] = by
                         s[L.F_JOKER_LEVEL + k] = jokers_on.get(last_jack, 0)
                         s[L.F_JOKER_FROM + k] = controller
                         jokers_on[last_jack] = jokers_on.get(last_jack, 0) + 1
@@ -100,6 +101,7 @@ class Table:
                         j = c - 40
                         s[L.F_JACK_ON + j] = b
                         s[L.F_JACK_BY + j] = by
+                        s[L.F_JACK_TO + j] = by
                         s[L.F_JACK_LEVEL + j] = level
                         level += 1
                         last_jack = c
@@ -114,6 +116,7 @@ class Table:
                     k = name(parse_card(card)) - L.JOKER_1
                     s[L.F_JOKER_ON + k] = b
                     s[L.F_JOKER_BY + k] = by
+                    s[L.F_JOKER_TO + k] = by
                     s[L.F_JOKER_LEVEL + k] = level
                     s[L.F_JOKER_FROM + k] = controller
                     controller = by

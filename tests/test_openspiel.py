@@ -190,3 +190,37 @@ def test_openspiel_ismcts_agent_plays_three_seats():
     agents = [make_agent("openspiel-ismcts:iterations=20"), make_agent("random"), make_agent("greedy")]
     rec = play_game(CT, 5, agents, rng_seed=1)
     assert rec.status != "ongoing" and rec.decisions[0] > 0
+
+
+# ---------------------------------------------------------------- four to eight seats (team, multiplayer)
+@pytest.mark.parametrize("game_string", [
+    "python_cuttle(players=4,rules=team)",
+    "python_cuttle(players=2,rules=multiplayer)",
+    "python_cuttle(players=4,rules=multiplayer)",
+    "python_cuttle(players=8,rules=multiplayer)",
+    "python_cuttle(players=8,rules=multiplayer:remove-ace-six)",
+])
+def test_openspiel_random_simulation_team_and_multiplayer(game_string):
+    game = pyspiel.load_game(game_string)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+
+
+def test_multiplayer_takes_its_seats_from_players_and_draws_the_shuffle_seed_by_chance():
+    game = pyspiel.load_game("python_cuttle(players=6,rules=multiplayer)")
+    assert game.num_players() == 6 and game.ruleset.players == 6 and game.ruleset.pass_limit == 7
+    with pytest.raises(A.OpenSpielGameError, match="players: .*from 2 to 8"):
+        A.CuttleGame({"rules": "multiplayer", "players": 9})
+    state = game.new_initial_state()
+    for _ in range(5 * 5 + 6):  # the deal: a chance event a card
+        assert state.is_chance_node()
+        state.apply_action(state.chance_outcomes()[0][0])
+    outcomes = state.chance_outcomes()  # then the chance stream of later reshuffles
+    assert state.is_chance_node() and len(outcomes) == A.SEEDS
+    assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+    state.apply_action(outcomes[7][0])
+    assert not state.is_chance_node() and state.engine_state()[L.F_SHUFFLE_SEED] != 0
+    two = pyspiel.load_game("python_cuttle(players=4,rules=team)").new_initial_state()
+    for _ in range(20):
+        two.apply_action(two.chance_outcomes()[0][0])
+    assert not two.is_chance_node()  # team never reshuffles: no seed event
+

@@ -19,10 +19,16 @@ def test_there_are_enough_shipped_positions():
     phases = {Position.load(p).phase_name for p in POSITIONS}
     assert {"main", "countering", "resolvingSeven", "resolvingFour", "discardingToHandLimit"} <= phases
     rules = {Position.load(p).rules.name for p in POSITIONS}
-    assert rules == {"cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic", "cutthroat"}
+    assert rules == {"cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic", "cutthroat",
+                     "team", "multiplayer"}
     cutthroat = [Position.load(p) for p in POSITIONS if p.name.startswith("cutthroat-")]
     assert len(cutthroat) >= 8
     assert {"main", "countering", "resolvingSeven"} <= {p.phase_name for p in cutthroat}
+    team = [Position.load(p) for p in POSITIONS if p.name.startswith("team-")]
+    assert len(team) >= 6 and {"main", "countering", "answeringRoyal"} <= {p.phase_name for p in team}
+    multiplayer = [Position.load(p) for p in POSITIONS if p.name.startswith("multiplayer-")]
+    assert len(multiplayer) >= 6 and {2, 4, 8} <= {p.rules.players for p in multiplayer}
+    assert {"main", "resolvingFour", "discardingToHandLimit"} <= {p.phase_name for p in multiplayer}
 
 
 @pytest.mark.parametrize("path", POSITIONS, ids=lambda p: p.stem)

@@ -30,6 +30,7 @@ def _rules(seats: int, teams: int = 0) -> np.ndarray:
     r[L.R_TEAMS] = teams
     r[L.R_DEAL_FIRST] = 6
     r[L.R_DEAL_OTHER] = 5
+    r[L.R_DEAL_DEALER] = 5
     return r
 
 

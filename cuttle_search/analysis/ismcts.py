@@ -25,6 +25,7 @@ from ..engine.ismcts import (
     ROOT_ONLY,
 )
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
+from ..engine.seats import partner, sides
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
@@ -387,8 +388,9 @@ class Snapshot:
 
 
 def draw_share(pos: Position) -> float:
-    """What a stalemate is worth to each seat: the game shared among the seats (1/2 with two)."""
-    return 1.0 / pos.rules.players
+    """What a stalemate is worth to each seat: the game shared among the sides (1/2 with two
+    seats or two teams)."""
+    return 1.0 / int(sides(pos.state, pos.rules_array))
 
 
 def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES,
@@ -466,5 +468,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
         engine_version=__version__,
         position=pos.name,
         seats=pos.rules.players,
+        sides=int(sides(pos.state, pos.rules_array)),
+        partner=int(partner(pos.state, pos.rules_array, viewer)),
         model=model,
     )

@@ -36,8 +36,8 @@ class MoveStat:
     proven: str | None = None
     plies: int | None = None
     # every seat's share of the games below this move, seat by seat: ``seat_scores`` counts a
-    # stalemate as 1/n of a win (they sum to 1 with every seat playing for itself),
-    # ``seat_win_rates`` counts wins only (a seat's side's wins, with partners)
+    # stalemate as 1/sides of a win (they sum to 1 with every seat playing for itself; with
+    # teams each seat's is its team's), ``seat_win_rates`` counts wins only (its side's)
     seat_scores: tuple[float, ...] | None = None
     seat_win_rates: tuple[float, ...] | None = None
 
@@ -103,8 +103,19 @@ class AnalysisResult:
     stop_reason: str = "budget"  # budget | time | confident | cancelled | proven
     during_search: bool = False  # a partial result, taken while the search goes on
     solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
-    seats: int = 2  # a stalemate is worth 1/seats to each
+    seats: int = 2
+    sides: int = 2  # a stalemate is worth 1/sides to each side (a seat, or a team of two)
+    partner: int = -1  # the viewer's partner in a team game, whose wins are the viewer's
     model: str = "maxn"  # the opponent model (analysis.limits.MODEL_NAMES)
+
+    def score_note(self) -> str:
+        """Whose win rates these are and what a stalemate counts for."""
+        if self.partner >= 0:
+            a, b = sorted((self.viewer, self.partner))
+            return f"win rates are p{self.viewer}'s team's (p{a}+p{b}); score counts a stalemate as half a win"
+        if self.sides == 2:
+            return f"win rates are p{self.viewer}'s; score counts a draw as half a win"
+        return f"win rates are p{self.viewer}'s; score counts a stalemate as 1/{self.sides} of a win"
 
     def separated(self) -> bool:
         """Whether the best move's lower bound clears every other move's upper bound."""
@@ -122,8 +133,7 @@ class AnalysisResult:
         return {
             "position": self.position,
             "pointOfView": f"p{self.viewer}",
-            "note": f"win rates are p{self.viewer}'s; score counts a draw as half a win" if self.seats == 2 else
-                    f"win rates are p{self.viewer}'s; score counts a stalemate as 1/{self.seats} of a win",
+            "note": self.score_note(),
             "phase": self.phase,
             "rules": self.rules,
             "moves": [m.to_json() for m in self.moves],

@@ -116,6 +116,9 @@ def check_solvable(pos: Position) -> None:
         raise SearchError("phase: the next event is chance (a random 4), not a player's decision")
     if pos.rules.players != 2:
         raise SearchError(f"rules: the exact solver plays two seats; {pos.rules.name} has {pos.rules.players}")
+    if not pos.rules.exact_solvable:
+        raise SearchError(f"rules: {pos.rules.name} reshuffles its scrap into the draw pile, a chance event the exact "
+                          "solver does not play")
     if not is_single_state(pos):
         h = pos.hidden
         where = []
@@ -388,7 +391,7 @@ def solver_applies(pos: Position) -> bool:
     """Whether ``analyse`` solves first: two seats (the solver's values are two-sided),
     nothing hidden from the player to act (the deck is empty, or a full view) and at most
     ``SOLVE_FIRST_DECK`` cards in the deck."""
-    return (pos.rules.players == 2 and not pos.is_over and pos.actor != L.ACTOR_CHANCE and is_single_state(pos)
+    return (pos.rules.exact_solvable and not pos.is_over and pos.actor != L.ACTOR_CHANCE and is_single_state(pos)
             and int(pos.state[L.F_DECK_N]) <= SOLVE_FIRST_DECK)
 
 

@@ -24,10 +24,12 @@ from .layout import (
     F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
+    F_JACK_TO,
     F_JOKER_BY,
     F_JOKER_FROM,
     F_JOKER_LEVEL,
     F_JOKER_ON,
+    F_JOKER_TO,
     F_NPLAYERS,
     F_NTWOS,
     F_ONEOFF,
@@ -38,15 +40,20 @@ from .layout import (
     F_PHASE,
     F_POINTS,
     F_PUBLIC,
+    F_REMOVED,
+    F_RESPONSE,
     F_REVEALED,
     F_SCRAP,
     F_SCUTTLE_CARD,
     F_SCUTTLE_TARGET,
     F_SEVEN,
+    F_SHUFFLE_SEED,
+    F_SPENT,
     F_STATUS,
     F_TOP_SEEN_BY,
     F_TURN,
     F_TURN_COUNT,
+    F_TWO_BY,
     F_TWOS,
     F_VICTIM,
     F_WINNER,
@@ -57,9 +64,11 @@ from .layout import (
     lowest,
     move_card,
     move_mask,
+    move_receiver,
     move_target,
     MT_COUNTER,
     MT_DRAW,
+    MT_FORFEIT,
     MT_JACK,
     MT_JOKER,
     MT_MASK,
@@ -72,6 +81,7 @@ from .layout import (
     MT_TEN_COUNTER,
     NINE_DECK_TOP,
     NINE_FROZEN,
+    NINE_UNFROZEN,
     NO_CARD,
     PH_COUNTER,
     PH_FIVE,
@@ -80,16 +90,20 @@ from .layout import (
     PH_HAND_LIMIT,
     PH_MAIN,
     PH_OVER,
+    PH_RESPONSE,
     PH_SCUTTLE_COUNTER,
     PH_SEVEN,
     PH_THREE,
     popcount,
     R_ACTION_LIMIT,
+    R_COUNTER_COSTS_TURN,
     R_DECIDER_WINS_TIES,
     R_FIVE_DISCARD,
     R_FIVE_DRAW,
+    R_FOUR_EVERYONE,
     R_FOUR_RANDOM,
     R_FREEZE_UNTIL_TURN_ENDS,
+    R_GIFT,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
     R_JACK_OWN,
@@ -97,6 +111,8 @@ from .layout import (
     R_JOKERS,
     R_NINE_MODE,
     R_PASS_LIMIT,
+    R_RESHUFFLE,
+    R_RESPONSE_NINE,
     R_SEVEN_PRIVATE,
     R_SEVEN_REVEAL,
     R_TEN_COUNTERS_SCUTTLE,
@@ -117,15 +133,18 @@ from .layout import (
     ST_WIN,
     TARGET_SEAT,
 )
-from .seats import next_seat, opponent
+from .seats import next_seat, opponent, same_side
 from .table import (
     controller_of_point,
+    controller_of_target,
     face_controller,
     goal,
     jack_height,
     joker_height,
+    nine_targets,
     owner_of,
     points_total,
+    reshuffle_brings,
     three_pool,
     top_jack,
     top_joker,
@@ -159,6 +178,45 @@ def deck_pop_top(s):
 
 
 @njit(cache=True)
+def shuffle_seed_next(s):
+    """The next number of the state's own chance stream (``F_SHUFFLE_SEED``, a splitmix64
+    sequence): games that reshuffle carry their randomness in the state, so a search
+    re-seeds it where it re-deals hidden cards."""
+    x = np.uint64(s[F_SHUFFLE_SEED]) + np.uint64(0x9E3779B97F4A7C15)
+    s[F_SHUFFLE_SEED] = np.int64(x)
+    z = x
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _reshuffle(s, r):
+    """``R_RESHUFFLE``: the empty draw pile is refilled with the scrap, shuffled by the
+    state's chance stream; no seat knows its order. Returns whether any card came back."""
+    pile = reshuffle_brings(s, r)
+    s[F_REMOVED] |= s[F_SCRAP] & ~pile  # (remove-ace-six)
+    if pile == 0:
+        s[F_SCRAP] = 0
+        return False
+    s[F_SCRAP] = 0
+    k = 0
+    while pile:
+        s[F_DECK + k] = lowest(pile)
+        pile &= pile - 1
+        k += 1
+    for i in range(k - 1, 0, -1):  # Fisher-Yates
+        j = np.int64(shuffle_seed_next(s) % np.uint64(i + 1))
+        tmp = s[F_DECK + i]
+        s[F_DECK + i] = s[F_DECK + j]
+        s[F_DECK + j] = tmp
+    s[F_DECK_N] = k
+    s[F_DECK_KNOWN] = 0
+    s[F_TOP_SEEN_BY] = -1
+    return True
+
+
+@njit(cache=True)
 def _draw(s, r, p, k):
     """Draw up to ``k`` cards (fewer if the deck is short or the block-style limit bites)."""
     if r[R_HAND_LIMIT_STYLE] == HL_BLOCK:
@@ -167,7 +225,8 @@ def _draw(s, r, p, k):
             k = room
     for _ in range(k):
         if s[F_DECK_N] == 0:
-            break
+            if not (r[R_RESHUFFLE] and _reshuffle(s, r)):
+                break
         c, known = deck_pop_top(s)
         s[F_HAND + p] |= bit(c)
         if known:
@@ -190,11 +249,11 @@ def _set_control(s, r, card):
             ctrl = opponent(s, owner)
     else:
         j = top_jack(s, card)
-        ctrl = owner if j < 0 else s[F_JACK_BY + j]
+        ctrl = owner if j < 0 else s[F_JACK_TO + j]
         if j >= 0 and r[R_JOKERS]:
             k = top_joker(s, 40 + j)
             if k >= 0:
-                ctrl = s[F_JOKER_BY + k]
+                ctrl = s[F_JOKER_TO + k]
     for q in range(s[F_NPLAYERS]):
         s[F_POINTS + q] &= ~bit(card)
     s[F_POINTS + ctrl] |= bit(card)
@@ -206,6 +265,7 @@ def _clear_jack(s, j):
     equal arrays."""
     s[F_JACK_ON + j] = -1
     s[F_JACK_BY + j] = -1
+    s[F_JACK_TO + j] = -1
     s[F_JACK_LEVEL + j] = -1
 
 
@@ -213,6 +273,7 @@ def _clear_jack(s, j):
 def _clear_joker(s, k):
     s[F_JOKER_ON + k] = -1
     s[F_JOKER_BY + k] = -1
+    s[F_JOKER_TO + k] = -1
     s[F_JOKER_LEVEL + k] = -1
     s[F_JOKER_FROM + k] = -1
 
@@ -227,38 +288,41 @@ def _scrap_jokers_on(s, card):
 
 
 @njit(cache=True)
-def _play_jack(s, r, a, jack, t):
-    """Seat ``a`` plays ``jack`` on top of point card ``t``'s stack."""
+def _play_jack(s, r, a, jack, t, to):
+    """Seat ``a`` plays ``jack`` on top of point card ``t``'s stack, giving it to seat ``to``
+    (``a`` itself unless ``R_GIFT`` names another)."""
     j = jack - 40
     s[F_JACK_LEVEL + j] = jack_height(s, t)
     s[F_JACK_ON + j] = t
     s[F_JACK_BY + j] = a
+    s[F_JACK_TO + j] = to
     _set_control(s, r, t)
 
 
 @njit(cache=True)
-def attach(s, r, by, card, target):
-    """Put Jack or Joker ``card`` of seat ``by`` on top of ``target``'s stack, as playing it
-    would (a position being set up, stack by stack from the bottom). Returns 0, or 1 when
-    ``by`` controls the stack already and the rules do not let a seat take its own card."""
-    if card >= JOKER_1:
-        if target >= 40 and target < 44:
-            ctrl = controller_of_point(s, s[F_JACK_ON + target - 40])
-        else:
-            ctrl = face_controller(s, target)
-        if ctrl == by or ctrl < 0:
-            return 1
-        _play_joker(s, r, by, card, target)
-        return 0
-    if controller_of_point(s, target) == by and not r[R_JACK_OWN]:
+def attach(s, r, by, to, card, target):
+    """Put Jack or Joker ``card`` of seat ``by``, giving control to seat ``to``, on top of
+    ``target``'s stack, as playing it would (a position being set up, stack by stack from
+    the bottom). Returns 0, or 1 when ``to`` controls the stack already and the rules do not
+    let a seat take its own card, or ``to`` is not ``by`` where the rules name no receiver."""
+    ctrl = controller_of_target(s, target)
+    if ctrl < 0 or (to != by and not r[R_GIFT]):
         return 1
-    _play_jack(s, r, by, card, target)
+    if card >= JOKER_1:
+        if ctrl == to:
+            return 1
+        _play_joker(s, r, by, card, target, to)
+        return 0
+    if ctrl == to and not r[R_JACK_OWN]:
+        return 1
+    _play_jack(s, r, by, card, target, to)
     return 0
 
 
 @njit(cache=True)
-def _play_joker(s, r, a, joker, t):
-    """Seat ``a`` plays ``joker`` onto ``t`` (a royal or a top Jack) and takes the stack."""
+def _play_joker(s, r, a, joker, t, to):
+    """Seat ``a`` plays ``joker`` onto ``t`` (a royal or a top Jack) and gives the stack to
+    seat ``to`` (``a`` itself unless ``R_GIFT`` names another)."""
     k = joker - JOKER_1
     if t >= 40 and t < 44:
         base = s[F_JACK_ON + t - 40]
@@ -269,12 +333,13 @@ def _play_joker(s, r, a, joker, t):
     s[F_JOKER_LEVEL + k] = joker_height(s, t)
     s[F_JOKER_ON + k] = t
     s[F_JOKER_BY + k] = a
+    s[F_JOKER_TO + k] = to
     s[F_JOKER_FROM + k] = before
     if base >= 0:
         _set_control(s, r, base)
     else:
         s[F_FACE + before] &= ~bit(t)
-        s[F_FACE + a] |= bit(t)
+        s[F_FACE + to] |= bit(t)
 
 
 @njit(cache=True)
@@ -285,6 +350,7 @@ def _lift_joker(s, r, joker):
     t = s[F_JOKER_ON + k]
     lvl = s[F_JOKER_LEVEL + k]
     by = s[F_JOKER_BY + k]
+    held = s[F_JOKER_TO + k]
     before = s[F_JOKER_FROM + k]
     _clear_joker(s, k)
     for i in range(2):  # close the gap if it was not the top (kept general)
@@ -293,7 +359,7 @@ def _lift_joker(s, r, joker):
     if t >= 40 and t < 44:
         _set_control(s, r, s[F_JACK_ON + t - 40])
     else:
-        s[F_FACE + by] &= ~bit(t)
+        s[F_FACE + held] &= ~bit(t)
         s[F_FACE + before] |= bit(t)
     return by
 
@@ -343,8 +409,9 @@ def _scrap_target(s, r, t):
 
 
 @njit(cache=True)
-def _nine(s, r, t):
-    """The 9's effect: return the target to a hand (frozen or not), or to the deck top."""
+def _nine(s, r, t, answer):
+    """The 9's effect: return the target to a hand (frozen or not), or to the deck top. A
+    9 ``answer``ing a royal (``R_RESPONSE_NINE``) returns it to its player, never frozen."""
     rk = t >> 2
     if t >= JOKER_1:
         receiver = _lift_joker(s, r, t)
@@ -361,6 +428,8 @@ def _nine(s, r, t):
         if r[R_JOKERS]:
             _scrap_jokers_on(s, t)
     mode = r[R_NINE_MODE]
+    if answer:
+        mode = NINE_UNFROZEN
     if mode == NINE_DECK_TOP:
         _deck_push_top(s, t, True)
     else:
@@ -449,6 +518,88 @@ def _clear_oneoff(s):
 
 
 @njit(cache=True)
+def _ask_victim(s, r, o):
+    """Seat ``o`` is to discard 2 cards to a 4 (or all it holds, if fewer). Returns False
+    when it holds none."""
+    k = min(2, popcount(s[F_HAND + o]))
+    if k == 0:
+        return False
+    s[F_VICTIM] = o
+    s[F_DISCARDS] = k
+    if r[R_FOUR_RANDOM]:
+        s[F_PHASE] = PH_FOUR_RANDOM
+        s[F_ACTOR] = ACTOR_CHANCE
+    else:
+        s[F_PHASE] = PH_FOUR
+        s[F_ACTOR] = o
+    return True
+
+
+@njit(cache=True)
+def _next_victim(s, r, p, after):
+    """``R_FOUR_EVERYONE``: the next seat after ``after`` in turn order, before the 4's
+    player ``p`` comes round again, that holds a card discards. Returns False when none is
+    left."""
+    q = next_seat(s, after)
+    while q != p:
+        if _ask_victim(s, r, q):
+            return True
+        q = next_seat(s, q)
+    return False
+
+
+@njit(cache=True)
+def _settle_twos(s, r):
+    """The counter chain is over: its 2s go to the scrap, except (``R_COUNTER_COSTS_TURN``)
+    those played out of turn, which wait before their players (``F_SPENT``)."""
+    twos = s[F_TWOS]
+    if r[R_COUNTER_COSTS_TURN]:
+        while twos:
+            c = lowest(twos)
+            twos &= twos - 1
+            by = s[F_TWO_BY + (c & 3)]
+            s[F_TWO_BY + (c & 3)] = -1
+            if by != s[F_TURN]:
+                s[F_SPENT + by] |= bit(c)
+            else:
+                s[F_SCRAP] |= bit(c)
+    else:
+        s[F_SCRAP] |= twos
+    s[F_TWOS] = 0
+
+
+@njit(cache=True)
+def _answer_royal(s, r, card, after):
+    """``R_RESPONSE_NINE``: the royal ``card`` the turn's player just put down may be sent
+    back by an opponent's 9. Ask the next opponent after seat ``after``, in turn order,
+    for whom ``card`` is a 9's target (Queens shield it as ever); with none left, the
+    royal stands and the turn goes on."""
+    p = s[F_TURN]
+    q = next_seat(s, after)
+    while q != p:
+        if not same_side(s, r, p, q) and (nine_targets(s, r, q) >> card) & 1:
+            s[F_RESPONSE] = card
+            s[F_PHASE] = PH_RESPONSE
+            s[F_ACTOR] = q
+            return
+        q = next_seat(s, q)
+    s[F_RESPONSE] = -1
+    s[F_PHASE] = PH_MAIN
+    s[F_ACTOR] = p
+    _finish_action(s, r)
+
+
+@njit(cache=True)
+def _royal_down(s, r, card):
+    """A royal (King, Queen, glasses, Jack or Joker) is on the table: the answer window,
+    where the rules have one, else the end of the action."""
+    if r[R_RESPONSE_NINE]:
+        _answer_royal(s, r, card, s[F_TURN])
+    else:
+        _finish_action(s, r)
+
+
+@njit(cache=True)
 def _resolve_oneoff(s, r):
     """The chain ended with the one-off standing: apply its effect."""
     c = s[F_ONEOFF]
@@ -470,6 +621,8 @@ def _resolve_oneoff(s, r):
         _finish_action(s, r)
         return
     _clear_oneoff(s)
+    if rk == RANK_SEVEN and s[F_DECK_N] == 0 and r[R_RESHUFFLE]:
+        _reshuffle(s, r)  # (the 7 itself is in no pile while it resolves)
     if rk == RANK_SEVEN and s[F_DECK_N] > 0:
         # the 7 stays out of the scrap until a revealed card is played or scrapped
         for _ in range(min(r[R_SEVEN_REVEAL], s[F_DECK_N])):
@@ -491,19 +644,14 @@ def _resolve_oneoff(s, r):
     elif rk == RANK_TWO or rk == RANK_EIGHT:
         _scrap_target(s, r, t)
     elif rk == RANK_FOUR:
-        if t >= TARGET_SEAT:
-            o = t - TARGET_SEAT  # the victim the 4's player named
-        k = min(2, popcount(s[F_HAND + o]))
-        if k > 0:
-            s[F_VICTIM] = o
-            s[F_DISCARDS] = k
-            if r[R_FOUR_RANDOM]:
-                s[F_PHASE] = PH_FOUR_RANDOM
-                s[F_ACTOR] = ACTOR_CHANCE
-            else:
-                s[F_PHASE] = PH_FOUR
-                s[F_ACTOR] = o
-            return
+        if r[R_FOUR_EVERYONE]:
+            if _next_victim(s, r, p, p):
+                return
+        else:
+            if t >= TARGET_SEAT:
+                o = t - TARGET_SEAT  # the victim the 4's player named
+            if _ask_victim(s, r, o):
+                return
     elif rk == RANK_FIVE:
         if r[R_FIVE_DISCARD] and s[F_HAND + p] != 0:
             s[F_PHASE] = PH_FIVE
@@ -530,7 +678,11 @@ def _resolve_oneoff(s, r):
         for q in range(s[F_NPLAYERS]):
             s[F_POINTS + q] = s[F_OWNED + q] & on_table
     elif rk == RANK_NINE:
-        _nine(s, r, t)
+        answer = s[F_RESPONSE] >= 0
+        _nine(s, r, t, answer)
+        if answer:  # the royal is back in its player's hand: its turn ends
+            s[F_RESPONSE] = -1
+            s[F_ACTOR] = s[F_TURN]
     _finish_action(s, r)
 
 
@@ -562,6 +714,11 @@ def apply_move(s, r, m):
             s[F_PASSES] = 0
             _draw(s, r, a, 1)
             _finish_action(s, r)
+        elif mt == MT_FORFEIT:  # the 2s this seat countered with leave; so does its turn
+            s[F_PASSES] = 0
+            s[F_SCRAP] |= s[F_SPENT + a]
+            s[F_SPENT + a] = 0
+            _finish_action(s, r)
         elif mt == MT_SEVEN_SCRAP:
             c = move_card(m)
             s[F_REVEALED] &= ~bit(c)
@@ -592,13 +749,13 @@ def apply_move(s, r, m):
                     _finish_action(s, r)
             elif mt == MT_ROYAL:
                 s[F_FACE + a] |= bit(c)
-                _finish_action(s, r)
+                _royal_down(s, r, c)
             elif mt == MT_JACK:
-                _play_jack(s, r, a, c, t)
-                _finish_action(s, r)
+                _play_jack(s, r, a, c, t, move_receiver(m, a))
+                _royal_down(s, r, c)
             elif mt == MT_JOKER:
-                _play_joker(s, r, a, c, t)
-                _finish_action(s, r)
+                _play_joker(s, r, a, c, t, move_receiver(m, a))
+                _royal_down(s, r, c)
             elif mt == MT_ONE_OFF:
                 s[F_ONEOFF] = c
                 s[F_ONEOFF_TARGET] = -1 if t == NO_CARD else t
@@ -613,6 +770,8 @@ def apply_move(s, r, m):
         if mt == MT_COUNTER:
             c = move_card(m)
             _leave_hand(s, a, c)
+            if r[R_COUNTER_COSTS_TURN]:
+                s[F_TWO_BY + (c & 3)] = a
             s[F_TWOS] |= bit(c)
             s[F_NTWOS] += 1
             s[F_CHAIN_TOP] = a
@@ -623,13 +782,16 @@ def apply_move(s, r, m):
             s[F_DECLINES] += 1
             s[F_ACTOR] = next_seat(s, a)
         else:
-            s[F_SCRAP] |= s[F_TWOS]
+            _settle_twos(s, r)
             if s[F_NTWOS] % 2 == 1:
                 s[F_SCRAP] |= bit(s[F_ONEOFF])
+                responder = s[F_ONEOFF_PLAYER]
                 _clear_oneoff(s)
-                _finish_action(s, r)
+                if s[F_RESPONSE] >= 0:  # an answering 9 countered: the next opponent may answer
+                    _answer_royal(s, r, s[F_RESPONSE], responder)
+                else:
+                    _finish_action(s, r)
             else:
-                s[F_TWOS] = 0
                 _resolve_oneoff(s, r)
     elif ph == PH_THREE:
         c = move_card(m)
@@ -649,7 +811,25 @@ def apply_move(s, r, m):
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
         s[F_VICTIM] = -1
-        _finish_action(s, r)
+        if not (r[R_FOUR_EVERYONE] and _next_victim(s, r, s[F_TURN], victim)):
+            s[F_ACTOR] = s[F_TURN]
+            _finish_action(s, r)
+    elif ph == PH_RESPONSE:
+        card = s[F_RESPONSE]
+        if mt == MT_ONE_OFF:  # a 9 answers the royal: a one-off, open to counters
+            c = move_card(m)
+            _leave_hand(s, a, c)
+            s[F_ONEOFF] = c
+            s[F_ONEOFF_TARGET] = card
+            s[F_ONEOFF_PLAYER] = a
+            s[F_TWOS] = 0
+            s[F_NTWOS] = 0
+            s[F_CHAIN_TOP] = a
+            s[F_DECLINES] = 0
+            s[F_PHASE] = PH_COUNTER
+            s[F_ACTOR] = next_seat(s, a)
+        else:
+            _answer_royal(s, r, card, a)
     elif ph == PH_FIVE:
         mask = move_mask(m)
         s[F_HAND + a] &= ~mask
@@ -665,9 +845,11 @@ def apply_move(s, r, m):
         s[F_HAND + a] &= ~mask
         s[F_PUBLIC + a] &= ~mask
         s[F_SCRAP] |= mask
-        s[F_DISCARDS] = 0
+        s[F_DISCARDS] -= popcount(mask)
         s[F_PASSES] = 0  # a discard is an action: it breaks a run of passes
-        _pass_turn(s, r)
+        if s[F_DISCARDS] <= 0:  # (R_DISCARD_SINGLY: one card a decision until done)
+            s[F_DISCARDS] = 0
+            _pass_turn(s, r)
     elif ph == PH_SCUTTLE_COUNTER:
         c = s[F_SCUTTLE_CARD]
         t = s[F_SCUTTLE_TARGET]

@@ -23,26 +23,38 @@ from .layout import (
     F_NPLAYERS,
     F_PUBLIC,
     F_REVEALED,
+    F_SHUFFLE_SEED,
     F_TOP_SEEN_BY,
     F_TURN,
     lowest,
     move_card,
     popcount,
     R_DECKOUT_REVEALS,
+    R_EIGHT_SHOWS_ALL,
     R_SEVEN_PRIVATE,
 )
 from .movegen import generate_moves
 from .policies import wins_now
-from .rng import rng_below
-from .seats import next_seat, seat_after
+from .rng import rng_below, rng_next
+from .seats import next_seat, same_side, seat_after
 
 
 @njit(cache=True)
 def sees_hand(s, r, viewer, q):
-    """Whether ``viewer`` sees every card of seat ``q``'s hand: its own, every hand while
-    it controls glasses, and every hand once the deck is empty where the rules say so
-    (``R_DECKOUT_REVEALS``)."""
-    return q == viewer or (s[F_FACE + viewer] & EIGHTS) != 0 or (s[F_DECK_N] == 0 and r[R_DECKOUT_REVEALS] != 0)
+    """Whether ``viewer`` sees every card of seat ``q``'s hand: its own, every opponent's
+    while it controls glasses (a partner's never), every hand once the deck is empty where
+    the rules say so (``R_DECKOUT_REVEALS``), and with ``R_EIGHT_SHOWS_ALL`` every hand
+    but an 8's player's own, face up for every seat."""
+    if q == viewer:
+        return True
+    if s[F_DECK_N] == 0 and r[R_DECKOUT_REVEALS] != 0:
+        return True
+    if r[R_EIGHT_SHOWS_ALL]:
+        for o in range(s[F_NPLAYERS]):
+            if o != q and (s[F_FACE + o] & EIGHTS) != 0:
+                return True
+        return False
+    return (s[F_FACE + viewer] & EIGHTS) != 0 and not same_side(s, r, viewer, q)
 
 
 @njit(cache=True)
@@ -148,6 +160,8 @@ def determinize(root, s, unknown, viewer, rng, cards, excluded, fresh):
     ``excluded``. An inference that cannot hold (too few cards outside it) is ignored, and
     so is any inference with more than two seats."""
     s[:] = root
+    if root[F_SHUFFLE_SEED] != 0:  # the chance stream of later reshuffles: no seat knows it
+        s[F_SHUFFLE_SEED] = np.int64(rng_next(rng)) | 1
     if unknown == 0:
         return
     hidden_deck = root[F_DECK_N] - deck_known_to(root, viewer)

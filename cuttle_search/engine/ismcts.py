@@ -62,12 +62,13 @@ from .layout import (
     F_WINNER,
     MAX_MOVES,
     PH_OVER,
+    R_RESHUFFLE,
     ST_WIN,
 )
 from .movegen import generate_moves
 from .policies import first_win, policy_pick, rollout
 from .rng import rng_below
-from .seats import opponent, same_side
+from .seats import opponent, same_side, sides
 
 
 MAX_PATH = 2100  # longer than any game (the 1,000-action limit) plus the root
@@ -187,9 +188,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     done = 0
     # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
     # one opponent, so it runs with two seats only
-    solver_on = unknown == 0 and solver != 0 and root[F_NPLAYERS] == 2
+    solver_on = unknown == 0 and solver != 0 and root[F_NPLAYERS] == 2 and r[R_RESHUFFLE] == 0
     n_seats = root[F_NPLAYERS]
-    draw_share = 1.0 / n_seats  # a stalemate shares the game among the seats
+    draw_share = 1.0 / sides(root, r)  # a stalemate shares the game among the sides
     paranoid = model == MODEL_PARANOID
     while done < iterations:
         if meta[META_NODES] + 2 > cap:

@@ -97,6 +97,7 @@ RANK_JACK, RANK_QUEEN, RANK_KING = 10, 11, 12
 ALL_CARDS = (1 << 52) - 1
 POINT_RANKS = (1 << 40) - 1  # A..T
 TWOS = 0xF << 4
+NINES = 0xF << 32
 THREES = 0xF << 8
 EIGHTS = 0xF << 28
 TENS = 0xF << 36
@@ -140,13 +141,20 @@ F_JOKER_FROM = 42
 F_DECLINES = 44
 F_VICTIM = 45
 F_TOP_SEEN_BY = 46
-F_HAND = 48
+F_JACK_TO = 47
+F_JOKER_TO = 51
+F_RESPONSE = 53
+F_TWO_BY = 54
+F_REMOVED = 58
+F_SHUFFLE_SEED = 59
+F_HAND = 64
 F_POINTS = F_HAND + MAX_PLAYERS
 F_FACE = F_POINTS + MAX_PLAYERS
 F_OWNED = F_FACE + MAX_PLAYERS
 F_PUBLIC = F_OWNED + MAX_PLAYERS
 F_FROZEN = F_PUBLIC + MAX_PLAYERS
-F_DECK = F_FROZEN + MAX_PLAYERS
+F_SPENT = F_FROZEN + MAX_PLAYERS
+F_DECK = F_SPENT + MAX_PLAYERS
 DECK_SLOTS = 54
 STATE_SIZE = F_DECK + DECK_SLOTS
 
@@ -161,6 +169,7 @@ PH_HAND_LIMIT = 6  # the turn player discards down to the hand limit
 PH_SEVEN = 7  # the 7's player plays (or scraps) a revealed card
 PH_SCUTTLE_COUNTER = 8  # ten-counters-scuttle: block with a 10, or resolve
 PH_OVER = 9
+PH_RESPONSE = 10  # R_RESPONSE_NINE: an opponent of a royal's player may send it back with a 9
 
 ACTOR_CHANCE = -1
 
@@ -200,7 +209,17 @@ R_SEVEN_PRIVATE = 29  # a 7 reveals to its player only; a target-less Jack or Jo
 R_DECIDER_WINS_TIES = 30  # several seats at their goal: the deciding seat first, not the turn's
 R_FREEZE_UNTIL_TURN_ENDS = 31  # a 9's card thaws when its holder's own turn ends (not at its next decision)
 R_DECKOUT_REVEALS = 32  # every hand is visible once the deck is empty (two seats)
-RULES_SIZE = 40
+R_GIFT = 33  # a Jack (on any point card) or a Joker (on any royal) names the seat it gives control to
+R_RESPONSE_NINE = 34  # an opponent may answer a royal with a 9 out of turn (Team Cuttle)
+R_NO_SCUTTLE = 35
+R_RESHUFFLE = 36  # an empty draw pile is refilled from the shuffled scrap
+R_FOUR_EVERYONE = 37  # a 4 makes every other seat discard, in turn order
+R_COUNTER_COSTS_TURN = 38  # a 2 countered out of turn waits before its player, costing their next turn
+R_EIGHT_SHOWS_ALL = 39  # an 8 shows the other seats' hands to every seat (not only its player)
+R_DISCARD_SINGLY = 40  # the hand-limit discard is one card a decision
+R_REMOVE_ACE_SIX = 41  # each shuffle takes one Ace and one Six out of the game
+R_DEAL_DEALER = 42  # cards for the dealer (R_DEAL_OTHER: the seats between the first and the dealer)
+RULES_SIZE = 48
 
 HL_NONE = 0
 HL_DISCARD = 1
@@ -225,10 +244,12 @@ MT_SEVEN_SCRAP = 11  # scrap an unplayable revealed card
 MT_TEN_COUNTER = 12  # ten-counters-scuttle
 MT_RANDOM_DISCARD = 13  # chance outcome of four=random: a card mask
 MT_JOKER = 14  # a Joker onto a royal or a top Jack (target: that card)
+MT_FORFEIT = 15  # R_COUNTER_COSTS_TURN: the turn spent discarding the 2s waiting before its seat
 MT_MASK = 15
 FROM_SEVEN = 16
 MAX_MOVES = 2048
-ACTION_SPACE_SIZE = 5044  # every move of some game (movegen.action_space); two-seat moves first
+ACTION_SPACE_SIZE = 6581  # every move of some game (movegen.action_space); two-seat moves first
+GIFT_SEATS = 4  # the seats a Jack or Joker may be given to in the action space (Team Cuttle's four)
 
 # de Bruijn table for the index of the lowest set bit
 _DEBRUIJN = 0x03F79D71B4CB0A89
@@ -260,6 +281,22 @@ def popcount(x):
 @njit(cache=True)
 def make_move(mt, card, target):
     return mt | (card << 5) | (target << 11)
+
+
+RECEIVER_SHIFT = 17  # bits 17-20 of a Jack or Joker move: the receiving seat + 1 (0: its player)
+
+
+@njit(cache=True)
+def make_gift(mt, card, target, receiver):
+    """A Jack or Joker move that gives the card's control to seat ``receiver`` (``R_GIFT``)."""
+    return mt | (card << 5) | (target << 11) | ((receiver + 1) << RECEIVER_SHIFT)
+
+
+@njit(cache=True)
+def move_receiver(m, player):
+    """The seat a Jack or Joker move gives control to: the named receiver, else its ``player``."""
+    k = (m >> RECEIVER_SHIFT) & 15
+    return player if k == 0 else k - 1
 
 
 @njit(cache=True)

@@ -36,19 +36,24 @@ from .layout import (
     F_HAND,
     F_NPLAYERS,
     F_PHASE,
+    F_RESPONSE,
     F_REVEALED,
+    F_SPENT,
     F_VICTIM,
     FROM_SEVEN,
+    GIFT_SEATS,
     HL_BLOCK,
     JACKS,
     JOKER_1,
     JOKERS,
     lowest,
+    make_gift,
     make_move,
     MAX_PLAYERS,
     MT_COUNTER,
     MT_DISCARD,
     MT_DRAW,
+    MT_FORFEIT,
     MT_JACK,
     MT_JOKER,
     MT_MASK,
@@ -63,6 +68,7 @@ from .layout import (
     MT_TAKE,
     MT_TEN_COUNTER,
     N_CARDS,
+    NINES,
     NO_CARD,
     PH_COUNTER,
     PH_FIVE,
@@ -70,15 +76,21 @@ from .layout import (
     PH_FOUR_RANDOM,
     PH_HAND_LIMIT,
     PH_MAIN,
+    PH_RESPONSE,
     PH_SCUTTLE_COUNTER,
     PH_SEVEN,
     PH_THREE,
     popcount,
     R_ALWAYS_PLAYABLE,
+    R_DISCARD_SINGLY,
     R_EIGHT_ONE_OFF,
+    R_FOUR_EVERYONE,
+    R_GIFT,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
+    R_NO_SCUTTLE,
     R_QUEEN_STOPS_COUNTERS,
+    R_RESHUFFLE,
     R_SEVEN_PRIVATE,
     RANK_ACE,
     RANK_EIGHT,
@@ -97,14 +109,16 @@ from .layout import (
     TENS,
     TWOS,
 )
-from .seats import opponent
+from .seats import opponent, same_side
 from .table import (
+    controller_of_target,
     has_queen,
     jack_targets,
     joker_targets,
     nine_targets,
     opponents_points,
     permanent_targets,
+    reshuffle_brings,
     targetable,
     three_pool,
 )
@@ -136,15 +150,35 @@ def _push_each(out, n, mt, card, targets):
 
 
 @njit(cache=True)
+def _push_gifts(out, n, mt, card, targets, s):
+    """``R_GIFT``: each target once for every seat the card may hand it to (any seat but
+    the one in control already)."""
+    while targets:
+        t = lowest(targets)
+        targets &= targets - 1
+        ctrl = controller_of_target(s, t)
+        for q in range(s[F_NPLAYERS]):
+            if q != ctrl:
+                n = _put(out, n, make_gift(mt, card, t, q))
+    return n
+
+
+@njit(cache=True)
 def generate_plays(s, r, out, n, p, cards, flag, deck_after):
     """Every way to play each card of ``cards`` as a main action."""
     scuttlable = opponents_points(s, r, p, False)
+    if r[R_NO_SCUTTLE]:
+        scuttlable = 0
     always = r[R_ALWAYS_PLAYABLE] != 0
+    gift = r[R_GIFT] != 0
     while cards:
         c = lowest(cards)
         cards &= cards - 1
         if c >= JOKER_1:
-            n = _push_each(out, n, MT_JOKER | flag, c, joker_targets(s, r, p))
+            if gift:
+                n = _push_gifts(out, n, MT_JOKER | flag, c, joker_targets(s, r, p), s)
+            else:
+                n = _push_each(out, n, MT_JOKER | flag, c, joker_targets(s, r, p))
             continue
         rk = c >> 2
         if rk <= RANK_TEN:
@@ -153,7 +187,10 @@ def generate_plays(s, r, out, n, p, cards, flag, deck_after):
         if rk == RANK_EIGHT or rk == RANK_QUEEN or rk == RANK_KING:
             n = _put(out, n, make_move(MT_ROYAL | flag, c, NO_CARD))
         if rk == RANK_JACK:
-            n = _push_each(out, n, MT_JACK | flag, c, jack_targets(s, r, p))
+            if gift:
+                n = _push_gifts(out, n, MT_JACK | flag, c, jack_targets(s, r, p), s)
+            else:
+                n = _push_each(out, n, MT_JACK | flag, c, jack_targets(s, r, p))
         elif rk == RANK_ACE or rk == RANK_SIX:
             n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
         elif rk == RANK_TWO:
@@ -167,9 +204,11 @@ def generate_plays(s, r, out, n, p, cards, flag, deck_after):
             if s[F_NPLAYERS] == 2:
                 if always or s[F_HAND + opponent(s, p)] != 0:
                     n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
+            elif r[R_FOUR_EVERYONE]:  # every other seat discards
+                n = _put(out, n, make_move(MT_ONE_OFF | flag, c, NO_CARD))
             else:  # the 4's player names its victim
                 for q in range(s[F_NPLAYERS]):
-                    if q != p and (always or s[F_HAND + q] != 0):
+                    if not same_side(s, r, p, q) and (always or s[F_HAND + q] != 0):
                         n = _put(out, n, make_move(MT_ONE_OFF | flag, c, TARGET_SEAT + q))
         elif rk == RANK_FIVE or rk == RANK_SEVEN:
             if always or deck_after >= 1:
@@ -222,8 +261,10 @@ def generate_moves(s, r, out):
     n = 0
     if ph == PH_MAIN:
         hand = s[F_HAND + a]
+        if s[F_SPENT + a] != 0:  # R_COUNTER_COSTS_TURN: this turn only discards those 2s
+            return _put(out, n, make_move(MT_FORFEIT, NO_CARD, NO_CARD))
         deck_n = s[F_DECK_N]
-        if deck_n > 0:
+        if deck_n > 0 or (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0):
             if r[R_HAND_LIMIT_STYLE] != HL_BLOCK or popcount(hand) < r[R_HAND_LIMIT]:
                 n = _put(out, n, make_move(MT_DRAW, NO_CARD, NO_CARD))
         else:
@@ -251,8 +292,21 @@ def generate_moves(s, r, out):
             c = lowest(pool)
             pool &= pool - 1
             n = _put(out, n, make_move(MT_TAKE, c, NO_CARD))
-    elif ph == PH_FOUR or ph == PH_FIVE or ph == PH_HAND_LIMIT:
+    elif ph == PH_FOUR or ph == PH_FIVE:
         n = _gen_subsets(out, n, MT_DISCARD, s[F_HAND + a], s[F_DISCARDS])
+    elif ph == PH_HAND_LIMIT:
+        k = 1 if r[R_DISCARD_SINGLY] else s[F_DISCARDS]
+        n = _gen_subsets(out, n, MT_DISCARD, s[F_HAND + a], k)
+    elif ph == PH_RESPONSE:  # answer the royal with a 9, or let it stand
+        n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
+        nines = s[F_HAND + a] & NINES
+        fz = s[F_FROZEN + a]
+        if fz >= 0:
+            nines &= ~bit(fz)
+        while nines:
+            c = lowest(nines)
+            nines &= nines - 1
+            n = _put(out, n, make_move(MT_ONE_OFF, c, s[F_RESPONSE]))
     elif ph == PH_FOUR_RANDOM:
         n = _gen_subsets(out, n, MT_RANDOM_DISCARD, s[F_HAND + s[F_VICTIM]], s[F_DISCARDS])
     elif ph == PH_SEVEN:
@@ -385,6 +439,23 @@ def action_space(out):
                 for k in range(2):
                     out[n] = make_move(MT_ONE_OFF | flag, c, JOKER_1 + k)
                     n += 1
+    # then Team Cuttle's Jacks and Jokers naming the seat they give control to, and the
+    # turn a counter out of turn costs (Cuttle Multiplayer)
+    for flag in (0, FROM_SEVEN):
+        for c in range(RANK_JACK * 4, RANK_JACK * 4 + 4):
+            for t in range(40):
+                for q in range(GIFT_SEATS):
+                    out[n] = make_gift(MT_JACK | flag, c, t, q)
+                    n += 1
+        for k in range(2):
+            for t in range(N_CARDS):
+                rank = t >> 2
+                if rank == RANK_EIGHT or rank == RANK_QUEEN or rank == RANK_KING or rank == RANK_JACK:
+                    for q in range(GIFT_SEATS):
+                        out[n] = make_gift(MT_JOKER | flag, JOKER_1 + k, t, q)
+                        n += 1
+    out[n] = make_move(MT_FORFEIT, NO_CARD, NO_CARD)
+    n += 1
     return n
 
 

@@ -56,7 +56,7 @@ from .layout import (
 from .movegen import generate_moves
 from .noref import borrow
 from .rng import rng_below
-from .seats import opponent, opponents, same_side, seat_after
+from .seats import opponent, opponents, partner, same_side, seat_after
 from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
 
 
@@ -173,8 +173,9 @@ def material(s, r, q):
 
 @njit(cache=True)
 def material_balance(s, r, p):
-    """``material(p)`` less the best ``material`` among p's opponents (in a two-seat game,
-    the opponent's): how the ``greedy`` agent scores a state for ``p``."""
+    """The best ``material`` of p's side (p, or its partner: either one's goal wins for
+    both) less the best among p's opponents (in a two-seat game, the opponent's): how the
+    ``greedy`` agent scores a state for ``p``."""
     best = -1e300
     against = opponents(s, r, p)
     for q in range(s[F_NPLAYERS]):
@@ -182,7 +183,11 @@ def material_balance(s, r, p):
             v = material(s, r, q)
             if v > best:
                 best = v
-    return material(s, r, p) - best
+    own = material(s, r, p)
+    mate = partner(s, r, p)
+    if mate >= 0:
+        own = max(own, material(s, r, mate))
+    return own - best
 
 
 # How much the ``greedy`` agent values keeping a card of each rank when it must give

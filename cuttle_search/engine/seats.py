@@ -55,3 +55,12 @@ def opponents(s, r, p):
         if not same_side(s, r, p, q):
             out |= 1 << q
     return out
+
+
+@njit(cache=True)
+def sides(s, r):
+    """How many sides play: every seat for itself, or two teams. A stalemate shares the game
+    equally among the sides (1/n each, or 1/2 to each team)."""
+    if r[R_TEAMS] == 2 and s[F_NPLAYERS] >= 4:
+        return 2
+    return s[F_NPLAYERS]

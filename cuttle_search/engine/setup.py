@@ -31,10 +31,12 @@ from .layout import (
     F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
+    F_JACK_TO,
     F_JOKER_BY,
     F_JOKER_FROM,
     F_JOKER_LEVEL,
     F_JOKER_ON,
+    F_JOKER_TO,
     F_NPLAYERS,
     F_NTWOS,
     F_ONEOFF,
@@ -45,13 +47,18 @@ from .layout import (
     F_PHASE,
     F_POINTS,
     F_PUBLIC,
+    F_REMOVED,
+    F_RESPONSE,
     F_REVEALED,
     F_SCRAP,
     F_SCUTTLE_CARD,
     F_SCUTTLE_TARGET,
     F_SEVEN,
+    F_SHUFFLE_SEED,
+    F_SPENT,
     F_TOP_SEEN_BY,
     F_TURN,
+    F_TWO_BY,
     F_TWOS,
     F_VICTIM,
     F_WINNER,
@@ -60,12 +67,12 @@ from .layout import (
     JOKER_1,
     JOKERS,
     KINGS,
+    lowest,
     make_move,
     MAX_MOVES,
     MAX_PLAYERS,
     MT_ONE_OFF,
     MT_SCUTTLE,
-    N_CARDS,
     NINE_FROZEN,
     NO_CARD,
     PH_COUNTER,
@@ -75,6 +82,7 @@ from .layout import (
     PH_HAND_LIMIT,
     PH_MAIN,
     PH_OVER,
+    PH_RESPONSE,
     PH_SCUTTLE_COUNTER,
     PH_SEVEN,
     PH_THREE,
@@ -82,6 +90,7 @@ from .layout import (
     popcount,
     QUEENS,
     R_ACTION_LIMIT,
+    R_DEAL_DEALER,
     R_DEAL_FIRST,
     R_DEAL_OTHER,
     R_FIVE_DISCARD,
@@ -92,16 +101,23 @@ from .layout import (
     R_NINE_MODE,
     R_NPLAYERS,
     R_PASS_LIMIT,
+    R_REMOVE_ACE_SIX,
+    R_RESHUFFLE,
+    R_RESPONSE_NINE,
     R_SEVEN_REVEAL,
     R_TEN_COUNTERS_SCUTTLE,
+    RANK_ACE,
+    RANK_NINE,
     RANK_SEVEN,
+    RANK_SIX,
     RANK_THREE,
     STATE_SIZE,
+    TWOS,
 )
 from .movegen import generate_plays
-from .rng import rng_below
-from .seats import opponent
-from .table import controller_of_point, goal, hand_cap, points_total, three_pool
+from .rng import rng_below, rng_next
+from .seats import opponent, same_side
+from .table import controller_of_point, goal, hand_cap, nine_targets, points_total, reshuffle_brings, three_pool
 
 
 def _blank_state() -> np.ndarray:
@@ -112,13 +128,17 @@ def _blank_state() -> np.ndarray:
         s[f] = -1
     s[F_JACK_ON : F_JACK_ON + 4] = -1
     s[F_JACK_BY : F_JACK_BY + 4] = -1
+    s[F_JACK_TO : F_JACK_TO + 4] = -1
+    s[F_TWO_BY : F_TWO_BY + 4] = -1
     s[F_JACK_LEVEL : F_JACK_LEVEL + 4] = -1
     s[F_JOKER_ON : F_JOKER_ON + 2] = -1
     s[F_JOKER_BY : F_JOKER_BY + 2] = -1
+    s[F_JOKER_TO : F_JOKER_TO + 2] = -1
     s[F_JOKER_LEVEL : F_JOKER_LEVEL + 2] = -1
     s[F_JOKER_FROM : F_JOKER_FROM + 2] = -1
     s[F_DEALER] = 1
     s[F_VICTIM] = -1
+    s[F_RESPONSE] = -1
     s[F_TOP_SEEN_BY] = -1
     s[F_FROZEN : F_FROZEN + MAX_PLAYERS] = -1
     s[F_DECK : F_DECK + DECK_SLOTS] = -1
@@ -146,23 +166,41 @@ def deal(s, r, rng):
 def deal_by(s, r, rng, dealer):
     """Shuffle a fresh deck with ``rng`` and deal: the seat after ``dealer`` moves first.
     Each seat in turn order from it takes its whole hand from the top (``R_DEAL_FIRST``
-    cards for the first, ``R_DEAL_OTHER`` for the others); dealing one card at a time
-    round the table instead would give the same distribution of hands."""
+    cards for the first, ``R_DEAL_DEALER`` for the dealer, ``R_DEAL_OTHER`` for the seats
+    between); dealing one card at a time round the table instead would give the same
+    distribution of hands. Games that reshuffle their scrap get their own chance stream
+    (``F_SHUFFLE_SEED``) from ``rng``; ``R_REMOVE_ACE_SIX`` takes an Ace and a Six out."""
     n = r[R_NPLAYERS]
     clear_state(s, n)
-    cards = N_CARDS + 2 if r[R_JOKERS] else N_CARDS
-    for i in range(cards):
-        s[F_DECK + i] = i
+    every = deck_cards(r)
+    cards = 0
+    while every:
+        s[F_DECK + cards] = lowest(every)
+        every &= every - 1
+        cards += 1
     for i in range(cards - 1, 0, -1):  # Fisher-Yates
         j = rng_below(rng, i + 1)
         tmp = s[F_DECK + i]
         s[F_DECK + i] = s[F_DECK + j]
         s[F_DECK + j] = tmp
     s[F_DECK_N] = cards
+    if r[R_REMOVE_ACE_SIX]:  # after the shuffle, the first Ace and Six from the top leave
+        for rank in (RANK_ACE, RANK_SIX):
+            for i in range(s[F_DECK_N] - 1, -1, -1):
+                c = s[F_DECK + i]
+                if c >> 2 == rank:
+                    s[F_REMOVED] |= bit(c)
+                    for j in range(i, s[F_DECK_N] - 1):
+                        s[F_DECK + j] = s[F_DECK + j + 1]
+                    s[F_DECK_N] -= 1
+                    s[F_DECK + s[F_DECK_N]] = -1
+                    break
+    if r[R_RESHUFFLE]:
+        s[F_SHUFFLE_SEED] = np.int64(rng_next(rng))
     first = (dealer + 1) % n
     for k in range(n):
         p = (first + k) % n
-        take = r[R_DEAL_FIRST] if k == 0 else r[R_DEAL_OTHER]
+        take = deal_count(r, k)
         for _ in range(take):
             c, _known = deck_pop_top(s)
             s[F_HAND + p] |= bit(c)
@@ -173,18 +211,33 @@ def deal_by(s, r, rng, dealer):
 
 
 @njit(cache=True)
+def deal_count(r, k):
+    """The opening hand of the seat ``k`` places after the dealer's (the dealer is the last)."""
+    if k == 0:
+        return r[R_DEAL_FIRST]
+    if k == r[R_NPLAYERS] - 1:
+        return r[R_DEAL_DEALER]
+    return r[R_DEAL_OTHER]
+
+
+@njit(cache=True)
 def deal_size(r):
     """How many cards the deal hands out (every seat's opening hand)."""
-    return r[R_DEAL_FIRST] + (r[R_NPLAYERS] - 1) * r[R_DEAL_OTHER]
+    total = 0
+    for k in range(r[R_NPLAYERS]):
+        total += deal_count(r, k)
+    return total
 
 
 @njit(cache=True)
 def dealt_to(r, k):
     """The seat that receives the ``k``-th card of ``deal`` (0-based; seat 0 first): the
     first seat's whole hand, then each other seat's in turn."""
-    if k < r[R_DEAL_FIRST]:
-        return 0
-    return 1 + (k - r[R_DEAL_FIRST]) // r[R_DEAL_OTHER]
+    for q in range(r[R_NPLAYERS]):
+        k -= deal_count(r, q)
+        if k < 0:
+            return q
+    return r[R_NPLAYERS] - 1
 
 
 @njit(cache=True)
@@ -195,11 +248,11 @@ def zone_union_count(s):
     cnt = 0
     n = s[F_NPLAYERS]
     for q in range(n):
-        for f in (F_HAND, F_POINTS, F_FACE):
+        for f in (F_HAND, F_POINTS, F_FACE, F_SPENT):
             u |= s[f + q]
             cnt += popcount(s[f + q])
-    u |= s[F_SCRAP]
-    cnt += popcount(s[F_SCRAP])
+    u |= s[F_SCRAP] | s[F_REMOVED]
+    cnt += popcount(s[F_SCRAP]) + popcount(s[F_REMOVED])
     u |= s[F_TWOS] | s[F_REVEALED]
     cnt += popcount(s[F_TWOS]) + popcount(s[F_REVEALED])
     for j in range(4):
@@ -243,6 +296,8 @@ def check_invariants(s, r):
             return 2
         if s[F_PUBLIC + q] & ~s[F_HAND + q]:
             return 3
+        if s[F_SPENT + q] & ~TWOS:
+            return 2
         pts |= s[F_POINTS + q]
         own |= s[F_OWNED + q]
     if pts != own:
@@ -298,15 +353,15 @@ def position_error(s, r):
         return err, 0
     n = s[F_NPLAYERS]
     for q in range(n):
-        if points_total(s, q) >= goal(s, r, q):
-            return 9, q
+        if points_total(s, q) >= goal(s, r, q) and s[F_RESPONSE] < 0:  # (a royal being answered
+            return 9, q  # takes effect, and the win is checked, only once the answers are in)
         if popcount(s[F_HAND + q]) > hand_cap(s, r, q):
             return 10, q
     if s[F_ACTIONS] >= r[R_ACTION_LIMIT]:
         return 11, 0
     if s[F_PASSES] >= r[R_PASS_LIMIT]:
         return 12, 0
-    if s[F_PASSES] > 0 and s[F_DECK_N] > 0 and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
+    if s[F_PASSES] > 0 and (s[F_DECK_N] > 0 or (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0)) and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
         return 13, 0  # (a seat stuck at a blocking hand limit may pass with cards in the deck)
     for q in range(n):
         if s[F_FROZEN + q] >= 0:
@@ -353,6 +408,14 @@ def setup_pending(s, r):
         return 33, turn
     if s[F_ONEOFF_TARGET] >= 0 and not has_oneoff:
         return 49, turn
+    if s[F_RESPONSE] >= 0 and ph != PH_RESPONSE and not (ph == PH_COUNTER and s[F_ONEOFF_PLAYER] != turn):
+        return 53, turn
+    if has_oneoff and s[F_ONEOFF_PLAYER] != turn and s[F_RESPONSE] < 0:
+        return 54, s[F_ONEOFF_PLAYER]
+    if has_oneoff and s[F_ONEOFF_PLAYER] != turn and (s[F_ONEOFF] >> 2 != RANK_NINE or s[F_ONEOFF_TARGET] != s[F_RESPONSE]):
+        return 57, s[F_ONEOFF_PLAYER]
+    if s[F_SPENT + turn] != 0 and ph != PH_MAIN:
+        return 58, turn
     if ph == PH_OVER:
         return 34, turn
     actor = turn
@@ -369,7 +432,7 @@ def setup_pending(s, r):
             # between them in turn order have declined
             anchor = s[F_CHAIN_TOP]
             actor = s[F_ACTOR]
-            if ntwos == 0 and anchor != turn:
+            if ntwos == 0 and anchor != s[F_ONEOFF_PLAYER]:
                 return 50, anchor
             if anchor < 0 or anchor >= n or actor < 0 or actor >= n or actor == anchor:
                 return 51, actor
@@ -413,6 +476,13 @@ def setup_pending(s, r):
             return 45, turn
         if n > r[R_SEVEN_REVEAL]:
             return 46, turn
+    elif ph == PH_RESPONSE:
+        actor = s[F_ACTOR]
+        card = s[F_RESPONSE]
+        if card < 0 or not r[R_RESPONSE_NINE]:
+            return 55, turn
+        if actor < 0 or actor >= n or same_side(s, r, turn, actor) or not (nine_targets(s, r, actor) >> card) & 1:
+            return 56, actor
     elif ph == PH_SCUTTLE_COUNTER:
         if s[F_SCUTTLE_CARD] < 0:
             return 47, turn
@@ -449,6 +519,13 @@ SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {
     50: "chainTop: with no counter played yet, the chain's top is the one-off's player ({seat} is not)",
     51: "asked: the seat asked to counter must be a seat other than the chain's top, not {seat}",
     52: "victim: a 4's victim must be another seat of the game, not {seat}",
+    53: "response: a royal waits for an answer only in phase 'answeringRoyal' (or while an answering 9 is "
+        "countered), not in '{phase}'",
+    54: "oneOffBy: only a 9 answering a royal ('response') is another seat's one-off during {seat}'s turn",
+    55: "response: phase 'answeringRoyal' needs the royal card being answered, in a ruleset with answering 9s",
+    56: "asked: {seat} cannot answer that royal (an opponent of the turn's player, for whom it is a 9's target)",
+    57: "oneOff: another seat's one-off during {seat}'s turn can only be a 9 answering the royal named in 'response'",
+    58: "counters: {seat}'s waiting 2s take its whole turn, so its turn cannot be past the main phase",
 }
 
 

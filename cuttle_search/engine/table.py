@@ -9,12 +9,12 @@ from .jit import njit
 from .layout import (
     bit,
     F_FACE,
-    F_JACK_BY,
     F_JACK_LEVEL,
     F_JACK_ON,
-    F_JOKER_BY,
+    F_JACK_TO,
     F_JOKER_LEVEL,
     F_JOKER_ON,
+    F_JOKER_TO,
     F_NPLAYERS,
     F_OWNED,
     F_PHASE,
@@ -24,6 +24,7 @@ from .layout import (
     F_TURN,
     F_WINNER,
     HL_BLOCK,
+    HL_DISCARD,
     HL_NONE,
     JOKER_1,
     KINGS,
@@ -33,6 +34,7 @@ from .layout import (
     PH_OVER,
     popcount,
     QUEENS,
+    R_GIFT,
     R_GOAL,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
@@ -42,6 +44,7 @@ from .layout import (
     R_NINE_MODE,
     R_NINE_POINTS,
     R_QUEENS_PROTECT_QUEENS,
+    R_REMOVE_ACE_SIX,
     R_TARGET_ANY_SIDE,
     R_THREE_TAKES_THREE,
     ST_WIN,
@@ -169,7 +172,7 @@ def _top_attachments(s, q):
     t = top_jacks_on(s, s[F_POINTS + q])
     for k in range(2):
         on = s[F_JOKER_ON + k]
-        if on >= 0 and s[F_JOKER_BY + k] == q and top_joker(s, on) == k:
+        if on >= 0 and s[F_JOKER_TO + k] == q and top_joker(s, on) == k:
             if on >= 40 and on < 44:  # on a Jack: the Jack is no longer the stack's top,
                 if top_jack(s, s[F_JACK_ON + on - 40]) != on - 40:
                     continue  # unless a later Jack covers both
@@ -192,7 +195,7 @@ def permanent_targets(s, r, p):
         return t
     t = np.int64(0)
     for q in range(s[F_NPLAYERS]):
-        if q != p:
+        if not same_side(s, r, p, q):
             t |= (s[F_FACE + q] | _top_attachments(s, q)) & targetable(s, r, q)
     if r[R_TARGET_ANY_SIDE]:
         t |= s[F_FACE + p] | _top_attachments(s, p)
@@ -210,7 +213,7 @@ def opponents_points(s, r, p, protected):
         return s[F_POINTS + o]
     t = np.int64(0)
     for q in range(s[F_NPLAYERS]):
-        if q != p:
+        if not same_side(s, r, p, q):
             x = s[F_POINTS + q]
             if protected:
                 x &= targetable(s, r, q)
@@ -228,21 +231,42 @@ def nine_targets(s, r, p):
 
 @njit(cache=True)
 def jack_targets(s, r, p):
+    """Point cards a Jack of ``p`` may go on: an opponent's (Queens protect them), and with
+    ``R_JACK_OWN`` its own, or with ``R_GIFT`` any card of its own side."""
     t = opponents_points(s, r, p, True)
     if r[R_JACK_OWN]:
         t |= s[F_POINTS + p]
+    if r[R_GIFT]:
+        for q in range(s[F_NPLAYERS]):
+            if same_side(s, r, p, q):
+                t |= s[F_POINTS + q]
     return t
 
 
 @njit(cache=True)
 def joker_targets(s, r, p):
     """Where a Joker of ``p`` may go: any royal an opponent controls, or the top Jack of
-    a point stack an opponent controls (Queens protect as for a Jack)."""
+    a point stack an opponent controls (Queens protect as for a Jack); with ``R_GIFT``, its
+    own side's royals and top Jacks too."""
     t = np.int64(0)
     for q in range(s[F_NPLAYERS]):
-        if q != p:
-            t |= (s[F_FACE + q] | top_jacks_on(s, s[F_POINTS + q])) & targetable(s, r, q)
+        x = s[F_FACE + q] | top_jacks_on(s, s[F_POINTS + q])
+        if not same_side(s, r, p, q):
+            t |= x & targetable(s, r, q)
+        elif r[R_GIFT]:
+            t |= x
     return t
+
+
+@njit(cache=True)
+def controller_of_target(s, card):
+    """The seat controlling the stack a Jack or Joker would go on: a point card's, a royal's,
+    or a Jack's point card's; -1 when ``card`` is not on the table."""
+    if card >= 40 and card < 44:
+        base = s[F_JACK_ON + card - 40]
+        return controller_of_point(s, base) if base >= 0 else -1
+    q = face_controller(s, card)  # (an 8 may be a royal, glasses, or points)
+    return q if q >= 0 else controller_of_point(s, card)
 
 
 @njit(cache=True)
@@ -250,6 +274,27 @@ def three_pool(s, r):
     if r[R_THREE_TAKES_THREE]:
         return s[F_SCRAP]
     return s[F_SCRAP] & ~THREES
+
+
+@njit(cache=True)
+def ace_and_six(pile):
+    """``R_REMOVE_ACE_SIX``: the Ace and the Six of ``pile`` a shuffle takes out of the
+    game (the lowest of each: suits matter nowhere in that game)."""
+    out = np.int64(0)
+    for rank in range(0, 6, 5):  # the Aces (rank 0), then the Sixes (rank 5)
+        x = pile & (np.int64(0xF) << (4 * rank))
+        if x:
+            out |= x & -x
+    return out
+
+
+@njit(cache=True)
+def reshuffle_brings(s, r):
+    """The cards a reshuffle of the scrap would put in the new draw pile (``R_RESHUFFLE``)."""
+    pile = s[F_SCRAP]
+    if r[R_REMOVE_ACE_SIX]:
+        pile &= ~ace_and_six(pile)
+    return pile
 
 
 @njit(cache=True)
@@ -273,6 +318,8 @@ def hand_cap(s, r, q):
     if style == HL_NONE:
         return N_CARDS
     gain = 0 if r[R_NINE_MODE] == NINE_DECK_TOP else 1
+    if style == HL_DISCARD:  # one 9 a turn of each other seat (a 7 plays one card too)
+        gain *= s[F_NPLAYERS] - 1
     if style == HL_BLOCK:
         if gain and r[R_THREE_TAKES_THREE]:
             return N_CARDS
@@ -297,7 +344,7 @@ def stack_owner(s, r, card, controller):
             by = -1
             for j in range(4):
                 if s[F_JACK_ON + j] == card and s[F_JACK_LEVEL + j] == level:
-                    by = s[F_JACK_BY + j]
+                    by = s[F_JACK_TO + j]
             if by == ctrl and not r[R_JACK_OWN]:
                 ok = False
                 break
@@ -307,7 +354,7 @@ def stack_owner(s, r, card, controller):
                 ctrl = by
         if ok and ctrl == controller:
             return q
-    if not r[R_JACK_SWITCH] and h > 0 and s[F_JACK_BY + top_jack(s, card)] != controller:
+    if not r[R_JACK_SWITCH] and h > 0 and s[F_JACK_TO + top_jack(s, card)] != controller:
         return -1
     return -2
 

@@ -10,6 +10,9 @@ Text notation (what a person types)::
     scrap JH             (a 7's revealed Jack or Joker with nowhere to go: scrap it)
     joker X1 KH          (a Joker onto a royal or a top Jack: it takes the stack)
     one-off 4C p2        (with more than two seats, a 4 names its victim)
+    jack JS 7H p2        (Team Cuttle: a Jack or Joker names the seat it gives control to)
+    joker X1 KH p0
+    forfeit              (Cuttle Multiplayer: the turn spent discarding one's out-of-turn 2s)
     block TS             (ten-counters-scuttle: a 10 cancels the scuttle)
     random-discard 4H 9C (chance: the outcome of a four=random 4)
 
@@ -54,11 +57,13 @@ KIND_OF_TYPE = {
     L.MT_TEN_COUNTER: "block",
     L.MT_RANDOM_DISCARD: "random-discard",
     L.MT_JOKER: "joker",
+    L.MT_FORFEIT: "forfeit",
 }
 TYPE_OF_KIND = {v: k for k, v in KIND_OF_TYPE.items()}
 TYPE_OF_KIND["glasses"] = L.MT_ROYAL
 
-NO_CARD_KINDS = {"draw", "pass", "resolve"}
+NO_CARD_KINDS = {"draw", "pass", "resolve", "forfeit"}
+GIFT_KINDS = {"jack", "joker"}  # may name a receiving seat (R_GIFT)
 ONE_CARD_KINDS = {"points", "royal", "counter", "take", "scrap", "block"}
 TARGET_KINDS = {"scuttle", "jack", "joker"}
 SET_KINDS = {"discard", "random-discard"}
@@ -78,6 +83,7 @@ _JSON_NAME = {
     "scrap": "sevenScrap",
     "block": "tenCounter",
     "random-discard": "randomDiscard",
+    "forfeit": "forfeit",
     "joker": "joker",
 }
 _SEVEN_JSON = {"points": "sevenPoints", "scuttle": "sevenScuttle", "royal": "sevenFaceCard", "jack": "sevenJack",
@@ -98,13 +104,15 @@ def _target_str(target: int) -> str:
 
 @dataclass(frozen=True, order=True)
 class Move:
-    """One decision. ``cards`` holds a discard set; ``from_seven`` marks a 7-reveal play."""
+    """One decision. ``cards`` holds a discard set; ``from_seven`` marks a 7-reveal play;
+    ``receiver`` is the seat a Jack or Joker gives control to where the rules name one."""
 
     kind: str
     card: Card | None = None
     target: Card | None = None
     cards: tuple[Card, ...] = ()
     from_seven: bool = False
+    receiver: int | None = None
 
     # ------------------------------------------------------------ engine encoding
     @classmethod
@@ -119,11 +127,13 @@ class Move:
         target = (code >> 11) & 63
         if kind == "royal" and card >> 2 == 7:
             kind = "glasses"
+        to = (code >> L.RECEIVER_SHIFT) & 15
         return cls(
             kind,
             None if card == L.NO_CARD else card,
             None if target == L.NO_CARD else target,
             from_seven=seven,
+            receiver=to - 1 if to and kind in GIFT_KINDS else None,
         )
 
     def code(self) -> int:
@@ -132,7 +142,8 @@ class Move:
             return mt | (mask_of(self.cards) << 5)
         card = L.NO_CARD if self.card is None else self.card
         target = L.NO_CARD if self.target is None else self.target
-        return mt | (card << 5) | (target << 11)
+        to = 0 if self.receiver is None else (self.receiver + 1) << L.RECEIVER_SHIFT
+        return mt | (card << 5) | (target << 11) | to
 
     # ------------------------------------------------------------ text
     def text(self) -> str:
@@ -143,6 +154,8 @@ class Move:
         parts = [self.kind, card_str(self.card)]
         if self.target is not None:
             parts.append(_target_str(self.target))
+        if self.receiver is not None:
+            parts.append(f"p{self.receiver}")
         return " ".join(parts)
 
     @property
@@ -169,6 +182,9 @@ class Move:
         seat = _seat_word(args[-1]) if kind == "one-off" and len(args) == 2 else None
         if seat is not None:
             args = args[:-1]
+        receiver = _seat_word(args[-1]) if kind in GIFT_KINDS and len(args) == 3 else None
+        if receiver is not None:
+            args = args[:-1]
         try:
             cards = [parse_card(a) for a in args]
         except CardError as e:
@@ -176,6 +192,8 @@ class Move:
         move = cls._build(kind, cards, text)
         if seat is not None:
             move = cls(kind, move.card, L.TARGET_SEAT + seat)
+        if receiver is not None:
+            move = cls(kind, move.card, move.target, receiver=receiver)
         return move if legal is None else move.resolve_against(legal)
 
     @classmethod
@@ -211,7 +229,7 @@ class Move:
         if self in legal:
             return self
         if self.kind in SEVEN_KINDS or self.kind == "glasses":
-            twin = Move(self.kind, self.card, self.target, self.cards, not self.from_seven)
+            twin = Move(self.kind, self.card, self.target, self.cards, not self.from_seven, self.receiver)
             if twin in legal:
                 return twin
         raise IllegalMoveError(f"{self.text()!r} is not legal here")
@@ -239,6 +257,8 @@ class Move:
                 body["targetSeat"] = f"p{self.target_seat}"
             elif self.target is not None:
                 body["targetId"] = card_str(self.target)
+            if self.receiver is not None:
+                body["receiverSeat"] = f"p{self.receiver}"
         return body
 
     @classmethod
@@ -269,7 +289,7 @@ class Move:
 
         seven = name.startswith("seven") and name != "sevenScrap"
         base = name[5].lower() + name[6:] if seven else name
-        if base in ("draw", "pass", "resolve"):
+        if base in ("draw", "pass", "resolve", "forfeit"):
             return cls(base)
         if base in ("points", "counter"):
             return cls(base, card("cardId"), from_seven=seven)
@@ -277,7 +297,13 @@ class Move:
             c = card("cardId")
             return cls("glasses" if c >> 2 == 7 else "royal", c, from_seven=seven)
         if base in ("scuttle", "jack", "joker"):
-            return cls(base, card("cardId"), card("targetId"), from_seven=seven)
+            receiver = None
+            if base != "scuttle" and body.get("receiverSeat") is not None:
+                raw = body["receiverSeat"]
+                receiver = _seat_word(raw) if isinstance(raw, str) else None
+                if receiver is None:
+                    raise MoveError(f"receiverSeat: expected a seat like 'p2', got {brief(raw)}")
+            return cls(base, card("cardId"), card("targetId"), from_seven=seven, receiver=receiver)
         if base in ("untargetedOneOff", "targetOneOff", "targetedOneOff"):
             if "targetSeat" in body:
                 seat = _seat_word(body["targetSeat"]) if isinstance(body["targetSeat"], str) else None

@@ -41,6 +41,7 @@ PHASE_NAMES = {
     L.PH_SEVEN: "resolvingSeven",
     L.PH_SCUTTLE_COUNTER: "counteringScuttle",
     L.PH_OVER: "gameOver",
+    L.PH_RESPONSE: "answeringRoyal",
 }
 PHASE_OF_NAME = {v.lower(): k for k, v in PHASE_NAMES.items()}
 # cuttle.cards' GamePhase numbers

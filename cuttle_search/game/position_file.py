@@ -52,7 +52,7 @@ def _seat(value: Any, field: str) -> int:
 def position_to_dict(pos: Position) -> dict[str, Any]:
     """The position file form (hidden cards written ``??``): v1 for two seats, the
     seat-list form (``seat_file``) for more."""
-    if pos.rules.players != 2:
+    if pos.rules.seat_list_form:
         from .seat_file import seat_list_dict
 
         return seat_list_dict(pos)
@@ -368,7 +368,7 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
         from .seat_file import build_seat_position
 
         return build_seat_position(data, rs)
-    if rs.players != 2:
+    if rs.seat_list_form:
         raise PositionError(f"seats: {rs.name} has {rs.players} seats; write the position in the seat-list form "
                             "(version 2, a 'seats' list)")
 
@@ -605,6 +605,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int
         idx = j - 40
         s[L.F_JACK_ON + idx] = c
         s[L.F_JACK_BY + idx] = by
+        s[L.F_JACK_TO + idx] = by
         s[L.F_JACK_LEVEL + idx] = level
     # who owns (played) the card: the engine replays the stack (stack_owner)
     owner = int(stack_owner(s, rs.array, c, p))

@@ -30,7 +30,8 @@ class Ruleset:
     hand_limit: str = "discard"  # discard | block | none
     hand_limit_size: int = 8
     deal_first: int = 5
-    deal_other: int = 6
+    deal_other: int = 6  # the seats between the first and the dealer
+    deal_dealer: int = 6
     goals: tuple[int, ...] = (21, 14, 10, 5, 0)
     four: str = "choose"  # choose | random
     nine: str = "frozen"  # frozen | unfrozen | deck-top
@@ -55,6 +56,15 @@ class Ruleset:
     decider_wins_ties: bool = False
     freeze_until_turn_ends: bool = False
     deckout_reveals: bool = True  # every hand is visible once the deck is empty
+    gift: bool = False  # a Jack or Joker names the seat it gives control to (any seat)
+    response_nine: bool = False  # an opponent may answer a royal with a 9, out of turn
+    scuttle: bool = True
+    reshuffle: bool = False  # the scrap, shuffled, refills an empty draw pile
+    four_everyone: bool = False  # a 4 makes every other seat discard 2
+    counter_costs_turn: bool = False  # a 2 countered out of turn costs its player's next turn
+    eight_shows_all: bool = False  # an 8 shows the other hands to every seat
+    discard_singly: bool = False  # the hand-limit discard is one card a decision
+    remove_ace_six: bool = False
     overrides: tuple[tuple[str, str], ...] = field(default=())
 
     @cached_property
@@ -70,6 +80,7 @@ class Ruleset:
         r[L.R_HAND_LIMIT] = self.hand_limit_size
         r[L.R_DEAL_FIRST] = self.deal_first
         r[L.R_DEAL_OTHER] = self.deal_other
+        r[L.R_DEAL_DEALER] = self.deal_dealer
         for i, g in enumerate(self.goals):
             r[L.R_GOAL + i] = g
         r[L.R_FOUR_RANDOM] = self.four == "random"
@@ -95,6 +106,15 @@ class Ruleset:
         r[L.R_DECIDER_WINS_TIES] = self.decider_wins_ties
         r[L.R_FREEZE_UNTIL_TURN_ENDS] = self.freeze_until_turn_ends
         r[L.R_DECKOUT_REVEALS] = self.deckout_reveals
+        r[L.R_GIFT] = self.gift
+        r[L.R_RESPONSE_NINE] = self.response_nine
+        r[L.R_NO_SCUTTLE] = not self.scuttle
+        r[L.R_RESHUFFLE] = self.reshuffle
+        r[L.R_FOUR_EVERYONE] = self.four_everyone
+        r[L.R_COUNTER_COSTS_TURN] = self.counter_costs_turn
+        r[L.R_EIGHT_SHOWS_ALL] = self.eight_shows_all
+        r[L.R_DISCARD_SINGLY] = self.discard_singly
+        r[L.R_REMOVE_ACE_SIX] = self.remove_ace_six
         return r
 
     @property
@@ -111,6 +131,38 @@ class Ruleset:
 
     def options(self) -> dict[str, str]:
         return dict(self.overrides)
+
+    @property
+    def exact_solvable(self) -> bool:
+        """Whether the exact solver (a two-sided negamax over a perfect-information game)
+        applies: two seats, and no chance left in the rules once nothing is hidden (a
+        reshuffled draw pile is chance)."""
+        return self.players == 2 and not self.reshuffle
+
+    @property
+    def sides(self) -> int:
+        """How many sides play (the engine's ``seats.sides``): the seats, or two teams. A
+        stalemate shares the game equally among them."""
+        from ..engine.seats import sides
+
+        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        s[L.F_NPLAYERS] = self.players
+        return int(sides(s, self.array))
+
+    def side_of(self, seat: int) -> int:
+        """The lowest seat of ``seat``'s side (its own number when every seat plays alone)."""
+        from ..engine.seats import partner
+
+        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        s[L.F_NPLAYERS] = self.players
+        mate = int(partner(s, self.array, seat))
+        return seat if mate < 0 else min(seat, mate)
+
+    @property
+    def seat_list_form(self) -> bool:
+        """Whether positions are written in the seat-list form (games of more seats, and
+        every ruleset of RULES.md section 3 even with two seats), not the two-seat v1 form."""
+        return self.name not in PRESETS
 
 
 CUTTLE_CARDS = Ruleset(name="cuttle-cards")
@@ -159,6 +211,7 @@ N_SEAT_RULESETS: dict[str, Ruleset] = {
         hand_limit_size=7,
         deal_first=5,
         deal_other=5,
+        deal_dealer=5,
         goals=(14, 9, 5, 0, 0),
         pass_limit=4,
         jokers=True,
@@ -169,7 +222,59 @@ N_SEAT_RULESETS: dict[str, Ruleset] = {
         freeze_until_turn_ends=True,
         deckout_reveals=False,
     ),
+    # RULES.md 3.2: cuttle.cards rules for two teams of partners sitting opposite
+    "team": replace(
+        CUTTLE_CARDS,
+        name="team",
+        players=4,
+        teams=2,
+        hand_limit="block",
+        hand_limit_size=7,
+        deal_first=5,
+        deal_other=5,
+        deal_dealer=5,
+        pass_limit=5,
+        jokers=True,
+        seven_private=True,
+        decider_wins_ties=True,
+        freeze_until_turn_ends=True,
+        deckout_reveals=False,
+        gift=True,
+        response_nine=True,
+    ),
+    # RULES.md 3.3: Cuttle Multiplayer v1.25, 2 to 8 seats (option players=N, 4 by default)
+    "multiplayer": replace(
+        CUTTLE_CARDS,
+        name="multiplayer",
+        players=4,
+        hand_limit="discard",
+        hand_limit_size=7,
+        deal_first=5,
+        deal_other=5,
+        deal_dealer=6,
+        goals=(21, 14, 10, 7, 5),
+        pass_limit=5,
+        nine="unfrozen",
+        nine_targets_points=False,
+        queens_protect_queens=False,
+        three_takes_three=True,
+        five_discards=False,
+        five_draws=2,
+        seven_reveals=1,
+        queen_stops_counters=False,
+        always_playable=True,
+        decider_wins_ties=True,
+        deckout_reveals=False,
+        scuttle=False,
+        reshuffle=True,
+        four_everyone=True,
+        counter_costs_turn=True,
+        eight_shows_all=True,
+        discard_singly=True,
+    ),
 }
+MIN_PLAYERS, MAX_PLAYERS = 2, L.MAX_PLAYERS  # the seats multiplayer's players=N takes
+REMOVE_ACE_SIX_MIN_PLAYERS = 4
 
 RULESETS: dict[str, Ruleset] = {**PRESETS, **N_SEAT_RULESETS}  # every ruleset get_ruleset knows
 
@@ -178,6 +283,7 @@ _FLAGS = {
     "three-takes-three": "three_takes_three",
     "eight-one-off": "eight_one_off",
     "ten-counters-scuttle": "ten_counters_scuttle",
+    "remove-ace-six": "remove_ace_six",
 }
 _CHOICES = {
     "four": ("four", ("choose", "random")),
@@ -186,12 +292,19 @@ _CHOICES = {
 }
 _ON = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
 
-OPTION_NAMES = tuple(sorted(list(_FLAGS) + list(_CHOICES)))
+OPTION_NAMES = tuple(sorted(list(_FLAGS) + list(_CHOICES) + ["players"]))
 
 
 def _apply_option(rules: Ruleset, key: str, value: str) -> Ruleset:
     key = key.strip().lower()
     value = value.strip().lower()
+    if key == "players":
+        if rules.name != "multiplayer":
+            raise RulesError(f"option players: {rules.name} is played by {rules.players} seats, always")
+        if not (value.isascii() and value.isdigit()) or not MIN_PLAYERS <= int(value) <= MAX_PLAYERS:
+            raise RulesError(f"option players takes a number of seats from {MIN_PLAYERS} to {MAX_PLAYERS}, not {brief(value)}")
+        n = int(value)
+        return replace(rules, players=n, pass_limit=n + 1)
     if key in _FLAGS:
         if value not in _ON:
             raise RulesError(f"option {brief(key)} takes on or off, not {brief(value)}")
@@ -209,6 +322,8 @@ def _canonical(key: str, value: str) -> tuple[str, str]:
     value = value.strip().lower()
     if key in _FLAGS:
         value = "on" if _ON[value] else "off"
+    if key == "players":
+        value = str(int(value))
     return key, value
 
 
@@ -234,6 +349,9 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
         rules = _apply_option(rules, key, value)
         k, v = _canonical(key, value)
         seen[k] = v
+    if rules.remove_ace_six and rules.players < REMOVE_ACE_SIX_MIN_PLAYERS:
+        raise RulesError(f"option remove-ace-six is for {REMOVE_ACE_SIX_MIN_PLAYERS} to {MAX_PLAYERS} seats, "
+                         f"not {rules.players}")
     return replace(rules, overrides=tuple(sorted(seen.items())))
 
 

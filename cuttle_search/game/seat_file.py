@@ -37,7 +37,7 @@ from ..engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 
 SEAT_LIST_VERSION = 2
 _STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
-_ATTACHED_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
+_ATTACHED_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*(?:>\s*p(\d)\s*)?$", re.IGNORECASE)
 
 
 def seat_of(value: Any, field: str, seats: int) -> int:
@@ -59,7 +59,7 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
     if not royal:
         jacks = sorted((int(s[L.F_JACK_LEVEL + j]), 40 + j) for j in range(4) if s[L.F_JACK_ON + j] == base)
         for _, jack in jacks:
-            out.append(f"{card_str(jack)}-p{int(s[L.F_JACK_BY + jack - 40])}")
+            out.append(card_str(jack) + _played_by(int(s[L.F_JACK_BY + jack - 40]), int(s[L.F_JACK_TO + jack - 40])))
             out += _jokers_text(s, jack)
     else:
         out += _jokers_text(s, base)
@@ -68,7 +68,12 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
 
 def _jokers_text(s: np.ndarray, card: Card) -> list[str]:
     jokers = sorted((int(s[L.F_JOKER_LEVEL + k]), k) for k in range(2) if s[L.F_JOKER_ON + k] == card)
-    return [f"{card_str(L.JOKER_1 + k)}-p{int(s[L.F_JOKER_BY + k])}" for _, k in jokers]
+    return [card_str(L.JOKER_1 + k) + _played_by(int(s[L.F_JOKER_BY + k]), int(s[L.F_JOKER_TO + k])) for _, k in jokers]
+
+
+def _played_by(by: int, to: int) -> str:
+    """``-p1`` (played by p1, who controls the stack), or ``-p1>p2`` (given to p2)."""
+    return f"-p{by}" if to == by else f"-p{by}>p{to}"
 
 
 def _stack_text(s: np.ndarray, base: Card, royal: bool) -> str:
@@ -117,6 +122,8 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
         public = int(s[L.F_PUBLIC + q])
         if public and (pos.view is None or q == pos.view):
             seat["known"] = [card_str(c) for c in cards_in(public)]
+        if s[L.F_SPENT + q]:
+            seat["counters"] = [card_str(c) for c in cards_in(int(s[L.F_SPENT + q]))]
         seats.append(seat)
     d["seats"] = seats
     deck_n = int(s[L.F_DECK_N])
@@ -133,13 +140,24 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
         d["deckKnown"] = int(s[L.F_DECK_KNOWN])
     d["deckSeenBy"] = seat_name(seen_by) if seen_by >= 0 and (pos.view is None or seen_by == pos.view) else None
     d["scrap"] = [card_str(c) for c in cards_in(int(s[L.F_SCRAP]))]
+    if s[L.F_REMOVED]:
+        d["removed"] = [card_str(c) for c in cards_in(int(s[L.F_REMOVED]))]
     pending = int(s[L.F_ONEOFF]) if s[L.F_ONEOFF] >= 0 else int(s[L.F_SEVEN])
     d["oneOff"] = card_str(pending) if pending >= 0 else None
     t = int(s[L.F_ONEOFF_TARGET])
     d["oneOffTarget"] = None if t < 0 else (seat_name(t - L.TARGET_SEAT) if t >= L.TARGET_SEAT else card_str(t))
-    d["twos"] = [card_str(c) for c in cards_in(int(s[L.F_TWOS]))]
-    if pos.phase == L.PH_COUNTER:
-        d["chainTop"] = seat_name(int(s[L.F_CHAIN_TOP]))
+    if s[L.F_ONEOFF] >= 0 and s[L.F_ONEOFF_PLAYER] != s[L.F_TURN]:
+        d["oneOffBy"] = seat_name(int(s[L.F_ONEOFF_PLAYER]))
+    twos = cards_in(int(s[L.F_TWOS]))
+    if pos.rules.counter_costs_turn:
+        d["twos"] = [f"{card_str(c)}-p{int(s[L.F_TWO_BY + (c & 3)])}" for c in twos]
+    else:
+        d["twos"] = [card_str(c) for c in twos]
+    if s[L.F_RESPONSE] >= 0:
+        d["response"] = card_str(int(s[L.F_RESPONSE]))
+    if pos.phase in (L.PH_COUNTER, L.PH_RESPONSE):
+        if pos.phase == L.PH_COUNTER:
+            d["chainTop"] = seat_name(int(s[L.F_CHAIN_TOP]))
         d["asked"] = seat_name(int(s[L.F_ACTOR]))
     if pos.phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
         d["victim"] = seat_name(int(s[L.F_VICTIM]))
@@ -202,7 +220,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                     kind = "a royal (K, Q or glasses 8)" if royal else "a point card (A-T)"
                     raise PositionError(f"{w}: {card_str(base)} is not {kind}")
                 seen.add(base, w)
-                for card, _ in attached:
+                for card, _, _ in attached:
                     seen.add(card, w)
                 if royal:
                     s[L.F_FACE + q] |= 1 << base
@@ -212,7 +230,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                 stacks.append((base, attached, w))
     for base, attached, w in stacks:
         below = base
-        for card, by in attached:
+        for card, by, to in attached:
             if card >= L.JOKER_1:
                 if not (C.bit(below) & C.FACE_CARD_RANKS or below >> 2 == C.JACK):
                     raise PositionError(f"{w}: Joker {card_str(card)} must sit on a royal or a Jack")
@@ -224,8 +242,10 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                     raise PositionError(f"{w}: only Jacks attach to point cards and only Jokers to royals")
                 target = base
                 below = card
-            if attach(s, r, by, card, target):
-                raise PositionError(f"{w}: p{by} already controls {card_str(base)} when {card_str(card)} goes on it")
+            if to != by and not rs.gift:
+                raise PositionError(f"{w}: {card_str(card)}-p{by}>p{to}: in {rs.name} a Jack or Joker goes to its player")
+            if attach(s, r, by, to, card, target):
+                raise PositionError(f"{w}: p{to} already controls {card_str(base)} when {card_str(card)} goes on it")
 
     for i, item in enumerate(_card_list(data, "scrap")):
         w = f"scrap[{i}]"
@@ -234,6 +254,27 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         c = _card(item, w)
         seen.add(c, w)
         s[L.F_SCRAP] |= 1 << c
+    for i, item in enumerate(_card_list(data, "removed")):
+        w = f"removed[{i}]"
+        if not rs.remove_ace_six:
+            raise PositionError(f"{w}: cards leave the game only with the option remove-ace-six")
+        c = _card(item, w) if item != C.UNKNOWN else None
+        if c is None or c >> 2 not in (C.ACE, C.SIX):
+            raise PositionError(f"{w}: only Aces and Sixes leave the game (remove-ace-six), not {brief(item)}")
+        seen.add(c, w)
+        s[L.F_REMOVED] |= 1 << c
+    for q, entry in enumerate(raw):
+        for i, item in enumerate(_list_field(entry.get("counters"), f"seats[{q}].counters")):
+            w = f"seats[{q}].counters[{i}]"
+            if not rs.counter_costs_turn:
+                raise PositionError(f"{w}: in {rs.name} a counter does not wait before its player")
+            c = _card(item, w) if item != C.UNKNOWN else None
+            if c is None or c >> 2 != C.TWO:
+                raise PositionError(f"{w}: only 2s wait before a seat that countered, not {brief(item)}")
+            seen.add(c, w)
+            s[L.F_SPENT + q] |= 1 << c
+    if rs.reshuffle:
+        s[L.F_SHUFFLE_SEED] = 1  # later reshuffles are chance: a search re-seeds them
 
     phase = _parse_phase(data.get("phase"))
     turn_count = _int_field(data, "turn", 0)
@@ -242,9 +283,30 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s[L.F_TURN] = turn
     s[L.F_ACTOR] = turn
 
-    read_twos(s, seen, _card_list(data, "twos"))
+    twos = []
+    for i, item in enumerate(_card_list(data, "twos")):
+        m = _ATTACHED_RE.match(item) if isinstance(item, str) else None
+        if rs.counter_costs_turn:
+            if not m or m.group(3) is not None:
+                raise PositionError(f"twos[{i}]: in {rs.name} each counter names its player, like '2C-p1'")
+            c = _card(m.group(1), f"twos[{i}]")
+            s[L.F_TWO_BY + (c & 3)] = seat_of(f"p{m.group(2)}", f"twos[{i}]", n)
+            twos.append(m.group(1))
+        else:
+            twos.append(item)
+    read_twos(s, seen, twos)
     one_off = data.get("oneOff")
     read_pending(s, seen, one_off, phase, turn)
+    if data.get("oneOffBy") is not None:
+        if one_off is None or phase == L.PH_SEVEN:
+            raise PositionError("oneOffBy: set but there is no pending one-off")
+        s[L.F_ONEOFF_PLAYER] = seat_of(data.get("oneOffBy"), "oneOffBy", n)
+    if data.get("response") is not None:
+        if not rs.response_nine:
+            raise PositionError(f"response: {rs.name} has no answer to a royal")
+        s[L.F_RESPONSE] = _card(data.get("response"), "response")
+    if phase == L.PH_RESPONSE:
+        s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
     target = data.get("oneOffTarget")
     if target is not None:
         if one_off is None:
@@ -344,8 +406,9 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     return pos
 
 
-def _parse_stack(item: Any, where: str, seats: int) -> tuple[Card, list[tuple[Card, int]]]:
-    """``'9C(JH-p1,X1-p2)'`` -> (9C, [(JH, 1), (X1, 2)])."""
+def _parse_stack(item: Any, where: str, seats: int) -> tuple[Card, list[tuple[Card, int, int]]]:
+    """``'9C(JH-p1,X1-p2>p0)'`` -> (9C, [(JH, 1, 1), (X1, 2, 0)]): each attachment's player
+    and the seat it gave control to (Team Cuttle's ``>``; its player otherwise)."""
     from .position_file import _card
 
     if isinstance(item, Mapping):
@@ -363,10 +426,11 @@ def _parse_stack(item: Any, where: str, seats: int) -> tuple[Card, list[tuple[Ca
         for part in m.group(2).split(","):
             am = _ATTACHED_RE.match(part)
             if not am:
-                raise PositionError(f"{where}: {brief(part.strip())} should look like 'JH-p1' or 'X1-p2'")
+                raise PositionError(f"{where}: {brief(part.strip())} should look like 'JH-p1', 'X1-p2' or 'JH-p1>p3'")
             card = _card(am.group(1), where)
             by = int(am.group(2))
-            if by >= seats:
-                raise PositionError(f"{where}: {card_str(card)} played by p{by}, but the game has {seats} seats")
-            attached.append((card, by))
+            to = by if am.group(3) is None else int(am.group(3))
+            if max(by, to) >= seats:
+                raise PositionError(f"{where}: {card_str(card)} names p{max(by, to)}, but the game has {seats} seats")
+            attached.append((card, by, to))
     return base, attached

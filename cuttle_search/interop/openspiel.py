@@ -45,7 +45,7 @@ from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
 from ..engine.policies import ROLLOUT_RANDOM, rollout
 from ..engine.rng import seed_rng
-from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to
+from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to, deck_cards
 from ..engine.table import seat_returns
 from ..game.cards import card_str
 from ..game.errors import CuttleError, brief
@@ -69,7 +69,18 @@ _RANDOM_DISCARDS = _engine_list(random_discard_outcomes)
 _CARD_OUTCOMES = 54
 _ID_OF_RANDOM_DISCARD = {c: _CARD_OUTCOMES + i for i, c in enumerate(_RANDOM_DISCARDS)}
 NUM_ACTIONS = len(_CODES)
-NUM_CHANCE_OUTCOMES = _CARD_OUTCOMES + len(_RANDOM_DISCARDS)
+# games that reshuffle their scrap (multiplayer) draw the state's chance stream, which
+# orders every later reshuffle, at one more chance event after the deal: one of SEEDS seeds
+SEEDS = 4096
+_SEED_BASE = _CARD_OUTCOMES + len(_RANDOM_DISCARDS)
+NUM_CHANCE_OUTCOMES = _SEED_BASE + SEEDS
+
+
+def _stream_of(outcome: int) -> int:
+    """The chance stream (``F_SHUFFLE_SEED``, never 0) that seed outcome ``outcome`` picks."""
+    z = (outcome - _SEED_BASE + 1) * 0x9E3779B97F4A7C15 & (2**64 - 1)
+    z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9 & (2**64 - 1)
+    return int(np.int64(np.uint64(z | 1)))
 
 
 def action_of(code: int) -> int:
@@ -129,9 +140,17 @@ class CuttleGame(pyspiel.Game):
             self.ruleset = find_ruleset(str(rules).replace("~", "=").replace("+", ","))
         players = params.get("players", 0)
         seats = self.ruleset.players
+        if (self.ruleset.name == "multiplayer" and isinstance(players, int) and not isinstance(players, bool)
+                and players not in (0, seats)):
+            try:  # Cuttle Multiplayer takes its seat count from the game's players
+                self.ruleset = find_ruleset(f"{self.ruleset.spec}{',' if ':' in self.ruleset.spec else ':'}players={players}")
+            except CuttleError as e:
+                raise OpenSpielGameError(f"players: {e}") from None
+            seats = self.ruleset.players
         if not isinstance(players, int) or isinstance(players, bool) or players not in (0, seats):
             raise OpenSpielGameError(f"players: {self.ruleset.spec} is played by {seats} players, not {brief(players)} "
                                      f"(0 or {seats})")
+        draws = 3 if self.ruleset.reshuffle else 0  # with reshuffles a card can be drawn many times
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=NUM_CHANCE_OUTCOMES,
@@ -139,7 +158,8 @@ class CuttleGame(pyspiel.Game):
             min_utility=-1.0,  # seat_returns: a win +1, the losers share -1 per winning seat
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=self.ruleset.action_limit + self.ruleset.cards + int(deal_size(self.ruleset.array)),
+            max_game_length=self.ruleset.action_limit * (1 + draws) + self.ruleset.cards
+            + int(deal_size(self.ruleset.array)) + 1,
         )
         super().__init__(_GAME_TYPE, info, {"rules": openspiel_rules_param(self.ruleset.spec), "players": seats})
 
@@ -167,14 +187,22 @@ class CuttleState(pyspiel.State):
         if position is None:
             self._s = BLANK_STATE.copy()
             clear_state(self._s, game.ruleset.players)
-            cards = game.ruleset.cards
-            for i in range(cards):
-                self._s[L.F_DECK + i] = i
+            r = game.ruleset.array
+            if game.ruleset.remove_ace_six:  # suits matter nowhere in that game: which Ace and Six leave does not
+                self._s[L.F_REMOVED] = (1 << 0) | (1 << 20)  # change it (AC, 6C)
+            every = int(deck_cards(r)) & ~int(self._s[L.F_REMOVED])
+            cards = 0
+            for c in range(L.N_CARDS + 2):
+                if (every >> c) & 1:
+                    self._s[L.F_DECK + cards] = c
+                    cards += 1
             self._s[L.F_DECK_N] = cards
             self._dealt = 0
+            self._seed_left = 1 if game.ruleset.reshuffle else 0
         else:
             self._s = position.state.copy()
             self._dealt = self._deal_size
+            self._seed_left = 0
         self._pending = -1  # a player's move waiting for its cards
         self._picks_left = 0
         self._assigned = 0
@@ -194,7 +222,7 @@ class CuttleState(pyspiel.State):
         return int(deal_size(self._r))
 
     def _dealing(self) -> bool:
-        return self._dealt < self._deal_size
+        return self._dealt < self._deal_size or self._seed_left > 0
 
     def _unassigned_top(self) -> int:
         """Index of the highest deck slot whose card is not decided yet."""
@@ -208,6 +236,8 @@ class CuttleState(pyspiel.State):
         s = self._s.copy()
         before = _undecided(s)
         apply_move(s, self._r, np.int64(code))
+        if s[L.F_SHUFFLE_SEED] != self._s[L.F_SHUFFLE_SEED]:
+            return before  # the pile ran out and was reshuffled: every undecided card was taken
         return before - _undecided(s)
 
     # -------------------------------------------------------------- the OpenSpiel API
@@ -225,6 +255,8 @@ class CuttleState(pyspiel.State):
         return sorted(action_of(c) for c in buf[:n])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._dealt >= self._deal_size and self._seed_left > 0:
+            return [(_SEED_BASE + k, 1.0 / SEEDS) for k in range(SEEDS)]
         if self._dealing() or self._picks_left > 0:
             cards = self._open_cards()
             return [(c, 1.0 / len(cards)) for c in sorted(cards)]
@@ -240,6 +272,10 @@ class CuttleState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         s = self._s
+        if self._dealt >= self._deal_size and self._seed_left > 0:
+            s[L.F_SHUFFLE_SEED] = _stream_of(action)
+            self._seed_left = 0
+            return
         if self._dealing():
             card = action
             top = self._unassigned_top()
@@ -273,6 +309,8 @@ class CuttleState(pyspiel.State):
         if player == pyspiel.PlayerId.CHANCE:
             if action < _CARD_OUTCOMES:
                 return f"card {card_str(action)}"
+            if action >= _SEED_BASE:
+                return f"shuffle seed {action - _SEED_BASE}"
             return Move.from_code(code_of(action, chance=True)).text()
         return Move.from_code(code_of(action)).text()
 
@@ -328,9 +366,14 @@ def observation_text(state: CuttleState, player: int | None) -> str:
         else:
             hand_txt = f"{hand:x}"
         parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q])}")
-    jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}" for j in range(4))
+        if s[L.F_SPENT + q]:
+            parts[-1] += f" c{int(s[L.F_SPENT + q]):x}"
+    jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}"
+                     + (f">{int(s[L.F_JACK_TO + j])}" if s[L.F_JACK_TO + j] != s[L.F_JACK_BY + j] else "") for j in range(4))
     jokers = ",".join(f"{int(s[L.F_JOKER_ON + k])}/{int(s[L.F_JOKER_BY + k])}/{int(s[L.F_JOKER_LEVEL + k])}/"
-                      f"{int(s[L.F_JOKER_FROM + k])}" for k in range(2))
+                      f"{int(s[L.F_JOKER_FROM + k])}"
+                      + (f">{int(s[L.F_JOKER_TO + k])}" if s[L.F_JOKER_TO + k] != s[L.F_JOKER_BY + k] else "")
+                      for k in range(2))
     n = int(s[L.F_DECK_N])
     known = _decided(s) if player is None else int(deck_known_to(s, player))
     top = ",".join(str(int(s[L.F_DECK + n - 1 - i])) for i in range(known))
@@ -339,7 +382,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
                                               L.F_ONEOFF_TARGET, L.F_NTWOS, L.F_TWOS))
     more = ",".join(str(int(s[f])) for f in (L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_DISCARDS, L.F_SEVEN,
                                              L.F_ONEOFF_PLAYER, L.F_CHAIN_TOP, L.F_DECLINES, L.F_VICTIM, L.F_DEALER,
-                                             L.F_TOP_SEEN_BY))
+                                             L.F_TOP_SEEN_BY, L.F_RESPONSE, L.F_REMOVED))
     fields += f",{revealed},{more}"
     view = "all" if player is None else f"p{player}"
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""

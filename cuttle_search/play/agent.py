@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..engine import layout as L
+from ..engine.seats import sides
 from ..engine.table import seat_returns
 from ..game.errors import CuttleError
 from ..game.position import Position
@@ -21,7 +22,7 @@ class AgentError(CuttleError):
 
 def win_share(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = None) -> float:
     """``seat``'s share of the finished game ``s``: 1 when its side won, 0 when another
-    did, and an equal share (1/n of n seats) when nobody won. Built on the engine's
+    did, and an equal share (1/n of n seats, 1/2 with two teams) when nobody won. Built on the engine's
     returns (``table.seat_returns``); two seats score 1, 1/2 and 0. ``out`` is an optional
     scratch array of ``MAX_PLAYERS`` floats."""
     if out is None:
@@ -29,7 +30,7 @@ def win_share(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = 
     seat_returns(s, r, out)
     n = int(s[L.F_NPLAYERS])
     if not out[:n].any():
-        return 1.0 / n
+        return 1.0 / int(sides(s, r))
     return 1.0 if out[seat] > 0 else 0.0
 
 

@@ -204,7 +204,7 @@ class Ismcts(Agent):
             inference = self._tracker.inference(game, view)
         # the exact solver that answers first where nothing is hidden is a two-seat negamax
         # (analysis/solve.py), so games of more seats search without it
-        solver = self.solver and view.rules.players == 2
+        solver = self.solver and view.rules.exact_solvable
         result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference,
                             solver=solver, model=self.model)
         return result.best.move.code()

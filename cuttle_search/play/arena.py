@@ -248,12 +248,12 @@ def _play_rotation(rules: Ruleset, spec_a: str, spec_b: str, seed: int, index: i
             if need is None:
                 break
             if rec.winner is not None:
-                rounds_won[rec.winner] += 1
+                rounds_won[rules.side_of(rec.winner)] += 1  # (a team's rounds count for both partners)
             if max(rounds_won) >= need:
                 break
         if need is not None:
             leader = max(rounds_won)
-            share = 1.0 / n if leader < need else float(rounds_won[a_seat] == leader)
+            share = 1.0 / rules.sides if leader < need else float(rounds_won[rules.side_of(a_seat)] == leader)
             out.setdefault("matches", []).append(share)
     return out
 
@@ -291,19 +291,20 @@ def _is_int(x: Any, lo: int, hi: int) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi
 
 
-def _is_score(x: Any, seats: int = 2) -> bool:
-    """A game's or match's share for one of ``seats`` seats: 0, 1/seats or 1."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and x in (0, 1 / seats, 1)
+def _is_score(x: Any, sides: int = 2) -> bool:
+    """A game's or match's share for one of ``sides`` sides (seats, or two teams): 0, 1/sides or 1."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x in (0, 1 / sides, 1)
 
 
-def _share_names(seats: int) -> str:
-    return "0, 0.5 or 1" if seats == 2 else f"0, 1/{seats} or 1"
+def _share_names(sides: int) -> str:
+    return "0, 0.5 or 1" if sides == 2 else f"0, 1/{sides} or 1"
 
 
-def _check_unit(u: Any, match: str, seats: int = 2) -> dict[str, Any]:
+def _check_unit(u: Any, match: str, seats: int = 2, sides: int | None = None) -> dict[str, Any]:
     """A saved pair (or, with more seats, seat rotation), checked field by field (the file
     is untrusted); raises ValueError."""
     unit = "a pair" if seats == 2 else "a rotation"
+    sides = seats if sides is None else sides
     if not isinstance(u, dict):
         raise ValueError(f"{unit} must be a JSON object")
     if not _is_int(u.get("index"), 0, 2**31):
@@ -320,8 +321,8 @@ def _check_unit(u: Any, match: str, seats: int = 2) -> dict[str, Any]:
     for k, g in enumerate(games):
         if not isinstance(g, dict):
             raise ValueError(f"games[{k}]: must be an object")
-        if not _is_score(g.get("score"), seats):
-            raise ValueError(f"games[{k}].score: must be {_share_names(seats)}")
+        if not _is_score(g.get("score"), sides):
+            raise ValueError(f"games[{k}].score: must be {_share_names(sides)}")
         ints = [("plies", 100_000), ("aSeat", seats - 1), ("aDecisions", 100_000), ("bDecisions", 100_000)]
         if seats != 2:
             ints.append(("dealer", seats - 1))
@@ -338,8 +339,8 @@ def _check_unit(u: Any, match: str, seats: int = 2) -> dict[str, Any]:
     out: dict[str, Any] = {"index": u["index"], "games": clean, "logs": []}
     if match != "quick":
         m = u.get("matches")
-        if not isinstance(m, list) or len(m) != seats or not all(_is_score(x, seats) for x in m):
-            raise ValueError(f"matches: must be a list of {seats} match scores ({_share_names(seats)})")
+        if not isinstance(m, list) or len(m) != seats or not all(_is_score(x, sides) for x in m):
+            raise ValueError(f"matches: must be a list of {seats} match scores ({_share_names(sides)})")
         out["matches"] = [float(x) for x in m]
     return out
 
@@ -348,9 +349,11 @@ class ResultsFile:
     """JSON lines: a header naming the match, then one line per finished pair, flushed as
     each pair finishes, so a stopped run loses at most the pairs still being played."""
 
-    def __init__(self, path: str | Path, header: dict[str, Any], resume: bool, seats: int = 2) -> None:
+    def __init__(self, path: str | Path, header: dict[str, Any], resume: bool, seats: int = 2,
+                 sides: int | None = None) -> None:
         self.path = Path(path)
         self.seats = seats
+        self.sides = seats if sides is None else sides
         self.units: dict[int, dict[str, Any]] = {}
         opt = "resume" if resume else "save"
         try:
@@ -406,7 +409,7 @@ class ResultsFile:
                                  f"{header[key]!r} ({opt}); resume with the command that started it")
         for n, row in rows[1:]:
             try:
-                unit = _check_unit(row, header["match"], self.seats)
+                unit = _check_unit(row, header["match"], self.seats, self.sides)
             except ValueError as e:
                 raise ArenaError(f"{where}: line {n}: {e}") from None
             if unit["index"] in self.units:
@@ -485,7 +488,8 @@ class ArenaResult:
     resumed: int = 0  # pairs taken from the results file rather than played
     pool_restarts: int | None = None  # local backend: pools rebuilt after a worker died (their pairs replayed)
     units: list[dict[str, Any]] = field(default_factory=list, repr=False)  # per pair, by index
-    seats: int = 2  # more seats: units are seat rotations, scores are shares (1/seats is even)
+    seats: int = 2  # more seats: units are seat rotations, scores are shares (1/sides is even)
+    sides: int | None = None  # with teams, 2 (a stalemate is half a win); else the seats
     by_seat: dict[str, dict[str, Any]] | None = None  # more seats: A's games and mean share by seat
 
     @property
@@ -554,7 +558,7 @@ class ArenaResult:
             "losses": self.losses,
             "score": round(self.score, 4),
             "scoreInterval": [round(self.interval[0], 4), round(self.interval[1], 4)],
-            "evenShare": round(1 / self.seats, 4),
+            "evenShare": round(1 / (self.sides or self.seats), 4),
             "bySeat": self.by_seat,
             "elo": None,
             "eloInterval": [None, None],
@@ -580,7 +584,7 @@ class ArenaResult:
                 (self.wins, self.draws, self.losses)
             return share_report_text(f"{self.agent_a} vs {self.agent_b} ({self.rules}, seed {self.seed})", self.seats,
                                      (w, l, d), self.score, self.interval, self.pairs, self.by_seat or {},
-                                     unit="matches" if self.matches else "games")
+                                     unit="matches" if self.matches else "games", sides=self.sides)
         w, d, l = (self.matches["won"], self.matches["drawn"], self.matches["lost"]) if self.matches else \
             (self.wins, self.draws, self.losses)
         sprt = None
@@ -640,7 +644,7 @@ def run_arena(
     try:
         if save is not None or resume is not None:
             results_file = ResultsFile(save if save is not None else resume, _header(spec_a, spec_b, rs.spec, seed, match),
-                                       resume=resume is not None, seats=seats)
+                                       resume=resume is not None, seats=seats, sides=rs.sides)
         done: dict[int, dict[str, Any]] = {}
         if results_file is not None:
             done = {i: u for i, u in results_file.units.items() if i < pairs}
@@ -702,7 +706,8 @@ def run_arena(
     if seats == 2:
         result = _summarise(units, spec_a, spec_b, rs.spec, seed, match, sprt, elapsed, be.name, workers, resumed)
     else:
-        result = _summarise_shares(units, spec_a, spec_b, rs.spec, seats, seed, match, elapsed, be.name, workers, resumed)
+        result = _summarise_shares(units, spec_a, spec_b, rs.spec, seats, seed, match, elapsed, be.name, workers, resumed,
+                                   rs.sides)
     result.pool_restarts = getattr(be, "restarts", None)
     return result
 
@@ -752,11 +757,13 @@ def _summarise(units, spec_a, spec_b, rules, seed, match, sprt, elapsed, backend
     )
 
 
-def _summarise_shares(units, spec_a, spec_b, rules, seats, seed, match, elapsed, backend, workers, resumed) -> ArenaResult:
+def _summarise_shares(units, spec_a, spec_b, rules, seats, seed, match, elapsed, backend, workers, resumed,
+                      sides=None) -> ArenaResult:
     """The result of a game of more seats: A's mean share per game (or match) with a 95%
-    interval over the deals (each rotation's mean is one observation), and by seat."""
+    interval over the deals (each rotation's mean is one observation), and by seat. With
+    teams, A's share is its team's."""
     all_games = [g for u in units for g in u["games"]]
-    even = 1 / seats
+    even = 1 / (seats if sides is None else sides)
     matches = None
     if match != "quick":
         ms = [m for u in units for m in u["matches"]]
@@ -801,5 +808,6 @@ def _summarise_shares(units, spec_a, spec_b, rules, seats, seed, match, elapsed,
         resumed=resumed,
         units=units,
         seats=seats,
+        sides=sides,
         by_seat=by_seat,
     )

@@ -10,10 +10,24 @@ from tqdm import tqdm
 
 from ..engine import layout as L
 from ..engine.harness import random_games
+from ..engine.seats import partner
 from ..game.position import seat_name
 from ..game.rules import Ruleset
 
 CHUNK = 2000
+
+
+def _team_wins(rules: Ruleset, status: np.ndarray, winner: np.ndarray) -> dict[str, int]:
+    """Wins by team (``p0+p2``: either partner met their goal), as the engine pairs seats."""
+    r = rules.array
+    s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    s[L.F_NPLAYERS] = rules.players
+    out: dict[str, int] = {}
+    for q in range(rules.players):
+        mate = int(partner(s, r, q))
+        if 0 <= q < mate:
+            out[f"{seat_name(q)}+{seat_name(mate)}"] = int(np.sum((status == L.ST_WIN) & ((winner == q) | (winner == mate))))
+    return out
 
 
 def run_selfplay(rules: Ruleset, games: int, seed: int, progress: bool = False) -> dict[str, Any]:
@@ -36,6 +50,7 @@ def run_selfplay(rules: Ruleset, games: int, seed: int, progress: bool = False) 
         "seed": seed,
         "rules": rules.spec,
         "wins": {seat_name(q): int(np.sum((status == L.ST_WIN) & (winner == q))) for q in range(rules.players)},
+        **({"teamWins": _team_wins(rules, status, winner)} if rules.teams else {}),
         "draws": int(np.sum(status != L.ST_WIN)),
         "stalemates": {
             "passes": int(np.sum(status == L.ST_STALEMATE_PASSES)),

@@ -398,16 +398,18 @@ def _fmt(x: float | str | None) -> str:
 
 
 def share_report_text(title: str, seats: int, games: Sequence[int], score: float, interval: tuple[float, float],
-                      deals: int, by_seat: dict[str, dict[str, Any]], unit: str = "games") -> list[str]:
+                      deals: int, by_seat: dict[str, dict[str, Any]], unit: str = "games",
+                      sides: int | None = None) -> list[str]:
     """The report of a game of ``seats`` seats played by seat rotation: A's mean share
     ``score`` with its 95% ``interval`` over the ``deals`` rotations, its share from each
     seat, and its wins, losses and stalemates (``games``: A's wins, losses and drawn games
-    or matches in ``unit``)."""
+    or matches in ``unit``). With two teams (``sides`` 2) A's share is its team's."""
     w, l, d = games
+    even = 1 / (sides or seats)
     seat_text = ", ".join(f"{q} {_fmt(v.get('score'))}" for q, v in by_seat.items())
     return [
         f"Results of {title}:",
-        f"Share: {score:.4f}, 95% interval {interval[0]:.4f}-{interval[1]:.4f} over deals, even share {1 / seats:.4f}",
+        f"Share: {score:.4f}, 95% interval {interval[0]:.4f}-{interval[1]:.4f} over deals, even share {even:.4f}",
         f"Deals: {deals}, each played {seats} times with A in every seat; share by A's seat: {seat_text}",
         f"{unit.capitalize()}: {w + l + d}, Wins: {w}, Losses: {l}, Stalemates: {d}",
     ]
