@@ -41,12 +41,22 @@ Game fields (one slot each)::
                     card, ``R_SEVEN_PRIVATE``), or -1; forgotten once the card is drawn
     F_SEVEN         the 7 whose revealed cards wait for the pick, or -1 (it reaches the
                     scrap only once a revealed card is played or scrapped)
+    F_RESPONSE      the royal its player's opponents may still send back with a 9
+                    (``R_RESPONSE_NINE``: phase ``PH_RESPONSE``, or an answering 9's
+                    counter chain), or -1
+    F_TWO_BY + i    who played the counter 2 of suit ``i`` in the current chain
+                    (``R_COUNTER_COSTS_TURN``), or -1
+    F_REMOVED       mask of the cards out of the game (``R_REMOVE_ACE_SIX``)
+    F_SHUFFLE_SEED  the state's own chance stream (``R_RESHUFFLE``): it orders every
+                    reshuffle of the scrap; nobody knows it, so a search re-draws it
 
 Jack fields, four slots each, indexed by jack suit (jack id = 40 + j)::
 
     F_JACK_ON + j    point card the jack sits on, or -1
     F_JACK_BY + j    seat that played it
     F_JACK_LEVEL + j height in its stack (0 = bottom)
+    F_JACK_TO + j    seat it gave the card to, which controls it while the Jack is on top
+                     (its player, unless ``R_GIFT`` named another)
 
 Joker fields, two slots each, indexed by joker (joker id = 52 + k)::
 
@@ -55,10 +65,12 @@ Joker fields, two slots each, indexed by joker (joker id = 52 + k)::
     F_JOKER_LEVEL + k height among the Jokers on the same card (0 = bottom)
     F_JOKER_FROM + k  seat that controlled the card before it (control returns there
                       when this Joker leaves)
+    F_JOKER_TO + k    seat it gave the stack to (its player, unless ``R_GIFT`` named another)
 
 A Joker on a royal takes the royal (``F_FACE`` follows control). A Joker on the top Jack of
 a point stack takes the point card: a point card's controller is its top Jack's top Joker's
-player, else its top Jack's player, else its owner.
+receiver, else its top Jack's receiver, else its owner (a receiver is the attachment's
+player unless Team Cuttle's ``R_GIFT`` named another seat).
 
 Per-seat fields, ``MAX_PLAYERS`` slots each, indexed by seat::
 
@@ -68,6 +80,8 @@ Per-seat fields, ``MAX_PLAYERS`` slots each, indexed by seat::
     F_OWNED + p     point cards on the table that p played (who gets them back)
     F_PUBLIC + p    cards in p's hand that every player knows
     F_FROZEN + p    card p may not play as their next action, or -1
+    F_SPENT + p     2s p countered with out of turn, waiting before it: its next turn
+                    only discards them (``R_COUNTER_COSTS_TURN``)
 
 The deck occupies ``F_DECK .. F_DECK + 53``; ``s[F_DECK + F_DECK_N - 1]`` is the top.
 
@@ -78,7 +92,8 @@ Moves are ``int64``: bits 0-3 the move type (MT_*), bit 4 ``FROM_SEVEN`` (the ca
 comes from a 7's reveal), then either a card (bits 5-10) and a target (bits 11-16),
 or, for a move aimed at a seat (a 4's victim with more than two seats), ``TARGET_SEAT +
 seat`` as the target,
-with 63 meaning none, or, for discards, a card mask from bit 5.
+with 63 meaning none, or, for discards, a card mask from bit 5. A Jack or Joker move of
+Team Cuttle names the receiving seat + 1 in bits 17-20 (``make_gift``; 0 means its player).
 """
 
 import numpy as np
