@@ -23,12 +23,14 @@ from .game.errors import CuttleError
 from .analysis.limits import (
     DEFAULT_EXPLORATION,
     DEFAULT_ITERATIONS,
+    DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
     MAX_ITERATIONS,
     MAX_SECONDS,
     MAX_SEED,
     MAX_THREADS,
+    MODEL_NAMES,
     ROLLOUT_NAMES,
 )
 from .game.position import Position, seat_name
@@ -279,12 +281,16 @@ def _live_progress(total: int | None):
 @click.argument("position")
 @_search_options
 @click.option("--top", "-k", type=click.IntRange(1, None), default=None, help="Show only the K best moves.")
+@click.option("--model", type=click.Choice(MODEL_NAMES), default=DEFAULT_MODEL,
+              help="Opponent model with more seats: maxn (each seat for itself), paranoid (every opponent "
+                   "against you) or random (opponents play at random).")
 @rules_option
 @json_option
-def analyse(position, iterations, seconds, threads, seed, rollout, exploration, top, rules, as_json):
+def analyse(position, iterations, seconds, threads, seed, rollout, exploration, top, model, rules, as_json):
     """Rank the legal moves of the player whose view POSITION is, with win rates.
 
-    Win rates are from that player's point of view; a draw counts half in the score."""
+    Win rates are from that player's point of view; a draw counts half in the score
+    (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
     from .analysis import Limit, SearchError, run_search, search_viewer
     from .analysis.ismcts import check_search_options
 
@@ -292,12 +298,12 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     try:
         limit = Limit(iterations, seconds)
         search_viewer(pos)
-        check_search_options(limit, threads, seed, rollout, exploration)
+        check_search_options(limit, threads, seed, rollout, exploration, model)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
     bar, update = _live_progress(limit.effective_iterations)
     try:
-        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update)
+        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update, model=model)
     finally:
         if bar is not None:
             bar.close()
@@ -319,6 +325,11 @@ def _analysis_table(result) -> str:
         result.score_note() + "; gap = best score - score",
         "",
     ]
+    per_seat = result.seats > 2 and all(m.seat_scores is not None for m in result.moves)
+    if per_seat:  # every seat's share below the move (a stalemate 1/sides each)
+        whose = "its team's share" if result.partner >= 0 else "its share"
+        lines.insert(-1, "p0 .. p" + f"{result.seats - 1}: each seat's column is {whose} of the games below the "
+                     f"move (wins, and a stalemate as 1/{result.sides}); the {result.model} opponent model")
     if result.solver is not None:  # the exact solver ran first (nothing hidden)
         s = result.solver
         verdict = f"proven {s['value']}" if s["proven"] else f"{s['solvedMoves']} of {len(result.moves)} moves proven"
@@ -342,10 +353,16 @@ def _analysis_table(result) -> str:
         if m.solved:
             proven = "-" if m.proven is None else m.proven + ("" if m.plies is None else f" in {m.plies}")
             rows[-1] = rows[-1][:-1] + (proven,) + rows[-1][-1:]
+        if per_seat:
+            rows[-1] = rows[-1][:-1] + tuple(f"{x:.3f}" for x in m.seat_scores) + rows[-1][-1:]
     if result.solver is not None:
         header = header[:-1] + ("proven",) + header[-1:]
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     right = {0, 2, 3, 4, 5, 7}
+    if per_seat:
+        first = len(header) - 1
+        header = header[:-1] + tuple(f"p{q}" for q in range(result.seats)) + header[-1:]
+        right |= set(range(first, first + result.seats))
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     for r in [header] + rows:
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
         lines.append("  ".join(cells).rstrip())
@@ -484,7 +501,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     """Play AGENT_A against AGENT_B on paired deals and report A's score.
 
     Agents: random, greedy, cuttlebot, pimc[:iterations=N,rollout=R],
-    ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1], oracle[:...] (ismcts that sees every card: a
+    ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1,model=M], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U] (the exact
     solver on W sampled deals when at most U cards are unseen, else ismcts; two seats),
     openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy (the

@@ -29,7 +29,7 @@ def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch) -> tuple[d
     game = (pos.state.copy(), pos.rules_array, search_viewer(pos))
     with np.errstate(over="ignore"):  # the hash multiplies with wraparound, as the kernel does
         done = kernel.ismcts_iterate.py_func(game, deal, w.tree.kernel_args(), w.work, iterations, w.rng, 0.7,
-                                             ROLLOUT_GREEDY, _ALL_ROOT_MOVES, np.int64(1))
+                                             ROLLOUT_GREEDY, _ALL_ROOT_MOVES, np.int64(1), np.int64(kernel.MODEL_MAXN))
     assert done == iterations
     n = w.tree.nodes
     return {name: w.tree.arrays[name][:n].copy() for name, _ in FIELDS}, int(w.work[9][0])

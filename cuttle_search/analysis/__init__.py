@@ -15,6 +15,7 @@ from ..game.position_file import load_position
 from .ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_ITERATIONS,
+    DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     HandInference,
     Limit,
@@ -49,6 +50,7 @@ def analyse(
     history: tuple[PositionSource, Sequence[Move | str]] | None = None,
     allow_moves: Sequence[Any] | None = None,
     avoid_moves: Sequence[Any] | None = None,
+    model: str = DEFAULT_MODEL,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
     player whose view it is and rank that player's legal moves.
@@ -61,7 +63,9 @@ def analyse(
     when set. The result's ``stop_reason`` says which ended it. ``history`` is ``(start,
     moves)``: the full-information start of the game and the moves that led to ``position``;
     the search then uses what the viewer can infer from them (see ``search.inference``).
-    ``allow_moves`` / ``avoid_moves`` (moves in text or JSON notation) restrict the root."""
+    ``allow_moves`` / ``avoid_moves`` (moves in text or JSON notation) restrict the root.
+    ``model`` is the opponent model of a game of more seats (``maxn``, ``paranoid`` or
+    ``random``; see ``search.md``)."""
     pos = _position(position)
     if history is not None:
         if inference is not None:
@@ -69,7 +73,7 @@ def analyse(
         inference = inference_from_history(pos, history)
     return run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
                       inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every,
-                      allow_moves=allow_moves, avoid_moves=avoid_moves)
+                      allow_moves=allow_moves, avoid_moves=avoid_moves, model=model)
 
 
 def inference_from_history(position: Position, history: Any) -> HandInference | None:

@@ -13,7 +13,17 @@ import numpy as np
 
 from .. import __version__
 from ..engine import layout as L
-from ..engine.ismcts import ismcts_iterate, LOOKUP_SLOTS, MAX_PATH, ROOT_ALL, ROOT_AVOID, ROOT_ONLY
+from ..engine.ismcts import (
+    ismcts_iterate,
+    LOOKUP_SLOTS,
+    MAX_PATH,
+    MODEL_MAXN,
+    MODEL_PARANOID,
+    MODEL_RANDOM,
+    ROOT_ALL,
+    ROOT_AVOID,
+    ROOT_ONLY,
+)
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
 from ..engine.seats import partner, sides
 from ..engine.rng import seed_rng
@@ -21,12 +31,14 @@ from ..game.errors import CuttleError, brief
 from .limits import (
     DEFAULT_EXPLORATION,
     DEFAULT_ITERATIONS,
+    DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
     MAX_ITERATIONS,
     MAX_SECONDS,
     MAX_SEED,
     MAX_THREADS,
+    MODEL_NAMES,
     ROLLOUT_NAMES,
     is_finite_number,
 )
@@ -37,6 +49,9 @@ from .tree import Tree
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}
 assert tuple(ROLLOUTS) == ROLLOUT_NAMES
+# the opponent models (engine/ismcts.py): what the other seats' nodes maximise
+MODELS = {"maxn": MODEL_MAXN, "paranoid": MODEL_PARANOID, "random": MODEL_RANDOM}
+assert tuple(MODELS) == MODEL_NAMES
 
 
 class SearchError(CuttleError):
@@ -160,20 +175,21 @@ class _Worker:
             np.zeros(L.MAX_MOVES, dtype=np.int32),
         )
 
-    def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots) -> int:
+    def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots, model) -> int:
         return ismcts_iterate(
             (root, r, viewer), deal, self.tree.kernel_args(), self.work, n, self.rng, exploration, policy,
-            roots, np.int64(self.solver),
+            roots, np.int64(self.solver), np.int64(model),
         )
 
-    def run(self, root, r, viewer, deal, n, exploration, policy, roots=None) -> int:
+    def run(self, root, r, viewer, deal, n, exploration, policy, roots=None, model=MODEL_MAXN) -> int:
         """Run ``n`` iterations, growing the tree whenever it fills (n = 0 only loads the
-        compiled kernel). ``roots`` is ``(moves, mode)``, the root restriction."""
+        compiled kernel). ``roots`` is ``(moves, mode)``, the root restriction; ``model``
+        the opponent model's number."""
         roots = roots or _ALL_ROOT_MOVES
-        done = self._iterate(root, r, viewer, deal, n, exploration, policy, roots)
+        done = self._iterate(root, r, viewer, deal, n, exploration, policy, roots, model)
         while done < n:
             self.tree.grow()
-            done += self._iterate(root, r, viewer, deal, n - done, exploration, policy, roots)
+            done += self._iterate(root, r, viewer, deal, n - done, exploration, policy, roots, model)
         return done
 
 
@@ -191,7 +207,8 @@ def search_viewer(pos: Position) -> int:
     return pos.actor
 
 
-def check_search_options(limit: Limit, threads: object, seed: object, rollout: object, exploration: object) -> None:
+def check_search_options(limit: Limit, threads: object, seed: object, rollout: object, exploration: object,
+                         model: object = DEFAULT_MODEL) -> None:
     """Refuse search options out of range, naming the option (the command line, the hint
     server and the API share these checks)."""
     if not isinstance(limit, Limit):
@@ -203,6 +220,8 @@ def check_search_options(limit: Limit, threads: object, seed: object, rollout: o
         raise SearchError(f"threads: {threads} threads for {n:,} iterations; give every thread at least one iteration")
     if not isinstance(rollout, str) or rollout not in ROLLOUTS:
         raise SearchError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {brief(rollout)}")
+    if not isinstance(model, str) or model not in MODELS:
+        raise SearchError(f"model: expected one of {', '.join(MODELS)}, got {brief(model)}")
     if not _number(exploration) or not 0 <= exploration <= MAX_EXPLORATION:
         raise SearchError(f"exploration: expected a finite number from 0 to {MAX_EXPLORATION:g}, got {brief(exploration)}")
     if not _whole(seed) or not 0 <= seed <= MAX_SEED:
@@ -225,6 +244,7 @@ def run_search(
     allow_moves: object = None,
     avoid_moves: object = None,
     solver: bool = True,
+    model: str = DEFAULT_MODEL,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
     narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
@@ -235,16 +255,21 @@ def run_search(
     (``stop_reason`` "confident"). With one thread it is asked at fixed iteration counts,
     so a seed still reproduces the result. ``allow_moves`` / ``avoid_moves`` restrict the
     root moves searched and reported (see :func:`root_restriction`). ``solver=False`` turns
-    off the exact solver's first answer and the MCTS-Solver (to measure what they bring)."""
+    off the exact solver's first answer and the MCTS-Solver (to measure what they bring).
+    ``model`` is the opponent model: ``maxn`` (every seat for itself), ``paranoid`` (every
+    opponent against the viewer) or ``random`` (opponents play uniformly at random); with
+    two seats ``maxn`` and ``paranoid`` are the same search."""
     viewer = search_viewer(pos)
-    check_search_options(limit, threads, seed, rollout, exploration)
+    check_search_options(limit, threads, seed, rollout, exploration, model)
+    model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
     policy = ROLLOUTS[rollout]
     roots = root_restriction(pos, allow_moves, avoid_moves)
     from .solve import solve_first
 
-    first = solve_first(pos, limit) if solver else None  # exact when nothing is hidden, within the budget
+    # exact when nothing is hidden, within the budget (a two-sided proof: not under a model of random opponents)
+    first = solve_first(pos, limit) if solver and model_id != MODEL_RANDOM else None
     if first is not None and first.proven:
         solved = first.analysis(pos, threads, seed, rollout, exploration)
         solved.stop_reason = "proven"
@@ -267,12 +292,12 @@ def run_search(
     stop = threading.Event()
     reason = ["budget"]
     compile_start = time.perf_counter()
-    workers[0].run(root, r, viewer, deal, 0, float(exploration), policy, roots)  # compile or load, not timed
+    workers[0].run(root, r, viewer, deal, 0, float(exploration), policy, roots, model_id)  # compile or load, not timed
     compile_seconds = time.perf_counter() - compile_start
     start = time.perf_counter()
 
     def snapshot() -> Snapshot:
-        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration, roots)
+        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration, roots, model)
 
     def work(i: int) -> None:
         w = workers[i]
@@ -285,7 +310,7 @@ def run_search(
             n = chunk if quota is None else min(chunk, quota - w.tree.iterations)
             if n <= 0:
                 return
-            w.run(root, r, viewer, deal, n, float(exploration), policy, roots)
+            w.run(root, r, viewer, deal, n, float(exploration), policy, roots, model_id)
             if deadline is not None and time.perf_counter() >= deadline:
                 reason[0] = "time"
                 return
@@ -315,7 +340,7 @@ def run_search(
                 for f in futures:
                     f.result()
     elapsed = time.perf_counter() - start
-    result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots)
+    result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots, model)
     result.compile_seconds = compile_seconds
     result.stop_reason = reason[0]
     return result if first is None else first.annotate(result)
@@ -327,10 +352,10 @@ class Snapshot:
 
     def __init__(self, workers: list[_Worker], pos: Position, viewer: int = 0, start: float = 0.0, threads: int = 1,
                  seed: int = 0, rollout: str = DEFAULT_ROLLOUT, exploration: float = DEFAULT_EXPLORATION,
-                 roots: tuple = _ALL_ROOT_MOVES) -> None:
+                 roots: tuple = _ALL_ROOT_MOVES, model: str = DEFAULT_MODEL) -> None:
         self.workers = workers
         self.pos = pos
-        self._args = (viewer, start, threads, seed, rollout, exploration, roots)
+        self._args = (viewer, start, threads, seed, rollout, exploration, roots, model)
 
     @property
     def iterations(self) -> int:
@@ -344,9 +369,9 @@ class Snapshot:
 
     def result(self) -> AnalysisResult:
         """The analysis as it stands now."""
-        viewer, start, threads, seed, rollout, exploration, roots = self._args
+        viewer, start, threads, seed, rollout, exploration, roots, model = self._args
         return _merge(self.pos, viewer, self.workers, time.perf_counter() - start, threads, seed, rollout, exploration,
-                      roots)
+                      roots, model)
 
     def best(self) -> tuple[str, float] | None:
         stats: dict[int, list[int]] = {}
@@ -368,7 +393,8 @@ def draw_share(pos: Position) -> float:
     return 1.0 / int(sides(pos.state, pos.rules_array))
 
 
-def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES) -> AnalysisResult:
+def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES,
+           model=DEFAULT_MODEL) -> AnalysisResult:
     merged: dict[int, list[int]] = {}
     root_stats = [w.tree.root_stats() for w in workers]  # once per worker: each call walks the root
     for stats_w in root_stats:
@@ -376,6 +402,13 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
             acc = merged.setdefault(code, [0, 0, 0, 0])
             for i, x in enumerate((v, wins, draws, avail)):
                 acc[i] += x
+    seats = pos.rules.players
+    by_seat: dict[int, list[int]] = {}  # each seat's (side's) wins below every root move
+    for w in workers:
+        for code, split in w.tree.root_seat_wins(seats).items():
+            acc = by_seat.setdefault(code, [0] * seats)
+            for q, x in enumerate(split):
+                acc[q] += x
     searchable = _searchable(roots)
     for code in pos.legal_codes():  # a move the budget never reached still gets a row (if searchable)
         if searchable(int(code)):
@@ -389,8 +422,12 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     stats = []
     for rank, (code, (v, wins, draws, avail)) in enumerate(order, 1):
         score, lo, hi = score_interval(v, wins, draws, share)
+        seat_wins = by_seat.get(code, [0] * seats)
+        seat_scores = tuple((x + share * draws) / v if v else 0.0 for x in seat_wins)
+        seat_rates = tuple(x / v if v else 0.0 for x in seat_wins)
         if code in proven:  # exact, whatever the visits before the proof said
             score = lo = hi = 1.0 if proven[code] > 0 else 0.0
+            seat_rates = seat_scores = tuple(float((q == viewer) == (proven[code] > 0)) for q in range(seats))
         if best_score is None:
             best_score = score
         owner = workers[max(range(len(workers)), key=lambda i: root_stats[i].get(code, (0,))[0])]
@@ -409,6 +446,8 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
                 interval=(lo, hi),
                 gap=best_score - score,
                 pv=pv,
+                seat_scores=seat_scores,
+                seat_win_rates=seat_rates,
                 **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
             )
         )
@@ -431,4 +470,5 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
         seats=pos.rules.players,
         sides=int(sides(pos.state, pos.rules_array)),
         partner=int(partner(pos.state, pos.rules_array, viewer)),
+        model=model,
     )

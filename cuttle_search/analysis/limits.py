@@ -14,6 +14,8 @@ DEFAULT_ITERATIONS = 10_000  # with neither an iteration nor a time budget
 DEFAULT_EXPLORATION = 0.7
 ROLLOUT_NAMES = ("greedy", "heuristic", "random")  # the rollout policies, by name
 DEFAULT_ROLLOUT = "greedy"
+MODEL_NAMES = ("maxn", "paranoid", "random")  # the opponent models (engine/ismcts.py)
+DEFAULT_MODEL = "maxn"
 
 
 def is_finite_number(x: object) -> bool:

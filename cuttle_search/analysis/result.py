@@ -35,6 +35,11 @@ class MoveStat:
     solved: bool = False
     proven: str | None = None
     plies: int | None = None
+    # every seat's share of the games below this move, seat by seat: ``seat_scores`` counts a
+    # stalemate as 1/sides of a win (they sum to 1 with every seat playing for itself; with
+    # teams each seat's is its team's), ``seat_win_rates`` counts wins only (its side's)
+    seat_scores: tuple[float, ...] | None = None
+    seat_win_rates: tuple[float, ...] | None = None
 
     @property
     def lcb(self) -> float:
@@ -54,6 +59,10 @@ class MoveStat:
             "gap": round(self.gap, 6),
             "pv": [m.text() for m in self.pv],
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
+            **({"seatScores": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_scores)}}
+               if self.seat_scores is not None else {}),
+            **({"seatWinrates": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_win_rates)}}
+               if self.seat_win_rates is not None else {}),
         }
 
 
@@ -97,6 +106,7 @@ class AnalysisResult:
     seats: int = 2
     sides: int = 2  # a stalemate is worth 1/sides to each side (a seat, or a team of two)
     partner: int = -1  # the viewer's partner in a team game, whose wins are the viewer's
+    model: str = "maxn"  # the opponent model (analysis.limits.MODEL_NAMES)
 
     def score_note(self) -> str:
         """Whose win rates these are and what a stalemate counts for."""
@@ -138,6 +148,7 @@ class AnalysisResult:
                 "seed": self.seed,
                 "rollout": self.rollout,
                 "exploration": self.exploration,
+                "model": self.model,
                 "engineVersion": self.engine_version,
                 "stopReason": self.stop_reason,
                 **({"solver": self.solver} if self.solver is not None else {}),

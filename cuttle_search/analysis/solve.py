@@ -524,11 +524,18 @@ class FirstSolve:
         from .result import AnalysisResult, MoveStat
 
         best = self.result.moves[0].score
+        viewer = pos.actor
+
+        def by_seat(mine: float, theirs: float) -> tuple[float, ...]:
+            """The viewer's figure and the other seat's, seat by seat (the solver plays two)."""
+            return tuple(mine if q == viewer else theirs for q in range(pos.rules.players))
+
         stats = [
             MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,
                      win_rate=1.0 if m.value == "win" else 0.0, draw_rate=1.0 if m.value == "draw" else 0.0,
                      interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,
-                     plies=m.plies)
+                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),
+                     seat_win_rates=by_seat(float(m.value == "win"), float(m.value == "loss")))
             for m in self.result.moves
         ]
         return AnalysisResult(

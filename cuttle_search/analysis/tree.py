@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.ismcts import breadth_first_order
+from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
     ("move", np.int64),
@@ -28,6 +29,8 @@ class Tree:
     def __init__(self, capacity: int = 1 << 16) -> None:
         self.arrays = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}
         self.meta = np.zeros(2, dtype=np.int64)
+        # root-only: rollouts below each root child (by order of creation) won by each seat's side
+        self.seat_wins = np.zeros((MAX_MOVES, MAX_PLAYERS), dtype=np.int32)
         self.arrays["first"][0] = -1
         self.arrays["sibling"][0] = -1
         self.arrays["parent"][0] = -1
@@ -65,7 +68,7 @@ class Tree:
         self.arrays = grown  # one swap: a reader on another thread sees the old tree or the new
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
-        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta,)
+        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta, self.seat_wins)
 
     def children(self, node: int, arrays: dict | None = None) -> list[int]:
         a = arrays or self.arrays
@@ -83,6 +86,25 @@ class Tree:
             int(a["move"][c]): (int(a["visits"][c]), int(a["wins"][c]), int(a["draws"][c]), int(a["avail"][c]))
             for c in self.children(0, a)
         }
+
+    def root_seat_wins(self, seats: int) -> dict[int, tuple[int, ...]]:
+        """Move code -> the rollouts below that root child won by each seat's side (``seats``
+        entries). With two seats they follow from the node statistics: the mover's wins, and
+        the other seat's the visits that were neither a win nor a stalemate (the root's
+        children are all the viewer's moves)."""
+        a = self.arrays
+        kids = self.children(0, a)
+        out = {}
+        for i, c in enumerate(kids):
+            if seats == 2:
+                v, w, d = int(a["visits"][c]), int(a["wins"][c]), int(a["draws"][c])
+                split = [v - w - d] * seats  # the other seat's wins
+                split[int(a["mover"][c])] = w
+                out[int(a["move"][c])] = tuple(split)
+            else:
+                row = len(kids) - 1 - i  # the list runs newest first; rows are oldest first
+                out[int(a["move"][c])] = tuple(int(x) for x in self.seat_wins[row, :seats])
+        return out
 
     def root_proven(self) -> dict[int, int]:
         """Move code -> 1 (a proven win for the viewer) or -1 (a proven loss) for the root's

@@ -28,6 +28,23 @@ Node fields (one array each, indexed by node)::
 ``meta`` holds [nodes in use, iterations done]. A kernel call stops early when the
 arrays are nearly full; the caller grows them and calls again, and the search goes on
 exactly as if nothing had happened.
+
+``seat_wins`` (``MAX_MOVES`` x ``MAX_PLAYERS`` int32, after ``meta``) is the one root-only
+statistic: row ``i`` is the root's ``i``-th child in order of creation (the oldest is row 0;
+the children's list runs newest first, and growing the tree keeps their order), column
+``q`` the rollouts below it that seat ``q``'s side won. Kept with more than two seats only
+(with two, the viewer's wins and the opponent's are ``wins`` and ``visits - wins - draws``).
+
+The opponent model (``model``) says what every seat's node maximises:
+
+* ``MODEL_MAXN`` (the default): each seat its own result (max-n); a stalemate is worth
+  1/n to every seat;
+* ``MODEL_PARANOID``: every seat not on the viewer's side minimises the viewer's result
+  (Sturtevant's paranoid search): an opponent's node counts the viewer's losses as its wins
+  and a stalemate as ``1 - 1/n``. With two seats it is the same search as max-n;
+* ``MODEL_RANDOM``: the viewer's opponents play uniformly random moves, in the tree (their
+  nodes are drawn like chance, never chosen by UCB) and in the rollouts. A model for a
+  known random opponent, and a way to measure what such opponents leave to luck.
 """
 
 import numpy as np
@@ -49,7 +66,7 @@ from .layout import (
     ST_WIN,
 )
 from .movegen import generate_moves
-from .policies import first_win, rollout
+from .policies import first_win, policy_pick, rollout
 from .rng import rng_below
 from .seats import opponent, same_side, sides
 
@@ -64,6 +81,9 @@ LOOKUP_MIN_BITS = 5
 LOOKUP_MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
 META_NODES = 0
 META_ITERATIONS = 1
+MODEL_MAXN = 0
+MODEL_PARANOID = 1
+MODEL_RANDOM = 2
 
 
 @njit(cache=True)
@@ -106,7 +126,21 @@ def _filter_moves(buf, n, listed, keep_listed):
 
 
 @njit(nogil=True, cache=True)
-def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy, root_filter, solver):
+def _rollout_against_random(s, r, rng, buf, policy, scratch, viewer):
+    """Play to the end: the viewer's side with ``policy``, every other seat uniformly at
+    random (``MODEL_RANDOM``)."""
+    while s[F_PHASE] != PH_OVER:
+        n = generate_moves(s, r, buf)
+        actor = s[F_ACTOR]
+        if actor != ACTOR_CHANCE and not same_side(s, r, actor, viewer):
+            m = buf[rng_below(rng, n)]
+        else:
+            m = policy_pick(s, r, buf, n, rng, policy, scratch)
+        apply_move(s, r, m)
+
+
+@njit(nogil=True, cache=True)
+def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy, root_filter, solver, model):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
     when the node arrays are nearly full). Node 0 is the root.
 
@@ -114,7 +148,8 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
 
     * ``game``: ``(root, r, viewer)``, the viewer's root state, the rules array, the viewer;
     * ``deal``: ``(unknown, excluded, fresh)``, what ``info.determinize`` re-deals;
-    * ``tree``: the node arrays in the order of the node fields above, then ``meta``;
+    * ``tree``: the node arrays in the order of the node fields above, then ``meta``, then
+      ``seat_wins``;
     * ``work``: scratch arrays ``(s, buf, seen, path, cards, scratch, slot_move, slot_index,
       slot_stamp, stamp, legal_child, legal_index)``: a state, a move buffer, a per-move
       flag buffer, a path of ``MAX_PATH`` nodes, a card list, a second state; the move
@@ -123,7 +158,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
       children of the node being visited with their moves' indices (int32, ``MAX_MOVES``);
     * ``root_filter``: ``(root_moves, root_mode)`` restricts the viewer's moves at the
       root: ROOT_ALL (every legal move), ROOT_ONLY (only those in ``root_moves``) or
-      ROOT_AVOID (all but those); the caller ensures one remains.
+      ROOT_AVOID (all but those); the caller ensures one remains;
+    * ``model``: the opponent model, ``MODEL_MAXN``, ``MODEL_PARANOID`` or ``MODEL_RANDOM``
+      (see the module's notes).
 
     When nothing is hidden (``unknown == 0``) and ``solver`` is 1, every node is one state and the MCTS-Solver
     (Winands, Bjornsson and Saito 2008) runs on top: ``t_proven[k]`` is 1 when the state
@@ -136,14 +173,14 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     of this runs and the search is exactly the plain ISMCTS."""
     root, r, viewer = game
     unknown, excluded, fresh = deal
-    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta = tree
+    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta, seat_wins = tree
     s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index = work
     root_moves, root_mode = root_filter
     # views that hold no reference: nothing below counts references (noref.py)
     root, r, rng, root_moves = borrow(root), borrow(r), borrow(rng), borrow(root_moves)
     t_move, t_parent, t_mover, t_visits = borrow(t_move), borrow(t_parent), borrow(t_mover), borrow(t_visits)
     t_avail, t_wins, t_draws, t_first = borrow(t_avail), borrow(t_wins), borrow(t_draws), borrow(t_first)
-    t_sibling, t_proven, meta = borrow(t_sibling), borrow(t_proven), borrow(meta)
+    t_sibling, t_proven, meta, seat_wins = borrow(t_sibling), borrow(t_proven), borrow(meta), borrow(seat_wins)
     s, buf, seen, path, cards, scratch = borrow(s), borrow(buf), borrow(seen), borrow(path), borrow(cards), borrow(scratch)
     slot_move, slot_index, slot_stamp, stamp = borrow(slot_move), borrow(slot_index), borrow(slot_stamp), borrow(stamp)
     legal_child, legal_index = borrow(legal_child), borrow(legal_index)
@@ -152,7 +189,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
     # one opponent, so it runs with two seats only
     solver_on = unknown == 0 and solver != 0 and root[F_NPLAYERS] == 2 and r[R_RESHUFFLE] == 0
+    n_seats = root[F_NPLAYERS]
     draw_share = 1.0 / sides(root, r)  # a stalemate shares the game among the sides
+    paranoid = model == MODEL_PARANOID
     while done < iterations:
         if meta[META_NODES] + 2 > cap:
             break
@@ -166,14 +205,15 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             if depth == 0 and root_mode != ROOT_ALL:
                 n = _filter_moves(buf, n, root_moves, root_mode == ROOT_ONLY)
             actor = s[F_ACTOR]
-            if actor == ACTOR_CHANCE:
+            drawn = actor == ACTOR_CHANCE or (model == MODEL_RANDOM and not same_side(s, r, actor, viewer))
+            if drawn:  # chance, or a seat the model plays at random: a uniform move
                 m = buf[rng_below(rng, n)]
                 c = t_first[node]
                 while c >= 0 and t_move[c] != m:
                     c = t_sibling[c]
                 apply_move(s, r, m)
                 if c < 0:
-                    c = _new_node(m, node, -1, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                    c = _new_node(m, node, actor, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
                     t_proven[c] = 0
                     depth += 1
                     path[depth] = c
@@ -234,6 +274,11 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             # then UCB over the legal children, in the children's order
             for i in range(n):
                 seen[i] = False
+            # what a stalemate is worth to the actor (paranoid: an opponent of the viewer
+            # scores the viewer's loss, so what the viewer does not get)
+            ds = draw_share
+            if paranoid and not same_side(s, r, actor, viewer):
+                ds = 1.0 - draw_share
             best = -1
             best_val = -1.0
             lost = 0  # children proven lost for the actor (solver only)
@@ -246,7 +291,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                 if decisive >= 0:
                     val = 1.0 if i == decisive else -1.0
                 else:
-                    val = (t_wins[c] + draw_share * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
+                    val = (t_wins[c] + ds * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
                 if solver_on and t_proven[c] != 0:
                     if t_proven[c] > 0:
                         val = 1e9  # a proven win is always the pick
@@ -299,18 +344,37 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             won = True
             winner = forced
         else:
-            rollout(s, r, rng, buf, policy, scratch)
+            if model == MODEL_RANDOM:
+                _rollout_against_random(s, r, rng, buf, policy, scratch, viewer)
+            else:
+                rollout(s, r, rng, buf, policy, scratch)
             won = s[F_STATUS] == ST_WIN
             winner = s[F_WINNER]
         t_visits[0] += 1
+        viewer_won = won and same_side(s, r, viewer, winner)
         for d in range(1, depth + 1):
             k = path[d]
             t_visits[k] += 1
             if won:
-                if t_mover[k] >= 0 and same_side(s, r, t_mover[k], winner):
-                    t_wins[k] += 1
+                mk = t_mover[k]
+                if mk >= 0:
+                    if paranoid and not same_side(s, r, mk, viewer):
+                        if not viewer_won:  # an opponent's node wins whenever the viewer loses
+                            t_wins[k] += 1
+                    elif same_side(s, r, mk, winner):
+                        t_wins[k] += 1
             else:
                 t_draws[k] += 1
+        if n_seats > 2 and won and depth > 0:
+            # the root-only per-seat table: the row of the root child this iteration went through
+            row = 0
+            c = t_sibling[path[1]]
+            while c >= 0:
+                row += 1
+                c = t_sibling[c]
+            for q in range(n_seats):
+                if same_side(s, r, q, winner):
+                    seat_wins[row, q] += 1
         done += 1
         meta[META_ITERATIONS] += 1
     return done

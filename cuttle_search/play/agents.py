@@ -6,7 +6,8 @@
 ``cuttlebot``       cuttle.cards' AI as publicly described: depth-2 minimax on the true state
 ``pimc``            determinized flat Monte Carlo (``iterations`` rollouts per decision)
 ``ismcts``          the analyser (``iterations`` or ``time`` per decision; ``infer=1``
-                    infers the cards an opponent lacks from the wins it passed up)
+                    infers the cards an opponent lacks from the wins it passed up;
+                    ``model=maxn|paranoid|random`` the opponent model, see search.md)
 ``oracle``          the analyser on the true full state: a ceiling, not a fair player
 ``pimc-solver``     near the deck's end (at most ``unseen`` cards it cannot see), the exact
                     solver on ``worlds`` sampled deals; elsewhere ``ismcts`` (two seats)
@@ -45,7 +46,9 @@ from ..analysis.solve import NODES_PER_ITERATION, Solver, solve
 from ..game.position import Position
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
+    DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
+    MODELS,
     ROLLOUTS,
     Limit,
     run_search,
@@ -180,6 +183,7 @@ class Ismcts(Agent):
         self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
         self.infer = bool(self.params.get("infer", False))
         self.solver = bool(self.params.get("solver", True))
+        self.model = str(self.params.get("model", DEFAULT_MODEL))
         self._tracker: InferenceTracker | None = None
 
     def seat_limit(self):
@@ -209,7 +213,7 @@ class Ismcts(Agent):
         # (analysis/solve.py), so games of more seats search without it
         solver = self.solver and view.rules.exact_solvable
         result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference,
-                            solver=solver)
+                            solver=solver, model=self.model)
         return result.best.move.code()
 
 
@@ -315,7 +319,7 @@ MAX_WORLDS = 10_000
 _PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION,
                "worlds": MAX_WORLDS, "unseen": L.N_CARDS + 2}
 _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag,
-                  "solver": _flag}
+                  "solver": _flag, "model": str}
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
@@ -356,6 +360,8 @@ def make_agent(spec: str) -> Agent:
             raise AgentError(f"agent {brief(name)}: {key} must be a finite number at most {high:,.0f}, not {brief(value)}")
     if "rollout" in params and params["rollout"] not in ROLLOUTS:
         raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
+    if "model" in params and params["model"] not in MODELS:
+        raise AgentError(f"agent {brief(name)}: model must be one of {', '.join(MODELS)}, not {brief(params['model'])}")
     if isinstance(cls, str):
         module, _, attr = cls.partition(":")
         try:
