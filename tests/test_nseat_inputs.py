@@ -97,3 +97,13 @@ def test_shipped_positions_round_trip(name):
     pos = Position.load(f"positions/{name}.json")
     assert Position.from_json(pos.to_json()).to_json() == pos.to_json()
     assert pos.legal_moves()
+
+
+@pytest.mark.parametrize("source", [None, 7, 3.5, ["opening-p0"]])
+def test_a_position_source_of_the_wrong_type_is_refused_in_one_line(source):
+    from cuttle_search.analysis import analyse
+    from cuttle_search.analysis.solve import solve
+
+    for call in (analyse, solve):
+        with pytest.raises(PositionError, match="position: expected a Position, a file path, JSON text or a dict"):
+            call(source)

@@ -7,6 +7,7 @@ question (``engine.setup.position_error`` and ``setup_pending``), asked here.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -172,6 +173,8 @@ def load_position(source: str | Path | Mapping[str, Any], rules: str | Ruleset |
         return Position.from_dict(source, rules=rules)
     if isinstance(source, str) and source.lstrip().startswith("{"):
         return Position.from_json(source, rules=rules)
+    if not isinstance(source, (str, os.PathLike)):
+        raise PositionError(f"position: expected a Position, a file path, JSON text or a dict, got {brief(source)}")
     return Position.load(source, rules=rules)
 
 
