@@ -687,6 +687,21 @@ def _resolve_oneoff(s, r):
 
 
 @njit(cache=True)
+def _open_chain(s, a, c, t):
+    """Seat ``a`` plays one-off ``c`` (target ``t``, or -1): it waits in no zone while the
+    seats after ``a`` are asked, in turn, whether to counter."""
+    s[F_ONEOFF] = c
+    s[F_ONEOFF_TARGET] = t
+    s[F_ONEOFF_PLAYER] = a
+    s[F_TWOS] = 0
+    s[F_NTWOS] = 0
+    s[F_CHAIN_TOP] = a
+    s[F_DECLINES] = 0
+    s[F_PHASE] = PH_COUNTER
+    s[F_ACTOR] = next_seat(s, a)
+
+
+@njit(cache=True)
 def _do_scuttle(s, c, t):
     _lift_point_card(s, t)
     s[F_SCRAP] |= bit(t) | bit(c)
@@ -757,15 +772,7 @@ def apply_move(s, r, m):
                 _play_joker(s, r, a, c, t, move_receiver(m, a))
                 _royal_down(s, r, c)
             elif mt == MT_ONE_OFF:
-                s[F_ONEOFF] = c
-                s[F_ONEOFF_TARGET] = -1 if t == NO_CARD else t
-                s[F_ONEOFF_PLAYER] = a
-                s[F_TWOS] = 0
-                s[F_NTWOS] = 0
-                s[F_CHAIN_TOP] = a
-                s[F_DECLINES] = 0
-                s[F_PHASE] = PH_COUNTER
-                s[F_ACTOR] = next_seat(s, a)
+                _open_chain(s, a, c, -1 if t == NO_CARD else t)
     elif ph == PH_COUNTER:
         if mt == MT_COUNTER:
             c = move_card(m)
@@ -819,15 +826,7 @@ def apply_move(s, r, m):
         if mt == MT_ONE_OFF:  # a 9 answers the royal: a one-off, open to counters
             c = move_card(m)
             _leave_hand(s, a, c)
-            s[F_ONEOFF] = c
-            s[F_ONEOFF_TARGET] = card
-            s[F_ONEOFF_PLAYER] = a
-            s[F_TWOS] = 0
-            s[F_NTWOS] = 0
-            s[F_CHAIN_TOP] = a
-            s[F_DECLINES] = 0
-            s[F_PHASE] = PH_COUNTER
-            s[F_ACTOR] = next_seat(s, a)
+            _open_chain(s, a, c, card)
         else:
             _answer_royal(s, r, card, a)
     elif ph == PH_FIVE:

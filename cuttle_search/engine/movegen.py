@@ -164,6 +164,22 @@ def _push_gifts(out, n, mt, card, targets, s):
 
 
 @njit(cache=True)
+def _push_playable(out, n, s, a, rank_cards, mt, target):
+    """One ``mt`` move (aimed at ``target``) for each card of ``rank_cards`` in seat
+    ``a``'s hand that is not frozen: the answers out of turn (a counter 2, an answering 9,
+    a blocking 10)."""
+    cards = s[F_HAND + a] & rank_cards
+    fz = s[F_FROZEN + a]
+    if fz >= 0:
+        cards &= ~bit(fz)
+    while cards:
+        c = lowest(cards)
+        cards &= cards - 1
+        n = _put(out, n, make_move(mt, c, target))
+    return n
+
+
+@njit(cache=True)
 def generate_plays(s, r, out, n, p, cards, flag, deck_after):
     """Every way to play each card of ``cards`` as a main action."""
     scuttlable = opponents_points(s, r, p, False)
@@ -278,14 +294,7 @@ def generate_moves(s, r, out):
     elif ph == PH_COUNTER:
         n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
         if not (r[R_QUEEN_STOPS_COUNTERS] and has_queen(s, s[F_CHAIN_TOP])):
-            twos = s[F_HAND + a] & TWOS
-            fz = s[F_FROZEN + a]
-            if fz >= 0:
-                twos &= ~bit(fz)
-            while twos:
-                c = lowest(twos)
-                twos &= twos - 1
-                n = _put(out, n, make_move(MT_COUNTER, c, NO_CARD))
+            n = _push_playable(out, n, s, a, TWOS, MT_COUNTER, NO_CARD)
     elif ph == PH_THREE:
         pool = three_pool(s, r)
         while pool:
@@ -299,14 +308,7 @@ def generate_moves(s, r, out):
         n = _gen_subsets(out, n, MT_DISCARD, s[F_HAND + a], k)
     elif ph == PH_RESPONSE:  # answer the royal with a 9, or let it stand
         n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
-        nines = s[F_HAND + a] & NINES
-        fz = s[F_FROZEN + a]
-        if fz >= 0:
-            nines &= ~bit(fz)
-        while nines:
-            c = lowest(nines)
-            nines &= nines - 1
-            n = _put(out, n, make_move(MT_ONE_OFF, c, s[F_RESPONSE]))
+        n = _push_playable(out, n, s, a, NINES, MT_ONE_OFF, s[F_RESPONSE])
     elif ph == PH_FOUR_RANDOM:
         n = _gen_subsets(out, n, MT_RANDOM_DISCARD, s[F_HAND + s[F_VICTIM]], s[F_DISCARDS])
     elif ph == PH_SEVEN:
@@ -331,14 +333,7 @@ def generate_moves(s, r, out):
                 n = _put(out, n, make_move(MT_SEVEN_SCRAP, c, NO_CARD))
     elif ph == PH_SCUTTLE_COUNTER:
         n = _put(out, n, make_move(MT_RESOLVE, NO_CARD, NO_CARD))
-        tens = s[F_HAND + a] & TENS
-        fz = s[F_FROZEN + a]
-        if fz >= 0:
-            tens &= ~bit(fz)
-        while tens:
-            c = lowest(tens)
-            tens &= tens - 1
-            n = _put(out, n, make_move(MT_TEN_COUNTER, c, NO_CARD))
+        n = _push_playable(out, n, s, a, TENS, MT_TEN_COUNTER, NO_CARD)
     return n
 
 
