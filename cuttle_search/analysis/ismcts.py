@@ -15,6 +15,7 @@ from .. import __version__
 from ..engine import layout as L
 from ..engine.ismcts import (
     ismcts_iterate,
+    LOG_TABLE_SIZE,
     LOOKUP_SLOTS,
     MAX_PATH,
     MODEL_MAXN,
@@ -159,7 +160,7 @@ class _Worker:
         self.rng = seed_rng(np.uint64(seed & (2**64 - 1)), index)
         # the kernel's scratch record: state, moves, seen flags, path, card list, second state,
         # then the move lookup's slots (move, index, stamp) and its stamp counter, then the
-        # legal children of a node and their moves' indices
+        # legal children of a node and their moves' indices, then the table of logs
         self.work = (
             np.zeros(L.STATE_SIZE, dtype=np.int64),
             np.zeros(L.MAX_MOVES, dtype=np.int64),
@@ -173,6 +174,7 @@ class _Worker:
             np.zeros(1, dtype=np.int64),
             np.zeros(L.MAX_MOVES, dtype=np.int32),
             np.zeros(L.MAX_MOVES, dtype=np.int32),
+            np.zeros(LOG_TABLE_SIZE, dtype=np.float64),
         )
 
     def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots, model) -> int:

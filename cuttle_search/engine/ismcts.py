@@ -79,6 +79,9 @@ LOOKUP_SCAN_MAX = 16
 LOOKUP_SLOTS = 2 * MAX_MOVES
 LOOKUP_MIN_BITS = 5
 LOOKUP_MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
+# UCB's log of a child's availability, remembered for counts below this (filled as met: 0.0
+# is "not yet", log(1) being 0 anyway); a table lookup instead of a call to log
+LOG_TABLE_SIZE = 1 << 16
 META_NODES = 0
 META_ITERATIONS = 1
 MODEL_MAXN = 0
@@ -151,11 +154,12 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     * ``tree``: the node arrays in the order of the node fields above, then ``meta``, then
       ``seat_wins``;
     * ``work``: scratch arrays ``(s, buf, seen, path, cards, scratch, slot_move, slot_index,
-      slot_stamp, stamp, legal_child, legal_index)``: a state, a move buffer, a per-move
+      slot_stamp, stamp, legal_child, legal_index, logs)``: a state, a move buffer, a per-move
       flag buffer, a path of ``MAX_PATH`` nodes, a card list, a second state; the move
       lookup: three arrays of ``LOOKUP_SLOTS`` (int64 move, int32 index into the buffer,
-      int64 stamp, all zero at first) and a one-slot int64 stamp counter; and the legal
+      int64 stamp, all zero at first) and a one-slot int64 stamp counter; the legal
       children of the node being visited with their moves' indices (int32, ``MAX_MOVES``);
+      and ``LOG_TABLE_SIZE`` float64 zeros, where the kernel keeps the logs it has taken;
     * ``root_filter``: ``(root_moves, root_mode)`` restricts the viewer's moves at the
       root: ROOT_ALL (every legal move), ROOT_ONLY (only those in ``root_moves``) or
       ROOT_AVOID (all but those); the caller ensures one remains;
@@ -174,7 +178,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     root, r, viewer = game
     unknown, excluded, fresh = deal
     t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta, seat_wins = tree
-    s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index = work
+    s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index, logs = work
     root_moves, root_mode = root_filter
     # views that hold no reference: nothing below counts references (noref.py)
     root, r, rng, root_moves = borrow(root), borrow(r), borrow(rng), borrow(root_moves)
@@ -183,7 +187,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     t_sibling, t_proven, meta, seat_wins = borrow(t_sibling), borrow(t_proven), borrow(meta), borrow(seat_wins)
     s, buf, seen, path, cards, scratch = borrow(s), borrow(buf), borrow(seen), borrow(path), borrow(cards), borrow(scratch)
     slot_move, slot_index, slot_stamp, stamp = borrow(slot_move), borrow(slot_index), borrow(slot_stamp), borrow(stamp)
-    legal_child, legal_index = borrow(legal_child), borrow(legal_index)
+    legal_child, legal_index, logs = borrow(legal_child), borrow(legal_index), borrow(logs)
     cap = t_move.shape[0]
     done = 0
     # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
@@ -291,7 +295,15 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                 if decisive >= 0:
                     val = 1.0 if i == decisive else -1.0
                 else:
-                    val = (t_wins[c] + ds * t_draws[c]) / v + exploration * np.sqrt(np.log(t_avail[c]) / v)
+                    a = t_avail[c]
+                    if a < LOG_TABLE_SIZE:
+                        lg = logs[a]
+                        if lg == 0.0:
+                            lg = np.log(a)
+                            logs[a] = lg
+                    else:
+                        lg = np.log(a)
+                    val = (t_wins[c] + ds * t_draws[c]) / v + exploration * np.sqrt(lg / v)
                 if solver_on and t_proven[c] != 0:
                     if t_proven[c] > 0:
                         val = 1e9  # a proven win is always the pick
