@@ -14,7 +14,8 @@ from cuttle_search.engine import layout as L
 from cuttle_search.engine.apply import apply_move
 from cuttle_search.engine.info import determinize, winning_cards
 from cuttle_search.engine.movegen import generate_moves
-from cuttle_search.engine.policies import apply_unopposed, first_win, material, policy_pick, quick_balance, ROLLOUT_GREEDY, wins_now
+from cuttle_search.engine.policies import (apply_unopposed, could_win_now, first_win, material, policy_pick, quick_balance,
+                                           ROLLOUT_GREEDY, wins_now)
 from cuttle_search.engine.rng import rng_below, seed_rng
 from cuttle_search.engine.setup import check_invariants, deal
 from cuttle_search.engine.table import points_total
@@ -440,29 +441,33 @@ def test_an_inference_changes_what_the_search_fears():
 @pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "bga-traditional", "bga-balanced", "cuttle-cards-2"])
 def test_wins_now_agrees_with_applying_the_move(rules):
     """The search's cheap "wins on the spot" test is the engine's win rule: for every main
-    or 7 move of random games, it says win exactly when applying the move wins."""
+    or 7 move of random games, it says win exactly when applying the move wins; and the
+    bound that lets ``first_win`` skip its scan never skips a decision with a winning move."""
     from cuttle_search.game.rules import get_ruleset
 
     r = get_ruleset(rules).array
     s = np.zeros(L.STATE_SIZE, np.int64)
     buf = np.zeros(L.MAX_MOVES, np.int64)
     rng = np.array([7], np.uint64)
-    checked = wins = 0
+    checked = wins = skipped = 0
     for game in range(150):
         deal(s, r, rng)
         while s[L.F_PHASE] != L.PH_OVER:
             n = generate_moves(s, r, buf)
             if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN):
                 p = int(s[L.F_ACTOR])
+                could = could_win_now(s, r, p)
+                skipped += not could
                 for m in buf[:n]:
                     child = s.copy()
                     apply_move(child, r, m)
                     won = child[L.F_STATUS] == L.ST_WIN and child[L.F_WINNER] == p
                     assert bool(wins_now(s, r, p, m)) == won, (rules, game, int(m))
+                    assert could or not won, (rules, game, int(m))
                     checked += 1
                     wins += won
             apply_move(s, r, buf[rng_below(rng, n)])
-    assert checked > 10000 and wins > 20
+    assert checked > 10000 and wins > 20 and skipped > 500
 
 
 def test_classic_fourth_king_is_no_win_on_the_spot_below_five_points():

@@ -90,9 +90,26 @@ def wins_now(s, r, p, m):
     return False
 
 
+MAX_POINTS_GAIN = 10  # the most points one move brings p (a Ten, played or taken)
+
+
+@njit(cache=True)
+def could_win_now(s, r, p):
+    """Whether any move could pass ``wins_now`` for ``p``: a move brings at most
+    ``MAX_POINTS_GAIN`` points or one more King, so when neither reaches the goal no move
+    wins and the scan can be skipped (most decisions, far from the goal)."""
+    pts = points_total(s, p)
+    kings = popcount(s[F_FACE + p] & KINGS)
+    if pts + MAX_POINTS_GAIN >= goal_with_kings(r, kings):
+        return True
+    return kings < 4 and pts >= goal_with_kings(r, kings + 1)
+
+
 @njit(cache=True)
 def first_win(s, r, p, buf, n):
     """The index of the first of the ``n`` moves in ``buf`` that meets p's goal at once, or -1."""
+    if not could_win_now(s, r, p):
+        return -1
     for i in range(n):
         if wins_now(s, r, p, buf[i]):
             return i
