@@ -45,3 +45,22 @@ def test_hashed_and_scanned_lookups_grow_the_same_tree(name, monkeypatch):
     for field in hashed:
         assert np.array_equal(hashed[field], scanned[field]), field
     assert len(hashed["move"]) > 150  # a real tree, with nodes below the root's children
+
+
+def test_the_table_of_logs_changes_nothing():
+    """UCB's logs come from a table as long as the scratch array given (filled as met) and
+    from ``np.log`` beyond it: a table of two entries, which takes every log afresh, grows
+    exactly the tree the full table does, which it did fill."""
+    pos = Position.load(POS / "midgame-main-p0.json")
+    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
+    trees = []
+    for table in (None, np.zeros(2)):
+        w = _Worker(seed=5, index=0, capacity=1 << 12)
+        if table is not None:
+            w.work = w.work[:-1] + (table,)
+        w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, 3000, 0.7, ROLLOUT_GREEDY)
+        trees.append({name: w.tree.arrays[name][:w.tree.nodes].copy() for name, _ in FIELDS})
+        if table is None:
+            assert np.count_nonzero(w.work[-1]) > 100
+    for field in trees[0]:
+        assert np.array_equal(trees[0][field], trees[1][field]), field

@@ -159,7 +159,8 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
       lookup: three arrays of ``LOOKUP_SLOTS`` (int64 move, int32 index into the buffer,
       int64 stamp, all zero at first) and a one-slot int64 stamp counter; the legal
       children of the node being visited with their moves' indices (int32, ``MAX_MOVES``);
-      and ``LOG_TABLE_SIZE`` float64 zeros, where the kernel keeps the logs it has taken;
+      and float64 zeros (``LOG_TABLE_SIZE`` of them) where the kernel keeps the logs of
+      the availability counts below the table's length as it takes them;
     * ``root_filter``: ``(root_moves, root_mode)`` restricts the viewer's moves at the
       root: ROOT_ALL (every legal move), ROOT_ONLY (only those in ``root_moves``) or
       ROOT_AVOID (all but those); the caller ensures one remains;
@@ -189,6 +190,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     slot_move, slot_index, slot_stamp, stamp = borrow(slot_move), borrow(slot_index), borrow(slot_stamp), borrow(stamp)
     legal_child, legal_index, logs = borrow(legal_child), borrow(legal_index), borrow(logs)
     cap = t_move.shape[0]
+    n_logs = logs.shape[0]
     done = 0
     # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
     # one opponent, so it runs with two seats only
@@ -296,7 +298,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                     val = 1.0 if i == decisive else -1.0
                 else:
                     a = t_avail[c]
-                    if a < LOG_TABLE_SIZE:
+                    if a < n_logs:
                         lg = logs[a]
                         if lg == 0.0:
                             lg = np.log(a)
