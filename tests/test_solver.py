@@ -524,3 +524,27 @@ def test_tree_solver_never_picks_a_proven_losing_move_again():
     for m in big.moves:
         if m.move.code() in lost:  # proven by 2,000 iterations: no visit after that
             assert m.proven == "loss" and m.visits == lost[m.move.code()] and m.score == 0.0
+
+
+def test_tree_solver_settles_a_node_whose_every_move_is_lost():
+    """A node of the viewer's tree whose every legal move is proven lost is proven lost in
+    turn (through its most visited move). The search once left such a node with no move
+    chosen and went on from slot -1 (the arrays' last slot: a move that was never made,
+    statistics written outside the tree); the last slot must stay untouched."""
+    from cuttle_search.analysis.ismcts import _Worker, search_viewer
+    from cuttle_search.engine.policies import ROLLOUT_GREEDY
+
+    pos = Position.load(Path(__file__).parent.parent / "positions" / "bga-balanced-blocked.json")
+    assert pos.unknown_cards == 0  # full information: the MCTS-Solver runs
+    w = _Worker(seed=7, index=0, capacity=1 << 15)
+    deal = (np.int64(0), np.int64(0), np.int64(0))
+    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, 3000, 0.7, ROLLOUT_GREEDY)
+    a = w.tree.arrays
+    assert w.tree.nodes < w.tree.capacity - 1
+    assert a["visits"][-1] == 0 and a["move"][-1] == 0 and a["wins"][-1] == 0
+    settled = 0
+    for k in range(w.tree.nodes):
+        kids = w.tree.children(k)
+        if kids and all(a["proven"][c] == -1 for c in kids) and a["mover"][k] >= 0:
+            settled += a["proven"][k] != 0
+    assert settled > 0

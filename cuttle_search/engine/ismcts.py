@@ -286,7 +286,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             if paranoid and not same_side(s, r, actor, viewer):
                 ds = 1.0 - draw_share
             best = -1
-            best_val = -1.0
+            best_val = -np.inf  # below any value, a proven loss's included (all lost: the most visited)
             lost = 0  # children proven lost for the actor (solver only)
             for j in range(k):
                 c = legal_child[j]
