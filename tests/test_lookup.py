@@ -1,5 +1,6 @@
 """The selection's child lookup: a scan of the legal moves for a few, a hashed table of them
-for many. Both must grow exactly the same tree, whichever the search takes.
+for many, and for a node with many children an index of them by move. All must grow
+exactly the same tree, whichever the search takes.
 
 The kernel chooses by a module constant, so the test runs the kernel's Python body
 (``py_func``, with the compiled engine below it) once with every visit hashed and once with
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from cuttle_search.analysis.ismcts import _ALL_ROOT_MOVES, _Worker, search_viewer
-from cuttle_search.analysis.tree import FIELDS
+from cuttle_search.analysis.tree import FIELDS, POOL_CAPACITY
 from cuttle_search.engine import ismcts as kernel
 from cuttle_search.engine.policies import ROLLOUT_GREEDY
 from cuttle_search.game.position import Position
@@ -19,10 +20,13 @@ from cuttle_search.game.position import Position
 POS = Path(__file__).parent.parent / "positions"
 
 
-def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch) -> tuple[dict, int]:
+def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch, indexed: bool = True) -> tuple[dict, int]:
     """The tree that ``iterations`` iterations of the kernel's Python body grow, with
-    visits of more than ``scan_max`` legal moves hashed; and how many visits were hashed."""
+    visits of more than ``scan_max`` legal moves hashed (and with no node indexed by move
+    unless ``indexed``); and how many visits were hashed."""
     monkeypatch.setattr(kernel, "LOOKUP_SCAN_MAX", scan_max)
+    if not indexed:
+        monkeypatch.setattr(kernel, "_index_child", lambda *args: None)
     monkeypatch.setattr(kernel, "borrow", lambda a: a)  # an intrinsic: compiled code only
     w = _Worker(seed=3, index=0, capacity=1 << 14)
     deal = (np.int64(pos.unknown_cards if pos.hidden is not None else 0), np.int64(0), np.int64(0))
@@ -38,8 +42,9 @@ def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch) -> tuple[d
 @pytest.mark.parametrize("name", ["midgame-main-p0", "four-victim-p1", "opening-p0"])
 def test_hashed_and_scanned_lookups_grow_the_same_tree(name, monkeypatch):
     pos = Position.load(POS / f"{name}.json")
-    hashed, stamps = _grow(pos, 150, 0, monkeypatch)
-    scanned, none = _grow(pos, 150, 10**9, monkeypatch)
+    # no node indexed by move, so that every visit takes one of the two lookups
+    hashed, stamps = _grow(pos, 150, 0, monkeypatch, indexed=False)
+    scanned, none = _grow(pos, 150, 10**9, monkeypatch, indexed=False)
     assert stamps > 150 and none == 0  # every visit of the first run hashed, none of the second
     assert hashed.keys() == scanned.keys()
     for field in hashed:
@@ -64,3 +69,44 @@ def test_the_table_of_logs_changes_nothing():
             assert np.count_nonzero(w.work[-1]) > 100
     for field in trees[0]:
         assert np.array_equal(trees[0][field], trees[1][field]), field
+
+
+@pytest.mark.parametrize("name", ["midgame-main-p0", "opening-p0"])
+def test_children_indexed_by_move_grow_the_same_tree(name, monkeypatch):
+    """A node with many children is looked up through its index (one probe a legal move,
+    in the moves' order, ties to the newest child) instead of a scan of its children
+    (newest first): the same tree either way."""
+    pos = Position.load(POS / f"{name}.json")
+    indexed, _ = _grow(pos, 200, 16, monkeypatch)
+    monkeypatch.undo()
+    scanned, _ = _grow(pos, 200, 16, monkeypatch, indexed=False)
+    assert np.count_nonzero(indexed["index"] >= 0) > 0 and np.all(scanned["index"] == -1)
+    for field in indexed:
+        if field != "index":
+            assert np.array_equal(indexed[field], scanned[field]), field
+
+
+def test_every_index_holds_exactly_its_nodes_children():
+    """After a search that grew its tree (renumbered twice) and its index pool, each node's
+    index maps every child's move to that child and nothing else, and is at most half full."""
+    pos = Position.load(POS / "midgame-main-p0.json")
+    w = _Worker(seed=2, index=0, capacity=1 << 12)
+    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
+    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, 20000, 0.7, ROLLOUT_GREEDY)
+    t, a = w.tree, w.tree.arrays
+    assert t.capacity >= 1 << 14 and len(t.pool_child) > POOL_CAPACITY  # both grown, the nodes renumbered
+    indexed = 0
+    for node in range(t.nodes):
+        at = int(a["index"][node])
+        kids = t.children(node)
+        if at < 0:
+            assert len(kids) < kernel.INDEX_MIN_CHILDREN
+            continue
+        indexed += 1
+        size = 1 << int(t.pool_child[at])
+        slots = slice(at + kernel.INDEX_HEADER, at + kernel.INDEX_HEADER + size)
+        children, moves = t.pool_child[slots], t.pool_move[slots]
+        entries = {int(m): int(c) for m, c in zip(moves, children) if c >= 0}
+        assert entries == {int(a["move"][c]): c for c in kids}
+        assert int(t.pool_child[at + 1]) == len(kids) and 2 * len(kids) <= size
+    assert indexed > 50

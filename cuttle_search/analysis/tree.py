@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.ismcts import breadth_first_order
+from ..engine.ismcts import breadth_first_order, INDEX_FIRST_BITS, INDEX_HEADER, META_POOL, META_POOL_LARGEST, remap_indexes
 from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
     ("move", np.int64),
-    ("parent", np.int32),
+    ("index", np.int32),  # where the node's index of its children by move starts in the pool, or -1
     ("mover", np.int8),
     ("visits", np.int32),
     ("avail", np.int32),
@@ -20,7 +20,8 @@ FIELDS = (
     ("proven", np.int8),  # MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
 )
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
-LINKS = ("parent", "first", "sibling")  # fields that hold node numbers
+LINKS = ("first", "sibling")  # fields that hold node numbers
+POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
 
 
 class Tree:
@@ -28,12 +29,16 @@ class Tree:
 
     def __init__(self, capacity: int = 1 << 16) -> None:
         self.arrays = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}
-        self.meta = np.zeros(2, dtype=np.int64)
+        self.meta = np.zeros(4, dtype=np.int64)
+        # the indexes of the nodes with many children: moves and children (headers in the latter)
+        self.pool_move = np.zeros(POOL_CAPACITY, dtype=np.int64)
+        self.pool_child = np.zeros(POOL_CAPACITY, dtype=np.int32)
+        self.meta[META_POOL_LARGEST] = INDEX_HEADER + (1 << INDEX_FIRST_BITS)
         # root-only: rollouts below each root child (by order of creation) won by each seat's side
         self.seat_wins = np.zeros((MAX_MOVES, MAX_PLAYERS), dtype=np.int32)
         self.arrays["first"][0] = -1
         self.arrays["sibling"][0] = -1
-        self.arrays["parent"][0] = -1
+        self.arrays["index"][0] = -1
         self.arrays["mover"][0] = -1
         self.meta[0] = 1  # the root
 
@@ -50,9 +55,21 @@ class Tree:
         return int(self.meta[1])
 
     def grow(self) -> None:
-        """Double the capacity and renumber the nodes breadth-first, so that siblings sit
-        together in memory (the selection scans them); the tree itself, and so the search,
-        stays exactly the same."""
+        """Make room for the next kernel call: double whichever is short, the index pool or
+        the nodes. Nodes grow renumbered breadth-first, so that siblings sit together in
+        memory (the selection scans them); the tree itself, and so the search, stays
+        exactly the same."""
+        pool_short = self.meta[META_POOL] + 2 * self.meta[META_POOL_LARGEST] > len(self.pool_child)
+        if pool_short:
+            size = 2 * len(self.pool_child)
+            while self.meta[META_POOL] + 2 * self.meta[META_POOL_LARGEST] > size:
+                size *= 2
+            self.pool_move = np.concatenate([self.pool_move, np.zeros(size - len(self.pool_move), np.int64)])
+            self.pool_child = np.concatenate([self.pool_child, np.zeros(size - len(self.pool_child), np.int32)])
+        if self.nodes + 2 > self.capacity or not pool_short:
+            self._renumber()
+
+    def _renumber(self) -> None:
         old, n = self.capacity, self.nodes
         order = np.empty(n, np.int64)
         rank = np.empty(n, np.int64)
@@ -65,10 +82,12 @@ class Tree:
                 values[linked] = rank[values[linked]]
             grown[name] = np.zeros(2 * old, dtype=t)
             grown[name][:n] = values
+        remap_indexes(grown["index"], self.pool_child, n, rank)
         self.arrays = grown  # one swap: a reader on another thread sees the old tree or the new
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
-        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta, self.seat_wins)
+        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta, self.seat_wins, self.pool_move,
+                                                                  self.pool_child)
 
     def children(self, node: int, arrays: dict | None = None) -> list[int]:
         a = arrays or self.arrays

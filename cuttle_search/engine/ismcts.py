@@ -15,7 +15,7 @@ lost from its first visits.
 Node fields (one array each, indexed by node)::
 
     move      int64   the move that leads here from the parent
-    parent    int32
+    index     int32   where the node's index of its children by move starts in the pool, or -1
     mover     int8    seat that chose the move (-1 for a chance outcome)
     visits    int32
     avail     int32   iterations in which the move was legal when the parent was visited
@@ -25,9 +25,16 @@ Node fields (one array each, indexed by node)::
     sibling   int32   next sibling, or -1
     proven    int8    MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
 
-``meta`` holds [nodes in use, iterations done]. A kernel call stops early when the
-arrays are nearly full; the caller grows them and calls again, and the search goes on
-exactly as if nothing had happened.
+A node with ``INDEX_MIN_CHILDREN`` children or more (an opponent's node, whose children
+are the moves of every hand the determinizations dealt it) also gets an index of them by
+move: an open-addressing table in a shared pool (``pool_move`` and ``pool_child``, after
+the node arrays), so the selection finds the legal children with one probe a legal move
+instead of walking every child. It gives exactly the choices of the walk (ties go to the
+newest child either way).
+
+``meta`` holds [nodes in use, iterations done, pool slots in use, the largest index]. A
+kernel call stops early when the node arrays or the pool are nearly full; the caller grows
+them and calls again, and the search goes on exactly as if nothing had happened.
 
 ``seat_wins`` (``MAX_MOVES`` x ``MAX_PLAYERS`` int32, after ``meta``) is the one root-only
 statistic: row ``i`` is the root's ``i``-th child in order of creation (the oldest is row 0;
@@ -84,17 +91,25 @@ LOOKUP_MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 (Fibonacci hashin
 LOG_TABLE_SIZE = 1 << 16
 META_NODES = 0
 META_ITERATIONS = 1
+META_POOL = 2  # slots of the index pool in use
+META_POOL_LARGEST = 3  # the largest index (header included) so far
+# a node with this many children gets an index of them by move, in the pool: a header (its
+# size's bits, its entries) then open-addressing slots, at least four a child when built,
+# rebuilt twice the size when half full
+INDEX_MIN_CHILDREN = 12
+INDEX_HEADER = 2
+INDEX_FIRST_BITS = 6  # 64 slots: at least 4 x INDEX_MIN_CHILDREN
 MODEL_MAXN = 0
 MODEL_PARANOID = 1
 MODEL_RANDOM = 2
 
 
 @njit(cache=True)
-def _new_node(move, parent, mover, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta):
+def _new_node(move, parent, mover, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta):
     k = meta[META_NODES]
     meta[META_NODES] = k + 1
     t_move[k] = move
-    t_parent[k] = parent
+    t_index[k] = -1
     t_mover[k] = mover
     t_visits[k] = 0
     t_avail[k] = 1
@@ -104,6 +119,69 @@ def _new_node(move, parent, mover, t_move, t_parent, t_mover, t_visits, t_avail,
     t_sibling[k] = t_first[parent]
     t_first[parent] = k
     return k
+
+
+@njit(cache=True)
+def _index_put(pool_move, pool_child, at, move, child):
+    """Enter ``child`` under ``move`` in the index that starts at pool slot ``at``."""
+    bits = pool_child[at]
+    mask = (1 << bits) - 1
+    base = at + INDEX_HEADER
+    h = ((move * LOOKUP_MULTIPLIER) >> (64 - bits)) & mask
+    while pool_child[base + h] >= 0:
+        h = (h + 1) & mask
+    pool_move[base + h] = move
+    pool_child[base + h] = child
+    pool_child[at + 1] += 1
+
+
+@njit(cache=True)
+def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta):
+    """A new index of ``2**bits`` slots for every child of ``node`` (an outgrown one is
+    left behind, unused, until the tree grows)."""
+    at = meta[META_POOL]
+    size = 1 << bits
+    meta[META_POOL] = at + INDEX_HEADER + size
+    if INDEX_HEADER + size > meta[META_POOL_LARGEST]:
+        meta[META_POOL_LARGEST] = INDEX_HEADER + size
+    pool_child[at] = bits
+    pool_child[at + 1] = 0
+    for j in range(size):
+        pool_child[at + INDEX_HEADER + j] = -1
+    c = t_first[node]
+    while c >= 0:
+        _index_put(pool_move, pool_child, at, t_move[c], c)
+        c = t_sibling[c]
+    t_index[node] = at
+
+
+@njit(cache=True)
+def _index_child(node, child, kids, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta):
+    """``node`` has a new child, its ``kids``-th: enter it in the node's index, starting the
+    index when the node has ``INDEX_MIN_CHILDREN`` and doubling it when half full."""
+    at = t_index[node]
+    if at >= 0:
+        bits = pool_child[at]
+        if 2 * kids > (1 << bits):
+            _index_build(node, bits + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
+        else:
+            _index_put(pool_move, pool_child, at, t_move[child], child)
+    elif kids >= INDEX_MIN_CHILDREN:
+        _index_build(node, INDEX_FIRST_BITS, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
+
+
+@njit(cache=True)
+def remap_indexes(t_index, pool_child, nodes, rank):
+    """After the nodes are renumbered (``rank``: old number to new), renumber the children
+    in every node's index (the pool keeps its layout)."""
+    for k in range(nodes):
+        at = t_index[k]
+        if at >= 0:
+            base = at + INDEX_HEADER
+            for j in range(1 << pool_child[at]):
+                c = pool_child[base + j]
+                if c >= 0:
+                    pool_child[base + j] = rank[c]
 
 
 ROOT_ALL = 0
@@ -151,8 +229,8 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
 
     * ``game``: ``(root, r, viewer)``, the viewer's root state, the rules array, the viewer;
     * ``deal``: ``(unknown, excluded, fresh)``, what ``info.determinize`` re-deals;
-    * ``tree``: the node arrays in the order of the node fields above, then ``meta``, then
-      ``seat_wins``;
+    * ``tree``: the node arrays in the order of the node fields above, then ``meta``,
+      ``seat_wins``, ``pool_move`` and ``pool_child``;
     * ``work``: scratch arrays ``(s, buf, seen, path, cards, scratch, slot_move, slot_index,
       slot_stamp, stamp, legal_child, legal_index, logs)``: a state, a move buffer, a per-move
       flag buffer, a path of ``MAX_PATH`` nodes, a card list, a second state; the move
@@ -178,18 +256,21 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     of this runs and the search is exactly the plain ISMCTS."""
     root, r, viewer = game
     unknown, excluded, fresh = deal
-    t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta, seat_wins = tree
+    (t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta, seat_wins,
+     pool_move, pool_child) = tree
     s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index, logs = work
     root_moves, root_mode = root_filter
     # views that hold no reference: nothing below counts references (noref.py)
     root, r, rng, root_moves = borrow(root), borrow(r), borrow(rng), borrow(root_moves)
-    t_move, t_parent, t_mover, t_visits = borrow(t_move), borrow(t_parent), borrow(t_mover), borrow(t_visits)
+    t_move, t_index, t_mover, t_visits = borrow(t_move), borrow(t_index), borrow(t_mover), borrow(t_visits)
+    pool_move, pool_child = borrow(pool_move), borrow(pool_child)
     t_avail, t_wins, t_draws, t_first = borrow(t_avail), borrow(t_wins), borrow(t_draws), borrow(t_first)
     t_sibling, t_proven, meta, seat_wins = borrow(t_sibling), borrow(t_proven), borrow(meta), borrow(seat_wins)
     s, buf, seen, path, cards, scratch = borrow(s), borrow(buf), borrow(seen), borrow(path), borrow(cards), borrow(scratch)
     slot_move, slot_index, slot_stamp, stamp = borrow(slot_move), borrow(slot_index), borrow(slot_stamp), borrow(stamp)
     legal_child, legal_index, logs = borrow(legal_child), borrow(legal_index), borrow(logs)
     cap = t_move.shape[0]
+    pool_cap = pool_child.shape[0]
     n_logs = logs.shape[0]
     done = 0
     # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
@@ -199,7 +280,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     draw_share = 1.0 / sides(root, r)  # a stalemate shares the game among the sides
     paranoid = model == MODEL_PARANOID
     while done < iterations:
-        if meta[META_NODES] + 2 > cap:
+        if meta[META_NODES] + 2 > cap or meta[META_POOL] + 2 * meta[META_POOL_LARGEST] > pool_cap:
             break
         determinize(root, s, unknown, viewer, rng, cards, excluded, fresh)
         node = 0
@@ -219,7 +300,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                     c = t_sibling[c]
                 apply_move(s, r, m)
                 if c < 0:
-                    c = _new_node(m, node, actor, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                    c = _new_node(m, node, actor, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
                     t_proven[c] = 0
                     depth += 1
                     path[depth] = c
@@ -235,11 +316,32 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             # indices: with few moves, a scan that stops at a sentinel copy of the child's move
             # past them; with many, a small open-addressing table of the moves (stamped per
             # visit, so never cleared), one probe a child: O(children + moves). A repeated move
-            # keeps its first index. The children keep their order (it breaks ties).
+            # keeps its first index. A node with many children has an index of them by move
+            # instead: one probe a legal move, O(moves). Ties go to the newest child.
             k = 0
+            kids = 0  # the node's children (counted by the scans; an index keeps its count)
             c = t_first[node]
-            if n <= LOOKUP_SCAN_MAX:  # n < MAX_MOVES, so buf[n] is a free slot
+            at = t_index[node]
+            if at >= 0:
+                bits = pool_child[at]
+                kids = pool_child[at + 1]
+                mask = (1 << bits) - 1
+                shift = 64 - bits
+                base = at + INDEX_HEADER
+                for i in range(n):
+                    mv = buf[i]
+                    h = ((mv * LOOKUP_MULTIPLIER) >> shift) & mask
+                    c = pool_child[base + h]
+                    while c >= 0 and pool_move[base + h] != mv:
+                        h = (h + 1) & mask
+                        c = pool_child[base + h]
+                    if c >= 0:
+                        legal_child[k] = c
+                        legal_index[k] = i
+                        k += 1
+            elif n <= LOOKUP_SCAN_MAX:  # n < MAX_MOVES, so buf[n] is a free slot
                 while c >= 0:
+                    kids += 1
                     mv = t_move[c]
                     buf[n] = mv
                     i = 0
@@ -268,6 +370,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                         slot_move[h] = mv
                         slot_index[h] = i
                 while c >= 0:
+                    kids += 1
                     mv = t_move[c]
                     h = ((mv * LOOKUP_MULTIPLIER) >> shift) & mask
                     while slot_stamp[h] == g and slot_move[h] != mv:
@@ -312,7 +415,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                     else:
                         val = -1e9 + t_visits[c]  # never, unless every move is lost
                         lost += 1
-                if val > best_val:
+                if val > best_val or (val == best_val and c > best):  # a tie: the newer child
                     best_val = val
                     best = c
             if decisive >= 0:  # no other move is a candidate, tried or not
@@ -343,8 +446,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                             break
                         pick -= 1
                 apply_move(s, r, m)
-                c = _new_node(m, node, actor, t_move, t_parent, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                c = _new_node(m, node, actor, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
                 t_proven[c] = 0
+                _index_child(node, c, kids + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
                 if solver_on and s[F_PHASE] == PH_OVER and s[F_STATUS] == ST_WIN:
                     t_proven[c] = 1 if s[F_WINNER] == actor else -1
                 depth += 1
