@@ -333,13 +333,13 @@ def root_twins(pos: Position, moves: np.ndarray, n: int) -> tuple[list[int], lis
     return rep, maps
 
 
-def _line(pos: Position, sv: Solver, code: int, gen: int) -> tuple[list[Move], bool]:
-    """The principal line after the root move ``code`` from the table, and whether it
-    reaches the end of the game."""
+def _line(pos: Position, sv: Solver, code: int, gen: int, draw: bool = False) -> tuple[list[Move], bool]:
+    """The principal line after the root move ``code`` (a ``draw`` when so proven) from the
+    table, and whether it reaches the end of the game."""
     child = pos.state.copy()
     apply_move(child, pos.rules_array, np.int64(code))
     out = np.zeros(256, dtype=np.int64)
-    k = int(V.principal_line(child, pos.rules_array, sv.bufs[0], *sv.tt(), gen, out))
+    k = int(V.principal_line(child, pos.rules_array, sv.bufs[0], *sv.tt(), gen, draw, out))
     return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], bool(child[L.F_PHASE] == L.PH_OVER)
 
 
@@ -400,7 +400,8 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         timer.start()
     try:
         _win_draw_loss(sv, r, searched, m, wdl, proven)
-        lines = {j: _line(pos, sv, int(searched[j]), 1) for j in range(m) if proven[j]}
+        draws = proven.astype(bool) & (wdl == 0.0) & (not r[L.R_FOUR_RANDOM])
+        lines = {j: _line(pos, sv, int(searched[j]), 1, bool(draws[j])) for j in range(m) if proven[j]}
         if not sv.ctl[V.CTL_ABORTED]:
             _plies(sv, r, searched, m, wdl, exact, refined, int(pos.state[L.F_ACTIONS]))
     finally:

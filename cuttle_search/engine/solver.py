@@ -514,24 +514,34 @@ def drop_twins(s, r, moves, n):
     return n
 
 
+SETTLE_WIN = -1  # order_moves: order[0] wins on the spot
+SETTLE_SAFE = -2  # order_moves: after order[0] the opponent can never win
+
+
 @njit(cache=True)
-def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last, killer, killer2):
-    """Fill ``order[:n]`` with move indices, best first: a move after which the opponent
-    can never win when ``safe_first`` (a seat that needs only a draw), the move ``first``
-    (the table's), then, unless ``safe_first``, the two *killers* (the last two moves that
-    cut off at this ply, ``killer`` the latest), then by the opponent's potential
-    (``safe_first``, where the killers count as 8 and 4 points less of it) and the
-    material after the move, a move after which the seat can never win last when
-    ``hopeless_last``, a pass last. Returns the index of a move that
-    wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
+def order_moves(s, r, moves, n, order, child, seat, first, settle, safe_first, hopeless_last, killer, killer2):
+    """Fill ``order`` with the indices of the moves of ``moves[:n]`` worth searching, best
+    first, and return how many: a move after which the opponent can never win when
+    ``safe_first`` (a seat that needs only a draw), the move ``first`` (the table's), then,
+    unless ``safe_first``, the two *killers* (the last two moves that cut off at this ply,
+    ``killer`` the latest), then by the opponent's potential (``safe_first``, where the
+    killers count as 8 and 4 points less of it) and the material after the move, a pass
+    last. With ``hopeless_last`` (a seat that needs a win) a move after which the seat can
+    never win is left out: searched, it would fail low with the bound 0 (the caller counts
+    that bound in when ``n`` moves came in and fewer go out). With ``settle`` a move that
+    settles the node stops the ordering, its index in ``order[0]``: ``SETTLE_WIN`` when it
+    wins on the spot, ``SETTLE_SAFE`` when the opponent can never win after it and
+    ``safe_first`` (the node then fails high with the bound 0)."""
+    kept = 0
     for i in range(n):
         m = moves[i]
         copy_state(child, s)
         apply_move(child, r, m)
         if child[F_PHASE] == PH_OVER:
             if child[F_STATUS] == ST_WIN and child[F_WINNER] == seat:
-                if stop_at_win:
-                    return i
+                if settle:
+                    order[0] = i
+                    return SETTLE_WIN
                 key = 1 << 21
             else:
                 key = -(1 << 20) if child[F_STATUS] == ST_WIN else -(1 << 18)
@@ -539,9 +549,12 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
             app = (safe_first or hopeless_last) and passive_applies(child, r)
             po = potential(child, r, 1 - seat) if app and safe_first else 0
             if app and safe_first and po < 0:
+                if settle:
+                    order[0] = i
+                    return SETTLE_SAFE
                 key = (1 << 21) + 1
             elif app and hopeless_last and cannot_win(child, r, seat):
-                key = -(1 << 19)
+                continue
             elif m == first:
                 key = 1 << 21
             elif m == killer and not safe_first:  # (a defender keeps to the potential order)
@@ -558,26 +571,27 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
                     key += KILLER_BONUS // 2
             else:
                 key = _material(child, seat)
-        order[i] = ((key + (1 << 22)) << 12) | i
-    if n <= SORT_LIMIT:
-        for i in range(1, n):  # insertion sort, descending
+        order[kept] = ((key + (1 << 22)) << 12) | i
+        kept += 1
+    if kept <= SORT_LIMIT:
+        for i in range(1, kept):  # insertion sort, descending
             x = order[i]
             j = i - 1
             while j >= 0 and order[j] < x:
                 order[j + 1] = order[j]
                 j -= 1
             order[j + 1] = x
-    else:  # too many to sort: the best first only
+    elif kept > 0:  # too many to sort: the best first only
         b = 0
-        for i in range(1, n):
+        for i in range(1, kept):
             if order[i] > order[b]:
                 b = i
         x = order[b]
         order[b] = order[0]
         order[0] = x
-    for i in range(n):
+    for i in range(kept):
         order[i] &= 4095
-    return -1
+    return kept
 
 
 # frame slots of the explicit search stack (one row per ply)
@@ -607,22 +621,16 @@ def _store(tt_u, tt_f, tt_i, key, v, flag, m, gen, actions, depth, work):
     ``actions`` with a search ``depth`` behind it that took ``work`` nodes. An entry of the
     same position and pass is replaced in its slot, and one of the same action count too
     keeps its other bound (and its move, for an upper bound: the best move of a node that
-    failed low is only the best of the refuted). Otherwise the even slot of the bucket takes
-    the new entry when it has at least as much work behind it as the one there, which moves
-    to the odd slot; else the odd slot takes it."""
+    failed low is only the best of the refuted). The even slot of the bucket takes the
+    result when it has at least as much work behind it (its entry's included) as the entry
+    there, which moves to the odd slot; else its own slot or the odd one takes it (so an
+    entry that grows with a second search, as a draw's two tests, is not left in the slot
+    every new position takes)."""
+    b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
     slot = _probe(tt_u, tt_i, key, gen)
-    if slot < 0:
-        b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
-        if work >= tt_i[b, TT_WORK]:
-            for w in range(TT_WORDS):
-                tt_i[b + 1, w] = tt_i[b, w]
-            slot = b
-        else:
-            slot = b + 1
     lo = -INF
     hi = INF
-    if (tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_i[slot, TT_ACTIONS] == actions
-            and flag != TT_EXACT):
+    if slot >= 0 and tt_i[slot, TT_ACTIONS] == actions and flag != TT_EXACT:
         lo = tt_f[slot, TT_LO]
         hi = tt_f[slot, TT_HI]
         if depth < tt_i[slot, TT_DEPTH]:
@@ -630,6 +638,12 @@ def _store(tt_u, tt_f, tt_i, key, v, flag, m, gen, actions, depth, work):
         work += tt_i[slot, TT_WORK]
         if flag == TT_UPPER and tt_i[slot, TT_MOVE] >= 0:
             m = tt_i[slot, TT_MOVE]
+    if slot != b and work >= tt_i[b, TT_WORK]:
+        for w in range(TT_WORDS):
+            tt_i[b + 1, w] = tt_i[b, w]
+        slot = b
+    elif slot < 0:
+        slot = b + 1
     if flag != TT_UPPER and v > lo:
         lo = v
     if flag != TT_LOWER and v < hi:
@@ -757,6 +771,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     order = orders[ply]
     chance = s[F_ACTOR] == ACTOR_CHANCE
     stage = 0
+    hopeless = False
     if first >= 0 and not chance:
         # the table's move first, alone: the rest are generated only if it does not settle
         # the node (see negamax)
@@ -772,26 +787,34 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             for i in range(n):
                 order[i] = i
         else:
-            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
-                              fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
-            if win >= 0:  # no line can end sooner than a win on the spot
+            kept = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
+                               fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
+            if kept == SETTLE_WIN:  # no line can end sooner than a win on the spot
                 v = WIN - (s[F_ACTIONS] + 1) * tb
-                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT, moves[win], gen, a, 1, 1)
+                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT, moves[order[0]], gen, a, 1, 1)
                 out[0] = v
                 out[1] = 1
                 return True
+            if kept == SETTLE_SAFE:  # the opponent can never win after it: at least a draw
+                _store(tt_u, tt_f, tt_i, key, 0.0, TT_LOWER, moves[order[0]], gen, a, 1, 1)
+                out[0] = 0.0
+                out[1] = 1
+                return True
+            hopeless = n > kept
+            n = kept
     ff[ply, FR_ALPHA] = alpha
     ff[ply, FR_BETA] = beta
     ff[ply, FR_ALPHA0] = alpha
-    ff[ply, FR_BEST] = -INF
+    # (the moves order_moves left out, each worth at most 0 <= alpha, count as one child of value 0)
+    ff[ply, FR_BEST] = 0.0 if hopeless else -INF
     ff[ply, FR_TOTAL] = 0.0
-    fi[ply, FR_BESTMOVE] = moves[order[0]]
+    fi[ply, FR_BESTMOVE] = moves[order[0]] if n > 0 else -1
     fi[ply, FR_K] = 0
     fi[ply, FR_N] = n
     fi[ply, FR_SEAT] = seat
     fi[ply, FR_NODES] = ctl[CTL_NODES]
     fi[ply, FR_CHANCE] = 1 if chance else 0
-    fi[ply, FR_DEPTH] = 0
+    fi[ply, FR_DEPTH] = 1 if hopeless else 0
     fi[ply, FR_REF] = NO_REF
     fi[ply, FR_STAGE] = stage
     fkey[ply] = key
@@ -851,9 +874,13 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                 if moves[i] != first:
                     moves[j] = moves[i]
                     j += 1
-            order_moves(s, r, moves, j, orders[ply], states[ply + 1], fi[ply, FR_SEAT], -1, False,
-                        ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0, fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
-            fi[ply, FR_N] = j
+            kept = order_moves(s, r, moves, j, orders[ply], states[ply + 1], fi[ply, FR_SEAT], -1, False,
+                               ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0, fi[ply, FR_KILLER],
+                               fi[ply, FR_KILLER2])
+            if kept < j:  # the moves left out, worth at most 0 <= alpha (see _enter)
+                ff[ply, FR_BEST] = max(ff[ply, FR_BEST], 0.0)
+                fi[ply, FR_DEPTH] = max(fi[ply, FR_DEPTH], 1)
+            fi[ply, FR_N] = kept
             fi[ply, FR_K] = 0
             fi[ply, FR_STAGE] = 0
             continue
@@ -967,10 +994,12 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
 
 
 @njit(cache=True)
-def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
+def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, draw, out):
     """Follow the table's exact best moves of generation ``gen`` (the pass: 1 without the
     tie-break, 2 with it) from ``s`` (changed in place); write them to ``out`` and return
-    how many. Where the table has no exact entry but neither seat can ever win
+    how many. On a ``draw``'s line (every node on it is a draw) a lower bound of 0 will do
+    too: its move keeps the draw (a defender's node that failed high on a move after which
+    the opponent can never win stores only that). Where the table has no such entry but neither seat can ever win
     (``cannot_win``), every line is a draw: the line goes on with the passive moves (a
     pass, a draw, letting a one-off resolve, or the first move). Stops at the end, a
     chance node, or a missing entry."""
@@ -980,7 +1009,7 @@ def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
         slot = _probe(tt_u, tt_i, key, gen)
         n = generate_moves(s, r, buf)
         m = np.int64(-1)
-        if slot >= 0 and tt_f[slot, TT_LO] == tt_f[slot, TT_HI]:
+        if slot >= 0 and (tt_f[slot, TT_LO] == tt_f[slot, TT_HI] or (draw and tt_f[slot, TT_LO] >= 0.0)):
             m = tt_i[slot, TT_MOVE]
             legal = False
             for i in range(n):
