@@ -600,8 +600,29 @@ FR_FLOATS = 5
 FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_NODES, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF, FR_STAGE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 FR_KILLER = 10  # the last move that cut off at this ply (not reset by a new node)
 FR_KILLER2 = 11
-FR_INTS = 12
+FR_FORCED = 12  # the forced plies played through to reach the child being searched (see play_forced)
+FR_INTS = 13
 NO_REF = 1 << 30  # a value that rests on no repetition (see _repetition)
+
+
+@njit(cache=True)
+def play_forced(s, r, buf, ctl):
+    """Play through, in place, every decision of ``s`` that has one legal move (a pass from
+    an empty hand, a counter phase with no 2 to answer with), each counted as a node, and
+    return how many: such a node's value is its child's, so it needs no table entry, bound
+    or order of its own. Only a main decision of an empty hand and the other phases are
+    asked for their moves (a main decision with cards in hand has more than one move
+    almost always, and asking would cost a second move generation)."""
+    k = 0
+    while s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
+        if s[F_PHASE] == PH_MAIN and s[F_HAND + s[F_ACTOR]] != 0:
+            break
+        if generate_moves(s, r, buf) != 1:
+            break
+        apply_move(s, r, buf[0])
+        ctl[CTL_NODES] += 1
+        k += 1
+    return k
 
 
 @njit(cache=True)
@@ -833,7 +854,10 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
     takes the mean. A node whose value rests on a repetition of an earlier node (its
     ``FR_REF`` below its own ply) is not stored: that value holds only on this line. A node
     opened with the table's move alone (``FR_STAGE`` 1) generates, drops the twins of and
-    orders its other moves only when that move does not settle it."""
+    orders its other moves only when that move does not settle it. A child's forced moves
+    are played through before it is opened (``play_forced``; their plies count in the
+    depth): a repetition is then seen at the end of the forced moves, where the earlier
+    node's forced moves ended too."""
     out = np.zeros(3, dtype=np.float64)
     ply = ply0
     ctl[CTL_NODES] += 1
@@ -847,8 +871,8 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         done = False
         if have:
             have = False
-            if resd + 1 > fi[ply, FR_DEPTH]:
-                fi[ply, FR_DEPTH] = resd + 1
+            if resd + 1 + fi[ply, FR_FORCED] > fi[ply, FR_DEPTH]:
+                fi[ply, FR_DEPTH] = resd + 1 + fi[ply, FR_FORCED]
             if resref < fi[ply, FR_REF]:
                 fi[ply, FR_REF] = resref
             if fi[ply, FR_CHANCE]:
@@ -921,8 +945,10 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         child = states[ply + 1]
         copy_state(child, s)
         apply_move(child, r, m)
+        before = ctl[CTL_NODES]
         ctl[CTL_NODES] += 1
-        if (ctl[CTL_NODES] & CHECK_EVERY) == 0:
+        fi[ply, FR_FORCED] = play_forced(child, r, bufs[ply + 1], ctl)
+        if (before | CHECK_EVERY) < ctl[CTL_NODES]:  # a multiple of CHECK_EVERY + 1 was passed
             if ctl[CTL_STOP] != 0 or (ctl[CTL_BUDGET] > 0 and ctl[CTL_NODES] >= ctl[CTL_BUDGET]):
                 ctl[CTL_ABORTED] = 1
                 return 0.0  # nothing more is stored; the caller sees the flag
@@ -999,10 +1025,11 @@ def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, draw, out):
     tie-break, 2 with it) from ``s`` (changed in place); write them to ``out`` and return
     how many. On a ``draw``'s line (every node on it is a draw) a lower bound of 0 will do
     too: its move keeps the draw (a defender's node that failed high on a move after which
-    the opponent can never win stores only that). Where the table has no such entry but neither seat can ever win
-    (``cannot_win``), every line is a draw: the line goes on with the passive moves (a
-    pass, a draw, letting a one-off resolve, or the first move). Stops at the end, a
-    chance node, or a missing entry."""
+    the opponent can never win stores only that). A decision of one legal move plays it
+    (the search plays those through and stores nothing for them). Where the table has no
+    such entry but neither seat can ever win (``cannot_win``), every line is a draw: the
+    line goes on with the passive moves (a pass, a draw, letting a one-off resolve, or the
+    first move). Stops at the end, a chance node, or a missing entry."""
     k = 0
     while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
         key = state_key(s, gen - 1)
@@ -1018,6 +1045,8 @@ def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, draw, out):
                     break
             if not legal:
                 break
+        elif n == 1:  # a forced move (the search keeps no entry for it)
+            m = buf[0]
         elif passive_applies(s, r) and cannot_win(s, r, 0) and cannot_win(s, r, 1):
             m = buf[0]
             for i in range(n):
