@@ -42,9 +42,10 @@ table is never cleared), the action count it was found at, the depth of the sear
 behind it (the longest line searched below it) and its work (the nodes it took). Slots go
 in pairs, a bucket per key: a result replaces the entry of the same position and pass
 (and keeps its other bound when the action count is the same too: the two null-window
-tests of a draw leave an exact entry); a new position takes the even slot when it took at
-least as much work as the entry there, which moves to the odd slot, and else the odd
-slot. (With one slot always replaced, the big searches lost their costly entries to
+tests of a draw leave an exact entry); a result takes the even slot when it took at
+least as much work (an entry it grows included) as the entry there, which moves to the
+odd slot, and else its own slot or the odd one (so a draw's entry, grown by its second
+test, does not stay in the slot every new position takes). (With one slot always replaced, the big searches lost their costly entries to
 leaves: a draw test of the hardest benchmark position took 10.1 million nodes, against
 6.5 million with the pairs.) The key mixes every state field a rule reads, each with its
 own random constant, and XORs them: the phase, turn, actor, the pending one-off and
@@ -98,14 +99,23 @@ What a seat can never win
 *passive* opponent (see its docstring): a negative bound means the seat can never win, so
 its value is at most a draw and the other seat's at least one. At every node where it
 applies, a seat that cannot win bounds the window, and when neither can the node is a
-draw at once. The same bound orders the moves: a move after which the opponent can never
-win comes first for a seat that only needs a draw, a move after which the seat itself can
-never win comes last for a seat that needs a win, and a seat that defends tries first the
-moves that leave the opponent the least potential. Elsewhere the two *killers* of a ply
+draw at once. The same bound prunes and orders the moves: a seat that only needs a draw
+stops at the first move after which the opponent can never win (the node fails high with
+the bound 0 before its other moves are ordered), a seat that needs a win leaves out the
+moves after which it can never win (each would fail low with the bound 0, so the node
+counts one such 0 instead), and a seat that defends tries first the moves that leave the
+opponent the least potential. Elsewhere the two *killers* of a ply
 (the last two moves that cut off there) come right after the table's move; a defender
 keeps to the potential order, where a killer counts as 8 points less of the opponent's
 potential (4 for the older one): first in line, killers cost nodes there (3.5 million
 became 9.4 million on one benchmark position), as a bonus they save them (2.5 million).
+
+Forced moves
+============
+A decision with one legal move (a pass from an empty hand, a counter phase with no 2) has
+its child's value. ``play_forced`` plays such moves through before a child is opened, so
+they cost a move generation each and no table probe, bound, order or entry; their plies
+count in the depth behind an entry, and the principal line plays them too.
 
 Twin moves
 ==========
