@@ -820,15 +820,12 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
         else:
             kept = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
                                fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
-            if kept == SETTLE_WIN:  # no line can end sooner than a win on the spot
-                v = WIN - (s[F_ACTIONS] + 1) * tb
-                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT, moves[order[0]], gen, a, 1, 1)
+            if kept < 0:  # a win on the spot (no line ends sooner), or a move after which the
+                # opponent can never win (at least a draw, all a seat that needs a draw asks)
+                won = kept == SETTLE_WIN
+                v = WIN - (a + 1) * tb if won else 0.0
+                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT if won else TT_LOWER, moves[order[0]], gen, a, 1, 1)
                 out[0] = v
-                out[1] = 1
-                return True
-            if kept == SETTLE_SAFE:  # the opponent can never win after it: at least a draw
-                _store(tt_u, tt_f, tt_i, key, 0.0, TT_LOWER, moves[order[0]], gen, a, 1, 1)
-                out[0] = 0.0
                 out[1] = 1
                 return True
             hopeless = n > kept
