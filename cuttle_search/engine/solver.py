@@ -20,8 +20,8 @@ the seat changes: in counter phases the actor is not the turn player, so a 2 ans
 - ``tb = 1``, with the tie-break: a game that ends with ``F_ACTIONS == a`` is worth
   ``WIN - a`` to its winner and ``-(WIN - a)`` to the loser, so a sooner win is worth more
   and a later loss less. ``solve`` then finds the plies of each won (lost) root move like a
-  mate search: null-window tests "does the winner win by action ``a``?" for a growing
-  ``a``. Here a node's value is at most ``WIN - (F_ACTIONS + 1)`` either way (a game ends
+  mate search: null-window tests "does the winner win by action ``a``?" for an ``a``
+  counting down from the action cap. Here a node's value is at most ``WIN - (F_ACTIONS + 1)`` either way (a game ends
   one action later at the soonest: the horizon that bounds each test), and the first
   pass's entries, whose key has no action count, still say who cannot win at all. The
   value of a line depends only on where it ends, not where the search started, so the
@@ -45,9 +45,10 @@ in pairs, a bucket per key: a result replaces the entry of the same position and
 tests of a draw leave an exact entry); a result takes the even slot when it took at
 least as much work (an entry it grows included) as the entry there, which moves to the
 odd slot, and else its own slot or the odd one (so a draw's entry, grown by its second
-test, does not stay in the slot every new position takes). (With one slot always replaced, the big searches lost their costly entries to
-leaves: a draw test of the hardest benchmark position took 10.1 million nodes, against
-6.5 million with the pairs.) The key mixes every state field a rule reads, each with its
+test, does not stay in the slot every new position takes). (With one slot always
+replaced, the big searches lost their costly entries to leaves: a draw test of the
+hardest benchmark position took 10.1 million nodes, against 6.5 million with the pairs.)
+The key mixes every state field a rule reads, each with its
 own random constant, and XORs them: the phase, turn, actor, the pending one-off and
 counter chain, discards, revealed cards, the pending scuttle, the scrap, the deck (count
 and order), the jacks, each seat's hand, points, royals, owned cards and frozen card, and
@@ -529,14 +530,14 @@ SETTLE_SAFE = -2  # order_moves: after order[0] the opponent can never win
 
 
 @njit(cache=True)
-def order_moves(s, r, moves, n, order, child, seat, first, settle, safe_first, hopeless_last, killer, killer2):
+def order_moves(s, r, moves, n, order, child, seat, first, settle, safe_first, drop_hopeless, killer, killer2):
     """Fill ``order`` with the indices of the moves of ``moves[:n]`` worth searching, best
     first, and return how many: a move after which the opponent can never win when
     ``safe_first`` (a seat that needs only a draw), the move ``first`` (the table's), then,
     unless ``safe_first``, the two *killers* (the last two moves that cut off at this ply,
     ``killer`` the latest), then by the opponent's potential (``safe_first``, where the
     killers count as 8 and 4 points less of it) and the material after the move, a pass
-    last. With ``hopeless_last`` (a seat that needs a win) a move after which the seat can
+    last. With ``drop_hopeless`` (a seat that needs a win) a move after which the seat can
     never win is left out: searched, it would fail low with the bound 0 (the caller counts
     that bound in when ``n`` moves came in and fewer go out). With ``settle`` a move that
     settles the node stops the ordering, its index in ``order[0]``: ``SETTLE_WIN`` when it
@@ -556,14 +557,14 @@ def order_moves(s, r, moves, n, order, child, seat, first, settle, safe_first, h
             else:
                 key = -(1 << 20) if child[F_STATUS] == ST_WIN else -(1 << 18)
         else:
-            app = (safe_first or hopeless_last) and passive_applies(child, r)
+            app = (safe_first or drop_hopeless) and passive_applies(child, r)
             po = potential(child, r, 1 - seat) if app and safe_first else 0
             if app and safe_first and po < 0:
                 if settle:
                     order[0] = i
                     return SETTLE_SAFE
                 key = (1 << 21) + 1
-            elif app and hopeless_last and cannot_win(child, r, seat):
+            elif app and drop_hopeless and cannot_win(child, r, seat):
                 continue
             elif m == first:
                 key = 1 << 21
