@@ -347,6 +347,29 @@ def test_shipped_deck_out_endgame():
     assert {m.value for m in res.moves} == {"win", "draw", "loss"}
 
 
+def test_every_line_shown_is_legal_and_ends_as_its_value_says():
+    """The principal lines, a draw's included (it follows the table's lower bounds of 0 and
+    the forced moves the search plays through): every move legal, and a line that reaches
+    the end finishes a win or a loss in its plies, a draw with no winner."""
+    ended = {"win": 0, "loss": 0, "draw": 0}
+    for seed in range(1, 121):
+        pos = random_deck_out(ALL_RULES[seed % len(ALL_RULES)], seed, max_hand=4)
+        if pos is None:
+            continue
+        for m in solve(pos, nodes=200_000).moves:
+            line = pos.copy()
+            for move in m.pv:
+                line.play(move)
+            if line.is_over and m.value in ended and (m.plies is not None or m.value == "draw"):  # (a budget)
+                ended[m.value] += 1
+                assert m.plies == len(m.pv), (m.move.text(), pos.to_json())
+                won = int(line.state[L.F_STATUS]) == L.ST_WIN
+                assert won == (m.value != "draw"), (m.move.text(), pos.to_json())
+                if won:
+                    assert (int(line.state[L.F_WINNER]) == pos.actor) == (m.value == "win")
+    assert min(ended.values()) >= 10, ended
+
+
 # ---------------------------------------------------------------- budgets, refusals, chance
 def _budget_position():
     """A deck-out endgame that takes the solver tens of thousands of nodes (2 wins and 5

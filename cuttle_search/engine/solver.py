@@ -20,8 +20,8 @@ the seat changes: in counter phases the actor is not the turn player, so a 2 ans
 - ``tb = 1``, with the tie-break: a game that ends with ``F_ACTIONS == a`` is worth
   ``WIN - a`` to its winner and ``-(WIN - a)`` to the loser, so a sooner win is worth more
   and a later loss less. ``solve`` then finds the plies of each won (lost) root move like a
-  mate search: null-window tests "does the winner win by action ``a``?" for a growing
-  ``a``. Here a node's value is at most ``WIN - (F_ACTIONS + 1)`` either way (a game ends
+  mate search: null-window tests "does the winner win by action ``a``?" for an ``a``
+  counting down from the action cap. Here a node's value is at most ``WIN - (F_ACTIONS + 1)`` either way (a game ends
   one action later at the soonest: the horizon that bounds each test), and the first
   pass's entries, whose key has no action count, still say who cannot win at all. The
   value of a line depends only on where it ends, not where the search started, so the
@@ -42,11 +42,13 @@ table is never cleared), the action count it was found at, the depth of the sear
 behind it (the longest line searched below it) and its work (the nodes it took). Slots go
 in pairs, a bucket per key: a result replaces the entry of the same position and pass
 (and keeps its other bound when the action count is the same too: the two null-window
-tests of a draw leave an exact entry); a new position takes the even slot when it took at
-least as much work as the entry there, which moves to the odd slot, and else the odd
-slot. (With one slot always replaced, the big searches lost their costly entries to
-leaves: a draw test of the hardest benchmark position took 10.1 million nodes, against
-6.5 million with the pairs.) The key mixes every state field a rule reads, each with its
+tests of a draw leave an exact entry); a result takes the even slot when it took at
+least as much work (an entry it grows included) as the entry there, which moves to the
+odd slot, and else its own slot or the odd one (so a draw's entry, grown by its second
+test, does not stay in the slot every new position takes). (With one slot always
+replaced, the big searches lost their costly entries to leaves: a draw test of the
+hardest benchmark position took 10.1 million nodes, against 6.5 million with the pairs.)
+The key mixes every state field a rule reads, each with its
 own random constant, and XORs them: the phase, turn, actor, the pending one-off and
 counter chain, discards, revealed cards, the pending scuttle, the scrap, the deck (count
 and order), the jacks, each seat's hand, points, royals, owned cards and frozen card, and
@@ -98,14 +100,23 @@ What a seat can never win
 *passive* opponent (see its docstring): a negative bound means the seat can never win, so
 its value is at most a draw and the other seat's at least one. At every node where it
 applies, a seat that cannot win bounds the window, and when neither can the node is a
-draw at once. The same bound orders the moves: a move after which the opponent can never
-win comes first for a seat that only needs a draw, a move after which the seat itself can
-never win comes last for a seat that needs a win, and a seat that defends tries first the
-moves that leave the opponent the least potential. Elsewhere the two *killers* of a ply
+draw at once. The same bound prunes and orders the moves: a seat that only needs a draw
+stops at the first move after which the opponent can never win (the node fails high with
+the bound 0 before its other moves are ordered), a seat that needs a win leaves out the
+moves after which it can never win (each would fail low with the bound 0, so the node
+counts one such 0 instead), and a seat that defends tries first the moves that leave the
+opponent the least potential. Elsewhere the two *killers* of a ply
 (the last two moves that cut off there) come right after the table's move; a defender
 keeps to the potential order, where a killer counts as 8 points less of the opponent's
 potential (4 for the older one): first in line, killers cost nodes there (3.5 million
 became 9.4 million on one benchmark position), as a bonus they save them (2.5 million).
+
+Forced moves
+============
+A decision with one legal move (a pass from an empty hand, a counter phase with no 2) has
+its child's value. ``play_forced`` plays such moves through before a child is opened, so
+they cost a move generation each and no table probe, bound, order or entry; their plies
+count in the depth behind an entry, and the principal line plays them too.
 
 Twin moves
 ==========
@@ -514,34 +525,47 @@ def drop_twins(s, r, moves, n):
     return n
 
 
+SETTLE_WIN = -1  # order_moves: order[0] wins on the spot
+SETTLE_SAFE = -2  # order_moves: after order[0] the opponent can never win
+
+
 @njit(cache=True)
-def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_first, hopeless_last, killer, killer2):
-    """Fill ``order[:n]`` with move indices, best first: a move after which the opponent
-    can never win when ``safe_first`` (a seat that needs only a draw), the move ``first``
-    (the table's), then, unless ``safe_first``, the two *killers* (the last two moves that
-    cut off at this ply, ``killer`` the latest), then by the opponent's potential
-    (``safe_first``, where the killers count as 8 and 4 points less of it) and the
-    material after the move, a move after which the seat can never win last when
-    ``hopeless_last``, a pass last. Returns the index of a move that
-    wins on the spot when ``stop_at_win`` (then nothing is ordered), else -1."""
+def order_moves(s, r, moves, n, order, child, seat, first, settle, safe_first, drop_hopeless, killer, killer2):
+    """Fill ``order`` with the indices of the moves of ``moves[:n]`` worth searching, best
+    first, and return how many: a move after which the opponent can never win when
+    ``safe_first`` (a seat that needs only a draw), the move ``first`` (the table's), then,
+    unless ``safe_first``, the two *killers* (the last two moves that cut off at this ply,
+    ``killer`` the latest), then by the opponent's potential (``safe_first``, where the
+    killers count as 8 and 4 points less of it) and the material after the move, a pass
+    last. With ``drop_hopeless`` (a seat that needs a win) a move after which the seat can
+    never win is left out: searched, it would fail low with the bound 0 (the caller counts
+    that bound in when ``n`` moves came in and fewer go out). With ``settle`` a move that
+    settles the node stops the ordering, its index in ``order[0]``: ``SETTLE_WIN`` when it
+    wins on the spot, ``SETTLE_SAFE`` when the opponent can never win after it and
+    ``safe_first`` (the node then fails high with the bound 0)."""
+    kept = 0
     for i in range(n):
         m = moves[i]
         copy_state(child, s)
         apply_move(child, r, m)
         if child[F_PHASE] == PH_OVER:
             if child[F_STATUS] == ST_WIN and child[F_WINNER] == seat:
-                if stop_at_win:
-                    return i
+                if settle:
+                    order[0] = i
+                    return SETTLE_WIN
                 key = 1 << 21
             else:
                 key = -(1 << 20) if child[F_STATUS] == ST_WIN else -(1 << 18)
         else:
-            app = (safe_first or hopeless_last) and passive_applies(child, r)
+            app = (safe_first or drop_hopeless) and passive_applies(child, r)
             po = potential(child, r, 1 - seat) if app and safe_first else 0
             if app and safe_first and po < 0:
+                if settle:
+                    order[0] = i
+                    return SETTLE_SAFE
                 key = (1 << 21) + 1
-            elif app and hopeless_last and cannot_win(child, r, seat):
-                key = -(1 << 19)
+            elif app and drop_hopeless and cannot_win(child, r, seat):
+                continue
             elif m == first:
                 key = 1 << 21
             elif m == killer and not safe_first:  # (a defender keeps to the potential order)
@@ -558,26 +582,27 @@ def order_moves(s, r, moves, n, order, child, seat, first, stop_at_win, safe_fir
                     key += KILLER_BONUS // 2
             else:
                 key = _material(child, seat)
-        order[i] = ((key + (1 << 22)) << 12) | i
-    if n <= SORT_LIMIT:
-        for i in range(1, n):  # insertion sort, descending
+        order[kept] = ((key + (1 << 22)) << 12) | i
+        kept += 1
+    if kept <= SORT_LIMIT:
+        for i in range(1, kept):  # insertion sort, descending
             x = order[i]
             j = i - 1
             while j >= 0 and order[j] < x:
                 order[j + 1] = order[j]
                 j -= 1
             order[j + 1] = x
-    else:  # too many to sort: the best first only
+    elif kept > 0:  # too many to sort: the best first only
         b = 0
-        for i in range(1, n):
+        for i in range(1, kept):
             if order[i] > order[b]:
                 b = i
         x = order[b]
         order[b] = order[0]
         order[0] = x
-    for i in range(n):
+    for i in range(kept):
         order[i] &= 4095
-    return -1
+    return kept
 
 
 # frame slots of the explicit search stack (one row per ply)
@@ -586,8 +611,29 @@ FR_FLOATS = 5
 FR_BESTMOVE, FR_K, FR_N, FR_SEAT, FR_NODES, FR_FLIP, FR_CHANCE, FR_DEPTH, FR_REF, FR_STAGE = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 FR_KILLER = 10  # the last move that cut off at this ply (not reset by a new node)
 FR_KILLER2 = 11
-FR_INTS = 12
+FR_FORCED = 12  # the forced plies played through to reach the child being searched (see play_forced)
+FR_INTS = 13
 NO_REF = 1 << 30  # a value that rests on no repetition (see _repetition)
+
+
+@njit(cache=True)
+def play_forced(s, r, buf, ctl):
+    """Play through, in place, every decision of ``s`` that has one legal move (a pass from
+    an empty hand, a counter phase with no 2 to answer with), each counted as a node, and
+    return how many: such a node's value is its child's, so it needs no table entry, bound
+    or order of its own. Only a main decision of an empty hand and the other phases are
+    asked for their moves (a main decision with cards in hand has more than one move
+    almost always, and asking would cost a second move generation)."""
+    k = 0
+    while s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
+        if s[F_PHASE] == PH_MAIN and s[F_HAND + s[F_ACTOR]] != 0:
+            break
+        if generate_moves(s, r, buf) != 1:
+            break
+        apply_move(s, r, buf[0])
+        ctl[CTL_NODES] += 1
+        k += 1
+    return k
 
 
 @njit(cache=True)
@@ -607,22 +653,16 @@ def _store(tt_u, tt_f, tt_i, key, v, flag, m, gen, actions, depth, work):
     ``actions`` with a search ``depth`` behind it that took ``work`` nodes. An entry of the
     same position and pass is replaced in its slot, and one of the same action count too
     keeps its other bound (and its move, for an upper bound: the best move of a node that
-    failed low is only the best of the refuted). Otherwise the even slot of the bucket takes
-    the new entry when it has at least as much work behind it as the one there, which moves
-    to the odd slot; else the odd slot takes it."""
+    failed low is only the best of the refuted). The even slot of the bucket takes the
+    result when it has at least as much work behind it (its entry's included) as the entry
+    there, which moves to the odd slot; else its own slot or the odd one takes it (so an
+    entry that grows with a second search, as a draw's two tests, is not left in the slot
+    every new position takes)."""
+    b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
     slot = _probe(tt_u, tt_i, key, gen)
-    if slot < 0:
-        b = np.int64(key & np.uint64(tt_u.shape[0] - 2))
-        if work >= tt_i[b, TT_WORK]:
-            for w in range(TT_WORDS):
-                tt_i[b + 1, w] = tt_i[b, w]
-            slot = b
-        else:
-            slot = b + 1
     lo = -INF
     hi = INF
-    if (tt_u[slot, TT_KEY] == key and tt_i[slot, TT_GEN] == gen and tt_i[slot, TT_ACTIONS] == actions
-            and flag != TT_EXACT):
+    if slot >= 0 and tt_i[slot, TT_ACTIONS] == actions and flag != TT_EXACT:
         lo = tt_f[slot, TT_LO]
         hi = tt_f[slot, TT_HI]
         if depth < tt_i[slot, TT_DEPTH]:
@@ -630,6 +670,12 @@ def _store(tt_u, tt_f, tt_i, key, v, flag, m, gen, actions, depth, work):
         work += tt_i[slot, TT_WORK]
         if flag == TT_UPPER and tt_i[slot, TT_MOVE] >= 0:
             m = tt_i[slot, TT_MOVE]
+    if slot != b and work >= tt_i[b, TT_WORK]:
+        for w in range(TT_WORDS):
+            tt_i[b + 1, w] = tt_i[b, w]
+        slot = b
+    elif slot < 0:
+        slot = b + 1
     if flag != TT_UPPER and v > lo:
         lo = v
     if flag != TT_LOWER and v < hi:
@@ -757,6 +803,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     order = orders[ply]
     chance = s[F_ACTOR] == ACTOR_CHANCE
     stage = 0
+    hopeless = False
     if first >= 0 and not chance:
         # the table's move first, alone: the rest are generated only if it does not settle
         # the node (see negamax)
@@ -772,26 +819,31 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
             for i in range(n):
                 order[i] = i
         else:
-            win = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
-                              fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
-            if win >= 0:  # no line can end sooner than a win on the spot
-                v = WIN - (s[F_ACTIONS] + 1) * tb
-                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT, moves[win], gen, a, 1, 1)
+            kept = order_moves(s, r, moves, n, order, states[ply + 1], seat, first, True, beta <= 0.0, alpha >= 0.0,
+                               fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
+            if kept < 0:  # a win on the spot (no line ends sooner), or a move after which the
+                # opponent can never win (at least a draw, all a seat that needs a draw asks)
+                won = kept == SETTLE_WIN
+                v = WIN - (a + 1) * tb if won else 0.0
+                _store(tt_u, tt_f, tt_i, key, v, TT_EXACT if won else TT_LOWER, moves[order[0]], gen, a, 1, 1)
                 out[0] = v
                 out[1] = 1
                 return True
+            hopeless = n > kept
+            n = kept
     ff[ply, FR_ALPHA] = alpha
     ff[ply, FR_BETA] = beta
     ff[ply, FR_ALPHA0] = alpha
-    ff[ply, FR_BEST] = -INF
+    # (the moves order_moves left out, each worth at most 0 <= alpha, count as one child of value 0)
+    ff[ply, FR_BEST] = 0.0 if hopeless else -INF
     ff[ply, FR_TOTAL] = 0.0
-    fi[ply, FR_BESTMOVE] = moves[order[0]]
+    fi[ply, FR_BESTMOVE] = moves[order[0]] if n > 0 else -1
     fi[ply, FR_K] = 0
     fi[ply, FR_N] = n
     fi[ply, FR_SEAT] = seat
     fi[ply, FR_NODES] = ctl[CTL_NODES]
     fi[ply, FR_CHANCE] = 1 if chance else 0
-    fi[ply, FR_DEPTH] = 0
+    fi[ply, FR_DEPTH] = 1 if hopeless else 0
     fi[ply, FR_REF] = NO_REF
     fi[ply, FR_STAGE] = stage
     fkey[ply] = key
@@ -810,7 +862,10 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
     takes the mean. A node whose value rests on a repetition of an earlier node (its
     ``FR_REF`` below its own ply) is not stored: that value holds only on this line. A node
     opened with the table's move alone (``FR_STAGE`` 1) generates, drops the twins of and
-    orders its other moves only when that move does not settle it."""
+    orders its other moves only when that move does not settle it. A child's forced moves
+    are played through before it is opened (``play_forced``; their plies count in the
+    depth): a repetition is then seen at the end of the forced moves, where the earlier
+    node's forced moves ended too."""
     out = np.zeros(3, dtype=np.float64)
     ply = ply0
     ctl[CTL_NODES] += 1
@@ -824,8 +879,8 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         done = False
         if have:
             have = False
-            if resd + 1 > fi[ply, FR_DEPTH]:
-                fi[ply, FR_DEPTH] = resd + 1
+            if resd + 1 + fi[ply, FR_FORCED] > fi[ply, FR_DEPTH]:
+                fi[ply, FR_DEPTH] = resd + 1 + fi[ply, FR_FORCED]
             if resref < fi[ply, FR_REF]:
                 fi[ply, FR_REF] = resref
             if fi[ply, FR_CHANCE]:
@@ -851,9 +906,13 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
                 if moves[i] != first:
                     moves[j] = moves[i]
                     j += 1
-            order_moves(s, r, moves, j, orders[ply], states[ply + 1], fi[ply, FR_SEAT], -1, False,
-                        ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0, fi[ply, FR_KILLER], fi[ply, FR_KILLER2])
-            fi[ply, FR_N] = j
+            kept = order_moves(s, r, moves, j, orders[ply], states[ply + 1], fi[ply, FR_SEAT], -1, False,
+                               ff[ply, FR_BETA] <= 0.0, ff[ply, FR_ALPHA] >= 0.0, fi[ply, FR_KILLER],
+                               fi[ply, FR_KILLER2])
+            if kept < j:  # the moves left out, worth at most 0 <= alpha (see _enter)
+                ff[ply, FR_BEST] = max(ff[ply, FR_BEST], 0.0)
+                fi[ply, FR_DEPTH] = max(fi[ply, FR_DEPTH], 1)
+            fi[ply, FR_N] = kept
             fi[ply, FR_K] = 0
             fi[ply, FR_STAGE] = 0
             continue
@@ -894,8 +953,10 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
         child = states[ply + 1]
         copy_state(child, s)
         apply_move(child, r, m)
+        before = ctl[CTL_NODES]
         ctl[CTL_NODES] += 1
-        if (ctl[CTL_NODES] & CHECK_EVERY) == 0:
+        fi[ply, FR_FORCED] = play_forced(child, r, bufs[ply + 1], ctl)
+        if (before | CHECK_EVERY) < ctl[CTL_NODES]:  # a multiple of CHECK_EVERY + 1 was passed
             if ctl[CTL_STOP] != 0 or (ctl[CTL_BUDGET] > 0 and ctl[CTL_NODES] >= ctl[CTL_BUDGET]):
                 ctl[CTL_ABORTED] = 1
                 return 0.0  # nothing more is stored; the caller sees the flag
@@ -967,20 +1028,23 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
 
 
 @njit(cache=True)
-def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
+def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, draw, out):
     """Follow the table's exact best moves of generation ``gen`` (the pass: 1 without the
     tie-break, 2 with it) from ``s`` (changed in place); write them to ``out`` and return
-    how many. Where the table has no exact entry but neither seat can ever win
-    (``cannot_win``), every line is a draw: the line goes on with the passive moves (a
-    pass, a draw, letting a one-off resolve, or the first move). Stops at the end, a
-    chance node, or a missing entry."""
+    how many. On a ``draw``'s line (every node on it is a draw) a lower bound of 0 will do
+    too: its move keeps the draw (a defender's node that failed high on a move after which
+    the opponent can never win stores only that). A decision of one legal move plays it
+    (the search plays those through and stores nothing for them). Where the table has no
+    such entry but neither seat can ever win (``cannot_win``), every line is a draw: the
+    line goes on with the passive moves (a pass, a draw, letting a one-off resolve, or the
+    first move). Stops at the end, a chance node, or a missing entry."""
     k = 0
     while k < out.shape[0] and s[F_PHASE] != PH_OVER and s[F_ACTOR] != ACTOR_CHANCE:
         key = state_key(s, gen - 1)
         slot = _probe(tt_u, tt_i, key, gen)
         n = generate_moves(s, r, buf)
         m = np.int64(-1)
-        if slot >= 0 and tt_f[slot, TT_LO] == tt_f[slot, TT_HI]:
+        if slot >= 0 and (tt_f[slot, TT_LO] == tt_f[slot, TT_HI] or (draw and tt_f[slot, TT_LO] >= 0.0)):
             m = tt_i[slot, TT_MOVE]
             legal = False
             for i in range(n):
@@ -989,6 +1053,8 @@ def principal_line(s, r, buf, tt_u, tt_f, tt_i, gen, out):
                     break
             if not legal:
                 break
+        elif n == 1:  # a forced move (the search keeps no entry for it)
+            m = buf[0]
         elif passive_applies(s, r) and cannot_win(s, r, 0) and cannot_win(s, r, 1):
             m = buf[0]
             for i in range(n):
