@@ -296,12 +296,16 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             if drawn:  # chance, or a seat the model plays at random: a uniform move
                 m = buf[rng_below(rng, n)]
                 c = t_first[node]
+                kids = 0
                 while c >= 0 and t_move[c] != m:
+                    kids += 1
                     c = t_sibling[c]
                 apply_move(s, r, m)
                 if c < 0:
                     c = _new_node(m, node, actor, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
                     t_proven[c] = 0
+                    # a node can be drawn in one deal and decided in another: keep its index whole
+                    _index_child(node, c, kids + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
                     depth += 1
                     path[depth] = c
                     break
