@@ -397,7 +397,8 @@ def search_text(fig: dict[str, Any]) -> list[str]:
         f"  median: {fig['median_iterations_per_second_one_thread']:,.0f} it/s on 1 thread, "
         f"x{fig['median_speedup']:.2f} on {fig['threads_all']} threads"
     )
-    lines.append(f"  memory per tree node: {fig['bytes_per_node']} bytes")
+    lines.append(f"  memory per tree node: {fig['bytes_per_node']} bytes in the node arrays (the index pool and growth "
+                 "come on top: the peaks below)")
     sc = fig["scaling"]
     for row in sc["runs"]:
         lines.append(f"  {sc['position']} at {row['iterations']:>9,} iterations: {row['iterations_per_second']:10,.0f} it/s, "

@@ -78,9 +78,11 @@ def test_children_indexed_by_move_grow_the_same_tree(name, monkeypatch):
     in the moves' order, ties to the newest child) instead of a scan of its children
     (newest first): the same tree either way."""
     pos = Position.load(POS / f"{name}.json")
-    indexed, _ = _grow(pos, 200, 16, monkeypatch)
+    # enough iterations for ties at indexed nodes: a tie rule that kept the first child in
+    # the moves' order differs from 400 iterations on (measured)
+    indexed, _ = _grow(pos, 1500, 16, monkeypatch)
     monkeypatch.undo()
-    scanned, _ = _grow(pos, 200, 16, monkeypatch, indexed=False)
+    scanned, _ = _grow(pos, 1500, 16, monkeypatch, indexed=False)
     assert np.count_nonzero(indexed["index"] >= 0) > 0 and np.all(scanned["index"] == -1)
     for field in indexed:
         if field != "index":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.ismcts import breadth_first_order, INDEX_FIRST_BITS, INDEX_HEADER, META_POOL, META_POOL_LARGEST, remap_indexes
+from ..engine.ismcts import breadth_first_order, INDEX_FIRST_BITS, INDEX_HEADER, META_POOL, META_POOL_LARGEST, pack_indexes
 from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
@@ -54,23 +54,26 @@ class Tree:
     def iterations(self) -> int:
         return int(self.meta[1])
 
+    def _pool_room(self) -> int:
+        """The pool slots a kernel call wants free (as the kernel reckons it: one index built
+        an iteration, at most twice the largest)."""
+        return 2 * max(int(self.meta[META_POOL_LARGEST]), INDEX_HEADER + (1 << INDEX_FIRST_BITS))
+
     def grow(self) -> None:
-        """Make room for the next kernel call: double whichever is short, the index pool or
-        the nodes. Nodes grow renumbered breadth-first, so that siblings sit together in
-        memory (the selection scans them); the tree itself, and so the search, stays
-        exactly the same."""
-        pool_short = self.meta[META_POOL] + 2 * self.meta[META_POOL_LARGEST] > len(self.pool_child)
-        if pool_short:
-            size = 2 * len(self.pool_child)
-            while self.meta[META_POOL] + 2 * self.meta[META_POOL_LARGEST] > size:
-                size *= 2
+        """Make room for the next kernel call: renumber the nodes breadth-first, so that
+        siblings sit together in memory (the selection scans them), into arrays twice as
+        large when they are full, packing the index pool on the way; then double the pool
+        while it is short. The tree itself, and so the search, stays exactly the same."""
+        self._renumber(2 * self.capacity if self.nodes + 2 > self.capacity else self.capacity)
+        size = len(self.pool_child)
+        while self.meta[META_POOL] + self._pool_room() > size:
+            size *= 2
+        if size > len(self.pool_child):
             self.pool_move = np.concatenate([self.pool_move, np.zeros(size - len(self.pool_move), np.int64)])
             self.pool_child = np.concatenate([self.pool_child, np.zeros(size - len(self.pool_child), np.int32)])
-        if self.nodes + 2 > self.capacity or not pool_short:
-            self._renumber()
 
-    def _renumber(self) -> None:
-        old, n = self.capacity, self.nodes
+    def _renumber(self, capacity: int) -> None:
+        n = self.nodes
         order = np.empty(n, np.int64)
         rank = np.empty(n, np.int64)
         breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
@@ -80,9 +83,12 @@ class Tree:
             if name in LINKS:  # node numbers: renumber them too
                 linked = values >= 0
                 values[linked] = rank[values[linked]]
-            grown[name] = np.zeros(2 * old, dtype=t)
+            grown[name] = np.zeros(capacity, dtype=t)
             grown[name][:n] = values
-        remap_indexes(grown["index"], self.pool_child, n, rank)
+        pool_move, pool_child = np.zeros_like(self.pool_move), np.zeros_like(self.pool_child)
+        self.meta[META_POOL] = pack_indexes(grown["index"], self.pool_move, self.pool_child, n, rank, pool_move,
+                                            pool_child)
+        self.pool_move, self.pool_child = pool_move, pool_child
         self.arrays = grown  # one swap: a reader on another thread sees the old tree or the new
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:

@@ -29,8 +29,10 @@ A node with ``INDEX_MIN_CHILDREN`` children or more (an opponent's node, whose c
 are the moves of every hand the determinizations dealt it) also gets an index of them by
 move: an open-addressing table in a shared pool (``pool_move`` and ``pool_child``, after
 the node arrays), so the selection finds the legal children with one probe a legal move
-instead of walking every child. It gives exactly the choices of the walk (ties go to the
-newest child either way).
+instead of walking every child, and a draw (chance, a seat played at random) finds its
+child with one probe. It gives exactly the choices of the walk (ties go to the newest child
+either way); the children's list stays, so a node the pool had no room for just walks.
+Outgrown indexes lie unused until the tree grows, when the pool is packed.
 
 ``meta`` holds [nodes in use, iterations done, pool slots in use, the largest index]. A
 kernel call stops early when the node arrays or the pool are nearly full; the caller grows
@@ -123,7 +125,8 @@ def _new_node(move, parent, mover, t_move, t_index, t_mover, t_visits, t_avail, 
 
 @njit(cache=True)
 def _index_put(pool_move, pool_child, at, move, child):
-    """Enter ``child`` under ``move`` in the index that starts at pool slot ``at``."""
+    """Enter ``child`` under ``move`` in the index that starts at pool slot ``at`` (which
+    has an empty slot: an index is at most half full)."""
     bits = pool_child[at]
     mask = (1 << bits) - 1
     base = at + INDEX_HEADER
@@ -136,11 +139,37 @@ def _index_put(pool_move, pool_child, at, move, child):
 
 
 @njit(cache=True)
+def _index_find(pool_move, pool_child, at, move):
+    """The child under ``move`` in the index that starts at pool slot ``at``, or -1."""
+    bits = pool_child[at]
+    mask = (1 << bits) - 1
+    base = at + INDEX_HEADER
+    h = ((move * LOOKUP_MULTIPLIER) >> (64 - bits)) & mask
+    c = pool_child[base + h]
+    while c >= 0 and pool_move[base + h] != move:
+        h = (h + 1) & mask
+        c = pool_child[base + h]
+    return c
+
+
+@njit(cache=True)
 def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta):
-    """A new index of ``2**bits`` slots for every child of ``node`` (an outgrown one is
-    left behind, unused, until the tree grows)."""
-    at = meta[META_POOL]
+    """A new index of every child of ``node``: ``2**bits`` slots, or more while the
+    children would fill over half. Where the pool has no room the node goes without one
+    (the walk of its children finds the same moves). An outgrown index lies unused until
+    the tree grows and the pool is packed."""
+    kids = 0
+    c = t_first[node]
+    while c >= 0:
+        kids += 1
+        c = t_sibling[c]
+    while (1 << bits) < 2 * kids:
+        bits += 1
     size = 1 << bits
+    at = meta[META_POOL]
+    t_index[node] = -1
+    if at + INDEX_HEADER + size > pool_child.shape[0]:
+        return
     meta[META_POOL] = at + INDEX_HEADER + size
     if INDEX_HEADER + size > meta[META_POOL_LARGEST]:
         meta[META_POOL_LARGEST] = INDEX_HEADER + size
@@ -162,7 +191,7 @@ def _index_child(node, child, kids, t_move, t_index, t_first, t_sibling, pool_mo
     at = t_index[node]
     if at >= 0:
         bits = pool_child[at]
-        if 2 * kids > (1 << bits):
+        if 2 * (pool_child[at + 1] + 1) > (1 << bits):
             _index_build(node, bits + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
         else:
             _index_put(pool_move, pool_child, at, t_move[child], child)
@@ -171,17 +200,24 @@ def _index_child(node, child, kids, t_move, t_index, t_first, t_sibling, pool_mo
 
 
 @njit(cache=True)
-def remap_indexes(t_index, pool_child, nodes, rank):
-    """After the nodes are renumbered (``rank``: old number to new), renumber the children
-    in every node's index (the pool keeps its layout)."""
+def pack_indexes(t_index, pool_move, pool_child, nodes, rank, new_move, new_child):
+    """Copy every node's index into a fresh pool, one after another (dropping the outgrown
+    ones), with the children in them renumbered (``rank``: old number to new) and each node
+    pointed at its copy; return the slots used. A copy keeps every entry's slot."""
+    top = 0
     for k in range(nodes):
         at = t_index[k]
         if at >= 0:
-            base = at + INDEX_HEADER
-            for j in range(1 << pool_child[at]):
-                c = pool_child[base + j]
-                if c >= 0:
-                    pool_child[base + j] = rank[c]
+            size = 1 << pool_child[at]
+            new_child[top] = pool_child[at]
+            new_child[top + 1] = pool_child[at + 1]
+            for j in range(INDEX_HEADER, INDEX_HEADER + size):
+                c = pool_child[at + j]
+                new_child[top + j] = rank[c] if c >= 0 else -1
+                new_move[top + j] = pool_move[at + j]
+            t_index[k] = top
+            top += INDEX_HEADER + size
+    return top
 
 
 ROOT_ALL = 0
@@ -223,7 +259,7 @@ def _rollout_against_random(s, r, rng, buf, policy, scratch, viewer):
 @njit(nogil=True, cache=True)
 def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy, root_filter, solver, model):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
-    when the node arrays are nearly full). Node 0 is the root.
+    when the node arrays or the index pool are nearly full). Node 0 is the root.
 
     The arguments come in records (tuples) so that callers cannot misorder them:
 
@@ -280,7 +316,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     draw_share = 1.0 / sides(root, r)  # a stalemate shares the game among the sides
     paranoid = model == MODEL_PARANOID
     while done < iterations:
-        if meta[META_NODES] + 2 > cap or meta[META_POOL] + 2 * meta[META_POOL_LARGEST] > pool_cap:
+        # one iteration builds at most one index: a first one, or one twice the size of another
+        pool_room = 2 * max(meta[META_POOL_LARGEST], INDEX_HEADER + (1 << INDEX_FIRST_BITS))
+        if meta[META_NODES] + 2 > cap or meta[META_POOL] + pool_room > pool_cap:
             break
         determinize(root, s, unknown, viewer, rng, cards, excluded, fresh)
         node = 0
@@ -295,16 +333,18 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             drawn = actor == ACTOR_CHANCE or (model == MODEL_RANDOM and not same_side(s, r, actor, viewer))
             if drawn:  # chance, or a seat the model plays at random: a uniform move
                 m = buf[rng_below(rng, n)]
-                c = t_first[node]
                 kids = 0
-                while c >= 0 and t_move[c] != m:
-                    kids += 1
-                    c = t_sibling[c]
+                if t_index[node] >= 0:
+                    c = _index_find(pool_move, pool_child, t_index[node], m)
+                else:
+                    c = t_first[node]
+                    while c >= 0 and t_move[c] != m:
+                        kids += 1
+                        c = t_sibling[c]
                 apply_move(s, r, m)
                 if c < 0:
                     c = _new_node(m, node, actor, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
                     t_proven[c] = 0
-                    # a node can be drawn in one deal and decided in another: keep its index whole
                     _index_child(node, c, kids + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
                     depth += 1
                     path[depth] = c
@@ -327,18 +367,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             c = t_first[node]
             at = t_index[node]
             if at >= 0:
-                bits = pool_child[at]
                 kids = pool_child[at + 1]
-                mask = (1 << bits) - 1
-                shift = 64 - bits
-                base = at + INDEX_HEADER
                 for i in range(n):
-                    mv = buf[i]
-                    h = ((mv * LOOKUP_MULTIPLIER) >> shift) & mask
-                    c = pool_child[base + h]
-                    while c >= 0 and pool_move[base + h] != mv:
-                        h = (h + 1) & mask
-                        c = pool_child[base + h]
+                    c = _index_find(pool_move, pool_child, at, buf[i])
                     if c >= 0:
                         legal_child[k] = c
                         legal_index[k] = i
