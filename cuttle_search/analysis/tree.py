@@ -60,11 +60,12 @@ class Tree:
         return 2 * max(int(self.meta[META_POOL_LARGEST]), INDEX_HEADER + (1 << INDEX_FIRST_BITS))
 
     def grow(self) -> None:
-        """Make room for the next kernel call: renumber the nodes breadth-first, so that
-        siblings sit together in memory (the selection scans them), into arrays twice as
-        large when they are full, packing the index pool on the way; then double the pool
+        """Make room for the next kernel call: when the nodes are full, renumber them
+        breadth-first, so that siblings sit together in memory (the selection scans them),
+        into arrays twice as large, packing the index pool on the way; then double the pool
         while it is short. The tree itself, and so the search, stays exactly the same."""
-        self._renumber(2 * self.capacity if self.nodes + 2 > self.capacity else self.capacity)
+        if self.nodes + 2 > self.capacity:
+            self._renumber(2 * self.capacity)
         size = len(self.pool_child)
         while self.meta[META_POOL] + self._pool_room() > size:
             size *= 2
