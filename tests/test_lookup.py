@@ -40,6 +40,16 @@ def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch, indexed: b
     return {name: w.tree.arrays[name][:n].copy() for name, _ in FIELDS}, int(w.work[9][0])
 
 
+def _search(pos: Position, iterations: int, capacity: int, seed: int, work=None, model=kernel.MODEL_MAXN) -> _Worker:
+    """One compiled search's worker after ``iterations`` (with the scratch ``work`` given)."""
+    w = _Worker(seed=seed, index=0, capacity=capacity)
+    if work is not None:
+        w.work = work(w.work)
+    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
+    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, iterations, 0.7, ROLLOUT_GREEDY, model=model)
+    return w
+
+
 @pytest.mark.parametrize("name", ["midgame-main-p0", "four-victim-p1", "opening-p0"])
 def test_hashed_and_scanned_lookups_grow_the_same_tree(name, monkeypatch):
     pos = Position.load(POS / f"{name}.json")
@@ -58,13 +68,9 @@ def test_the_table_of_logs_changes_nothing():
     from ``np.log`` beyond it: a table of two entries, which takes every log afresh, grows
     exactly the tree the full table does, which it did fill."""
     pos = Position.load(POS / "midgame-main-p0.json")
-    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
     trees = []
     for table in (None, np.zeros(2)):
-        w = _Worker(seed=5, index=0, capacity=1 << 12)
-        if table is not None:
-            w.work = w.work[:-1] + (table,)
-        w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, 3000, 0.7, ROLLOUT_GREEDY)
+        w = _search(pos, 3000, 1 << 12, seed=5, work=None if table is None else lambda work: work[:-1] + (table,))
         trees.append({name: w.tree.arrays[name][:w.tree.nodes].copy() for name, _ in FIELDS})
         if table is None:
             assert np.count_nonzero(w.work[-1]) > 100
@@ -103,9 +109,7 @@ def test_every_index_holds_exactly_its_nodes_children(name, model):
     if option:
         data["rules"] += ":" + option
     pos = Position.from_json(json.dumps(data))
-    w = _Worker(seed=2, index=0, capacity=1 << 10)
-    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
-    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, 20000, 0.7, ROLLOUT_GREEDY, model=model)
+    w = _search(pos, 20000, 1 << 10, seed=2, model=model)
     t, a = w.tree, w.tree.arrays
     assert t.capacity >= 1 << 12  # grown, so renumbered
     indexed = 0
@@ -126,8 +130,5 @@ def test_every_index_holds_exactly_its_nodes_children(name, model):
 
 
 def test_the_index_pool_grows_with_the_tree():
-    pos = Position.load(POS / "midgame-main-p0.json")
-    w = _Worker(seed=2, index=0, capacity=1 << 12)
-    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
-    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, 20000, 0.7, ROLLOUT_GREEDY)
+    w = _search(Position.load(POS / "midgame-main-p0.json"), 20000, 1 << 12, seed=2)
     assert len(w.tree.pool_child) > POOL_CAPACITY and len(w.tree.pool_move) == len(w.tree.pool_child)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.ismcts import breadth_first_order, INDEX_FIRST_BITS, INDEX_HEADER, META_POOL, META_POOL_LARGEST, pack_indexes
+from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes
 from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
@@ -33,7 +33,6 @@ class Tree:
         # the indexes of the nodes with many children: moves and children (headers in the latter)
         self.pool_move = np.zeros(POOL_CAPACITY, dtype=np.int64)
         self.pool_child = np.zeros(POOL_CAPACITY, dtype=np.int32)
-        self.meta[META_POOL_LARGEST] = INDEX_HEADER + (1 << INDEX_FIRST_BITS)
         # root-only: rollouts below each root child (by order of creation) won by each seat's side
         self.seat_wins = np.zeros((MAX_MOVES, MAX_PLAYERS), dtype=np.int32)
         self.arrays["first"][0] = -1
@@ -54,11 +53,6 @@ class Tree:
     def iterations(self) -> int:
         return int(self.meta[1])
 
-    def _pool_room(self) -> int:
-        """The pool slots a kernel call wants free (as the kernel reckons it: one index built
-        an iteration, at most twice the largest)."""
-        return 2 * max(int(self.meta[META_POOL_LARGEST]), INDEX_HEADER + (1 << INDEX_FIRST_BITS))
-
     def grow(self) -> None:
         """Make room for the next kernel call: when the nodes are full, renumber them
         breadth-first, so that siblings sit together in memory (the selection scans them),
@@ -67,7 +61,7 @@ class Tree:
         if self.nodes + 2 > self.capacity:
             self._renumber(2 * self.capacity)
         size = len(self.pool_child)
-        while self.meta[META_POOL] + self._pool_room() > size:
+        while self.meta[META_POOL] + index_pool_room(self.meta) > size:
             size *= 2
         if size > len(self.pool_child):
             self.pool_move = np.concatenate([self.pool_move, np.zeros(size - len(self.pool_move), np.int64)])

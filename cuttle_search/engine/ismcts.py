@@ -124,13 +124,26 @@ def _new_node(move, parent, mover, t_move, t_index, t_mover, t_visits, t_avail, 
 
 
 @njit(cache=True)
+def index_pool_room(meta):
+    """The pool slots a kernel call needs free before an iteration: it builds at most one
+    index, a first one or one twice the size of the largest so far."""
+    return 2 * max(meta[META_POOL_LARGEST], INDEX_HEADER + (1 << INDEX_FIRST_BITS))
+
+
+@njit(cache=True)
+def _index_start(pool_child, at, move):
+    """Where ``move``'s probe starts in the index at pool slot ``at``: (the index's first
+    slot, its slot mask, the home slot)."""
+    bits = pool_child[at]
+    mask = (1 << bits) - 1
+    return at + INDEX_HEADER, mask, ((move * LOOKUP_MULTIPLIER) >> (64 - bits)) & mask
+
+
+@njit(cache=True)
 def _index_put(pool_move, pool_child, at, move, child):
     """Enter ``child`` under ``move`` in the index that starts at pool slot ``at`` (which
     has an empty slot: an index is at most half full)."""
-    bits = pool_child[at]
-    mask = (1 << bits) - 1
-    base = at + INDEX_HEADER
-    h = ((move * LOOKUP_MULTIPLIER) >> (64 - bits)) & mask
+    base, mask, h = _index_start(pool_child, at, move)
     while pool_child[base + h] >= 0:
         h = (h + 1) & mask
     pool_move[base + h] = move
@@ -141,10 +154,7 @@ def _index_put(pool_move, pool_child, at, move, child):
 @njit(cache=True)
 def _index_find(pool_move, pool_child, at, move):
     """The child under ``move`` in the index that starts at pool slot ``at``, or -1."""
-    bits = pool_child[at]
-    mask = (1 << bits) - 1
-    base = at + INDEX_HEADER
-    h = ((move * LOOKUP_MULTIPLIER) >> (64 - bits)) & mask
+    base, mask, h = _index_start(pool_child, at, move)
     c = pool_child[base + h]
     while c >= 0 and pool_move[base + h] != move:
         h = (h + 1) & mask
@@ -316,9 +326,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     draw_share = 1.0 / sides(root, r)  # a stalemate shares the game among the sides
     paranoid = model == MODEL_PARANOID
     while done < iterations:
-        # one iteration builds at most one index: a first one, or one twice the size of another
-        pool_room = 2 * max(meta[META_POOL_LARGEST], INDEX_HEADER + (1 << INDEX_FIRST_BITS))
-        if meta[META_NODES] + 2 > cap or meta[META_POOL] + pool_room > pool_cap:
+        if meta[META_NODES] + 2 > cap or meta[META_POOL] + index_pool_room(meta) > pool_cap:
             break
         determinize(root, s, unknown, viewer, rng, cards, excluded, fresh)
         node = 0

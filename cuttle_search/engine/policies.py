@@ -51,6 +51,7 @@ from .layout import (
     R_TEN_COUNTERS_SCUTTLE,
     RANK_KING,
     RANK_QUEEN,
+    RANK_TEN,
     ST_WIN,
 )
 from .movegen import generate_moves
@@ -90,7 +91,7 @@ def wins_now(s, r, p, m):
     return False
 
 
-MAX_POINTS_GAIN = 10  # the most points one move brings p (a Ten, played or taken)
+MAX_POINTS_GAIN = RANK_TEN + 1  # the most points one move brings p (a Ten, played or taken)
 
 
 @njit(cache=True)
