@@ -381,20 +381,45 @@ def solve(position, nodes, seconds, rules, as_json):
     player to act), the plies to the end under best play and the principal line.
 
     POSITION must hide nothing: a full-information file, or a one-seat view once the deck
-    is empty. When a budget runs out, the moves not yet solved are marked not proven."""
+    is empty. When a budget runs out, the moves not yet solved are marked not proven;
+    Ctrl-C does the same at once (then the exit code is 130)."""
     from .analysis import SearchError
     from .analysis.solve import solve as run_solve, solve_table
 
     pos = _load(position, rules)
+    bar, update = _solve_progress()
     try:
-        result = run_solve(pos, nodes=nodes, time=seconds)
+        result = run_solve(pos, nodes=nodes, time=seconds, progress=update, interruptible=True)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
+    finally:
+        if bar is not None:
+            bar.close()
     result.position = pos.name or position
     if as_json:
         _emit_json(result.to_json())
     else:
         click.echo(solve_table(result))
+    if result.stop_reason == "interrupted":
+        solved = sum(m.proven for m in result.moves)
+        click.echo(f"interrupted: {solved} of {len(result.moves)} moves proven (shown above)", err=True)
+        sys.exit(130)
+
+
+def _solve_progress():
+    """A tqdm bar on stderr with the solver's nodes and stage (silent when stderr is not a terminal)."""
+    from tqdm import tqdm
+
+    if not sys.stderr.isatty():
+        return None, None
+    bar = tqdm(desc="solve", unit="node", unit_scale=True, file=sys.stderr, leave=False)
+    stages = {"win": "can it win", "values": "values", "plies": "plies"}
+
+    def update(p) -> None:
+        bar.update(p.nodes - bar.n)
+        bar.set_postfix_str(f"{stages.get(p.stage, p.stage)} {p.done}/{p.total} moves")
+
+    return bar, update
 
 
 @main.command()

@@ -402,6 +402,74 @@ def test_a_time_budget_stops_the_search():
     assert res.seconds < 0.5
 
 
+def test_the_stop_reason_says_what_ended_the_solve():
+    pos = _budget_position()
+    assert solve(pos).stop_reason == "complete"
+    assert solve(pos, nodes=1024).stop_reason == "nodes"
+    assert solve(pos, time=1e-4).stop_reason == "time"
+    assert solve(pos, nodes=1024).to_json()["stopReason"] == "nodes"
+
+
+def _long_position():
+    """A deck-out endgame that takes the solver about 77 million nodes (half a minute):
+    every move a draw or a loss, a 9 that puts a card back on the deck, three 3s in hands."""
+    pos = random_deck_out("cuttle-cards-2", 20261209, max_hand=5)
+    solve(pos, nodes=1024)  # kernels loaded before any timer starts
+    return pos
+
+
+def _interrupt_after(seconds):
+    import _thread
+    import threading
+
+    timer = threading.Timer(seconds, _thread.interrupt_main)
+    timer.start()
+    return timer
+
+
+def test_progress_is_reported_while_the_solver_runs():
+    seen = []
+    res = solve(_long_position(), nodes=2_000_000, progress=seen.append)
+    assert res.stop_reason == "nodes" and not res.proven
+    assert seen, "no progress report in about a second of search"
+    assert [p.nodes for p in seen] == sorted(p.nodes for p in seen) and seen[-1].nodes <= res.nodes
+    assert all(p.stage in ("win", "values", "plies") and 0 <= p.done <= p.total == len(res.moves) for p in seen)
+
+
+def test_ctrl_c_stops_the_solver_and_keeps_what_was_proven():
+    import time
+
+    def ctrl_c_once_two_values_are_in(p):  # (the progress display is where an interrupt lands too)
+        if p.stage == "values" and p.done >= 2:
+            raise KeyboardInterrupt
+
+    pos = _long_position()
+    start = time.perf_counter()
+    res = solve(pos, interruptible=True, progress=ctrl_c_once_two_values_are_in)
+    assert time.perf_counter() - start < 20  # the full solve takes about half a minute
+    assert res.stop_reason == "interrupted" and not res.proven
+    assert sum(m.proven for m in res.moves) >= 2 and any(not m.proven for m in res.moves)
+    # what it proved before the interrupt is exact (the values of the full solve, 32 s)
+    losses = {"one-off 9S 5D", "one-off AH", "points 3S", "scuttle 3S 2H", "points AH", "one-off 9S 2H"}
+    assert all(m.value == ("loss" if m.move.text() in losses else "draw") for m in res.moves if m.proven)
+
+
+def test_ctrl_c_without_interruptible_is_raised_at_once():
+    import threading
+    import time
+
+    pos = _long_position()
+    timer = _interrupt_after(1.0)
+    start = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solve(pos, progress=lambda p: None)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 10
+    assert not any(t.name == "cuttle-solve" and t.is_alive() for t in threading.enumerate())
+
+
 def test_hidden_cards_are_refused_but_an_empty_deck_view_is_solved():
     with pytest.raises(SearchError, match=r"^view: p0's view hides cards"):
         solve("positions/opening-p0.json")
@@ -461,6 +529,18 @@ def test_cli_solve_budget_says_not_proven(tmp_path):
     assert any(m["value"] is None for m in j["moves"])
     r = _cli("solve", path, "--nodes", "1024")
     assert "not proven" in r.output
+
+
+def test_cli_solve_ctrl_c_prints_what_was_proven_and_exits_130(tmp_path):
+    path = tmp_path / "long.json"
+    _long_position().save(path)
+    timer = _interrupt_after(1.5)
+    try:
+        r = _cli("solve", path)
+    finally:
+        timer.cancel()
+    assert r.exit_code == 130, r.output
+    assert "not proven: interrupted with" in r.output and "moves proven (shown above)" in r.output
 
 
 def test_cli_solve_refuses_hidden_cards_in_one_line():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time as _time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -72,6 +72,7 @@ class SolveResult:
     node_budget: int | None
     time_budget: float | None
     position: str = ""
+    stop_reason: str = "complete"  # complete | nodes | time | interrupted
 
     @property
     def proven(self) -> bool:
@@ -105,6 +106,7 @@ class SolveResult:
             "nodesPerSecond": round(self.nodes_per_second, 1),
             "seconds": round(self.seconds, 6),
             "budget": {"nodes": self.node_budget, "time": self.time_budget},
+            "stopReason": self.stop_reason,
         }
 
 
@@ -171,7 +173,38 @@ class Solver:
         return self.table.view(np.uint64), self.table.view(np.float64), self.table
 
 
-def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, proven: np.ndarray) -> None:
+@dataclass(frozen=True)
+class SolveProgress:
+    """What a running solve has done (``solve``'s ``progress`` callback gets one about
+    every ``PROGRESS_EVERY`` seconds): the nodes so far, the seconds, the stage ("win": can
+    each move win; "values": each move's win, draw or loss; "plies": the plies of the wins
+    and losses) and how many of the searched root moves that stage has finished."""
+
+    nodes: int
+    seconds: float
+    stage: str
+    done: int
+    total: int
+
+
+PROGRESS_EVERY = 0.25
+
+
+class _Stage:
+    """The stage a solve is in and the array in which its kernel marks the root moves it
+    has finished (read from another thread for the progress display: a racy read of a
+    count is fine there)."""
+
+    def __init__(self) -> None:
+        self.name = "win"
+        self.done: np.ndarray = np.zeros(0, dtype=np.int64)
+
+    def enter(self, name: str, done: np.ndarray) -> None:
+        self.name, self.done = name, done
+
+
+def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, proven: np.ndarray,
+                   stage: _Stage) -> None:
     """The first pass: every root move's value without the tie-break into ``wdl`` (``WIN``,
     0, ``-WIN``), ``proven`` set for the moves it reached before a budget ran out.
 
@@ -181,11 +214,13 @@ def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np
     window around 0). Through a random 4 values are expectations: one full-window search."""
     if r[L.R_FOUR_RANDOM]:
         inf = np.full(n, V.INF)
+        stage.enter("values", proven)
         V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, -inf, inf, 0, wdl, proven, *sv.tt(), sv.ctl,
                       sv.ff, sv.fi, sv.fkey, sv.rkey)
         return
     tested = np.zeros(n, dtype=np.int64)
     first = np.zeros(n, dtype=np.float64)
+    stage.enter("win", tested)
     V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, np.zeros(n), np.full(n, V.WIN), 0, first, tested,
                   *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
     for i in range(n):
@@ -195,6 +230,7 @@ def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np
     if sv.ctl[V.CTL_ABORTED]:
         return
     proven_before = proven.copy()
+    stage.enter("values", proven)
     V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, np.full(n, -V.WIN), np.zeros(n), 0, wdl, proven,
                   *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
     for i in range(n):
@@ -203,7 +239,7 @@ def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np
 
 
 def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, exact: np.ndarray,
-           refined: np.ndarray, actions: int) -> None:
+           refined: np.ndarray, actions: int, stage: _Stage) -> None:
     """The second pass: the plies of every won or lost root move under best play (the
     shortest win, the longest loss), as its tie-break value into ``exact`` (``refined``
     set), until a budget runs out. Draws and expectations have none.
@@ -219,6 +255,7 @@ def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray
     one more action at the soonest) and cuts wherever the first pass found that the winner
     cannot win at all."""
     refined[:] = (np.abs(wdl) != V.WIN).astype(np.int64)  # draws and expectations have no plies
+    stage.enter("plies", refined)
     low = np.ones(n, dtype=np.int64)  # plies: no fewer than this (the root move included)
     high = np.full(n, int(r[L.R_ACTION_LIMIT]) - actions, dtype=np.int64)  # and no more than this
     values = np.zeros(n, dtype=np.float64)
@@ -360,7 +397,8 @@ def _classify(wdl: float, pos: Position) -> tuple[str, float]:
 
 
 def solve(position, nodes: int | None = None, time: float | None = None, tt_bits: int = DEFAULT_TT_BITS,
-          solver: Solver | None = None) -> SolveResult:
+          solver: Solver | None = None, progress: Callable[[SolveProgress], None] | None = None,
+          interruptible: bool = False) -> SolveResult:
     """Solve ``position`` (a Position, a path, a dict or JSON text) exactly within the budgets:
     ``nodes`` (a node count, looked at every 1,024 nodes) and ``time`` (seconds), whichever
     runs out first; with neither, to the end.
@@ -370,7 +408,13 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     and loss under best play (the shortest win, the longest loss) like a mate search.
     Moves whose results are the same position up to the suits of a royal rank share one
     search. A move the first pass did not reach is unproven (``value`` None); a proven
-    move the second pass did not reach has ``plies`` None."""
+    move the second pass did not reach has ``plies`` None.
+
+    With ``progress`` or ``interruptible`` the search runs on a worker thread (the kernels
+    release the GIL) while this thread calls ``progress`` with a ``SolveProgress`` about
+    every ``PROGRESS_EVERY`` seconds and stays responsive to Ctrl-C: a ``KeyboardInterrupt``
+    stops the search at once and, with ``interruptible``, the result is what was proven so
+    far (``stop_reason`` "interrupted"); without it the interrupt is raised again."""
     from . import _position
 
     pos = _position(position)
@@ -400,18 +444,41 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     proven = np.zeros(m, dtype=np.int64)
     exact = np.zeros(m, dtype=np.float64)
     refined = np.zeros(m, dtype=np.int64)
+    stage = _Stage()
+    lines: dict[int, tuple[list[Move], bool]] = {}
+
+    def work() -> None:
+        _win_draw_loss(sv, r, searched, m, wdl, proven, stage)
+        draws = proven.astype(bool) & (wdl == 0.0) & (not r[L.R_FOUR_RANDOM])
+        lines.update({j: _line(pos, sv, int(searched[j]), 1, bool(draws[j])) for j in range(m) if proven[j]})
+        if not sv.ctl[V.CTL_ABORTED]:
+            _plies(sv, r, searched, m, wdl, exact, refined, int(pos.state[L.F_ACTIONS]), stage)
+
     if timer is not None:
         timer.start()
+    interrupted = False
     try:
-        _win_draw_loss(sv, r, searched, m, wdl, proven)
-        draws = proven.astype(bool) & (wdl == 0.0) & (not r[L.R_FOUR_RANDOM])
-        lines = {j: _line(pos, sv, int(searched[j]), 1, bool(draws[j])) for j in range(m) if proven[j]}
-        if not sv.ctl[V.CTL_ABORTED]:
-            _plies(sv, r, searched, m, wdl, exact, refined, int(pos.state[L.F_ACTIONS]))
+        if progress is None and not interruptible:
+            work()
+        else:
+            def report() -> None:
+                if progress is not None:
+                    progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, stage.name,
+                                           int(stage.done.sum()), m))
+
+            interrupted = _watched(work, sv, report, interruptible)
     finally:
         if timer is not None:
             timer.cancel()
     elapsed = _time.perf_counter() - start
+    if interrupted:
+        reason = "interrupted"
+    elif not sv.ctl[V.CTL_ABORTED]:
+        reason = "complete"
+    elif nodes is not None and sv.ctl[V.CTL_NODES] >= nodes:
+        reason = "nodes"
+    else:
+        reason = "time"
     at = {i: j for j, i in enumerate(own)}
     index = [at[rep[i]] for i in range(n)]
     relabel = [(lambda line, lab=lab: line) if lab is None
@@ -453,17 +520,55 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         node_budget=nodes,
         time_budget=time,
         position=pos.name,
+        stop_reason=reason,
     )
+
+
+def _watched(work: Callable[[], None], sv: Solver, report: Callable[[], None], interruptible: bool) -> bool:
+    """Run ``work`` on a worker thread, calling ``report`` every ``PROGRESS_EVERY`` seconds
+    until it ends; returns whether a ``KeyboardInterrupt`` stopped it (raised again unless
+    ``interruptible``). The interrupt sets the kernel's stop flag, so the worker ends
+    within ``CHECK_EVERY`` nodes, and its exceptions come back to this thread."""
+    failure: list[BaseException] = []
+    finished = threading.Event()  # (not Thread.join: an interrupted join can return early later)
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as e:  # handed to the calling thread
+            failure.append(e)
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="cuttle-solve", daemon=True).start()
+    interrupted = False
+    try:
+        while not finished.wait(PROGRESS_EVERY):
+            report()
+    except KeyboardInterrupt:
+        sv.ctl[V.CTL_STOP] = 1
+        while not finished.wait(PROGRESS_EVERY):
+            pass
+        if not interruptible:
+            raise
+        interrupted = True
+    if failure:
+        raise failure[0]
+    return interrupted
 
 
 def solve_table(result: SolveResult) -> str:
     """The text form of a solve: a header and one row per move."""
     pov = seat_name(result.actor)
     solved = sum(m.proven for m in result.moves)
+    why = {"interrupted": "interrupted", "nodes": "the node budget ran out",
+           "time": "the time budget ran out"}.get(result.stop_reason, "")
     if result.proven:
         verdict = f"proven: {result.value} for {pov}"
+        if why:  # the values are all in, some plies are not
+            verdict += f" (plies not all found: {why})"
     else:
-        verdict = f"not proven: the budget ran out with {solved} of {len(result.moves)} moves solved"
+        verdict = f"not proven: {why or 'the budget ran out'} with {solved} of {len(result.moves)} moves solved"
     lines = [
         f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
         f"{verdict}; {result.nodes:,} nodes in {result.seconds:.3f} s ({result.nodes_per_second:,.0f} nodes/s)",
