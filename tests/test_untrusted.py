@@ -427,6 +427,62 @@ def test_warmup_compiles_every_kernel():
     assert jit.uncached_kernels() == []
 
 
+def _arrays_returned_without_reference_counting() -> tuple[list[str], int]:
+    """The kernels compiled without Numba's reference counting that return an array (or a
+    list), among those with compiled code in this process, and how many were looked at."""
+    from numba.core import types
+
+    bad, checked = [], 0
+    for d in jit.KERNELS:
+        if jit._name(d.py_func) in jit.COUNTED:
+            continue
+        for cres in d.overloads.values():
+            ret = cres.signature.return_type
+            parts = list(ret.types) if isinstance(ret, types.BaseTuple) else [ret]
+            if any(isinstance(t, (types.Array, types.List, types.ListType)) for t in parts):
+                bad.append(jit._name(d.py_func))
+            checked += 1
+    return bad, checked
+
+
+def test_no_kernel_without_reference_counting_returns_an_array():
+    """A kernel compiled without Numba's reference counting hands back no new reference, so
+    the caller of one that returned an array would free a buffer still in use (see jit).
+    Loaded from the cache, only the kernels called from Python have compiled code here;
+    the slow test below compiles every kernel afresh."""
+    from cuttle_search.bench import warm_up
+
+    warm_up()
+    bad, checked = _arrays_returned_without_reference_counting()
+    assert bad == [] and checked >= 20
+
+
+def test_the_reference_counting_check_finds_a_kernel_that_returns_an_array(monkeypatch):
+    monkeypatch.setattr(jit, "KERNELS", [])
+    monkeypatch.setattr(jit, "COUNTED", set())
+
+    def same(a):  # (Numba refuses to compile a view returned without reference counting)
+        return a
+
+    made = jit.njit(cache=False)(same)
+    made(np.zeros(3, np.int64))
+    bad, checked = _arrays_returned_without_reference_counting()
+    assert checked == 1 and bad == [jit._name(same)]
+
+
+@pytest.mark.slow
+def test_no_kernel_without_reference_counting_returns_an_array_when_compiled_afresh(tmp_path):
+    code = ("from cuttle_search.bench import warm_up; warm_up(); "
+            "import json; from tests.test_untrusted import _arrays_returned_without_reference_counting as f; "
+            "print(json.dumps(f()))")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900,
+                         cwd=Path(__file__).parent.parent)
+    assert out.returncode == 0, out.stderr[-2000:]
+    bad, checked = json.loads(out.stdout.strip().splitlines()[-1])
+    assert bad == [] and checked >= 150, (bad, checked)
+
+
 @pytest.mark.parametrize("args", [("moves", POS / "win-in-one-p0.json"), ("perft", POS / "opening-full.json", "-d", "1"),
                                   ("selfplay", "--games", "2"), ("show", POS / "win-in-one-p0.json")])
 def test_every_engine_command_says_when_it_compiles(monkeypatch, args):

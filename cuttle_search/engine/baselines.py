@@ -6,6 +6,7 @@ from .jit import njit
 from .apply import apply_move
 from .info import determinize
 from .layout import (
+    copy_into,
     ACTOR_CHANCE,
     EIGHTS,
     F_ACTOR,
@@ -68,7 +69,7 @@ def cuttlebot_move(s, r, rng, buf0, buf1, c1, c2):
     pick = 0
     ties = 0
     for i in range(n):
-        c1[:] = s
+        copy_into(c1, s)
         apply_move(c1, r, buf0[i])
         if c1[F_PHASE] == PH_OVER:
             v = bot_score(c1, me)
@@ -82,7 +83,7 @@ def cuttlebot_move(s, r, rng, buf0, buf1, c1, c2):
             else:
                 v = 1e18
             for j in range(m):
-                c2[:] = c1
+                copy_into(c2, c1)
                 apply_move(c2, r, buf1[j])
                 w = bot_score(c2, me)
                 if actor == ACTOR_CHANCE:
@@ -108,7 +109,7 @@ def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, move
     for _ in range(worlds):
         determinize(root, s, unknown, viewer, rng, cards, 0, 0)
         for i in range(n):
-            child[:] = s
+            copy_into(child, s)
             apply_move(child, r, moves[i])
             rollout(child, r, rng, buf, policy, scratch)
             if child[F_STATUS] == ST_WIN:

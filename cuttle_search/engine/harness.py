@@ -6,7 +6,7 @@ import numpy as np
 
 from .jit import njit
 from .apply import apply_move
-from .layout import F_PHASE, F_STATUS, F_WINNER, PH_OVER, R_ACTION_LIMIT
+from .layout import F_PHASE, F_STATUS, F_WINNER, PH_OVER, R_ACTION_LIMIT, copy_into
 from .movegen import generate_moves, moves_overflowed
 from .rng import game_seed, rng_below
 from .setup import check_invariants, deal
@@ -23,7 +23,7 @@ def playout(s, r, rng, buf):
     return plies
 
 
-@njit(cache=True)
+@njit(cache=True, nrt=True)
 def random_games(r, seed, first, games, s, buf, results):
     """Deal and play games ``first .. first + games - 1`` of the run seeded ``seed``; fill
     results[g] = (plies, status, winner). Returns the total number of plies."""
@@ -54,13 +54,13 @@ def perft(states, bufs, r, depth, level):
     total = 0
     child = states[level + 1]
     for i in range(n):
-        child[:] = s
+        copy_into(child, s)
         apply_move(child, r, bufs[level][i])
         total += perft(states, bufs, r, depth, level + 1)
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nrt=True)
 def checked_random_games(r, seed, first, games, s, buf, results):
     """Random games (numbered as in ``random_games``) that check the state after every
     move. results[g] = (plies, status, winner, first error code, error ply, a hash of the

@@ -13,6 +13,7 @@ import numpy as np
 
 from .jit import njit
 from .layout import (
+    copy_into,
     bit,
     EIGHTS,
     F_DECK,
@@ -101,7 +102,7 @@ def view_state(s, r, viewer, out, hidden_in_hand):
     """Write ``viewer``'s view of the full state ``s`` into ``out`` and the number of hidden
     cards of each seat's hand into ``hidden_in_hand``; return the mask of unseen cards.
     Another seat's visible hand cards become public in the view (the viewer knows them)."""
-    out[:] = s
+    copy_into(out, s)
     unknown = unseen_cards(s, r, viewer)
     pool = unknown
     for q in range(s[F_NPLAYERS]):
@@ -159,7 +160,7 @@ def determinize(root, s, unknown, viewer, rng, cards, excluded, fresh):
     then uniform given that: all but ``fresh`` unknown hand cards come from outside
     ``excluded``. An inference that cannot hold (too few cards outside it) is ignored, and
     so is any inference with more than two seats."""
-    s[:] = root
+    copy_into(s, root)
     if root[F_SHUFFLE_SEED] != 0:  # the chance stream of later reshuffles: no seat knows it
         s[F_SHUFFLE_SEED] = np.int64(rng_next(rng)) | 1
     if unknown == 0:
@@ -214,7 +215,7 @@ def winning_cards(s, r, p, candidates, t, buf):
     while x:
         c = lowest(x)
         x &= x - 1
-        t[:] = s
+        copy_into(t, s)
         t[F_HAND + p] = base | bit(c)
         n = generate_moves(t, r, buf)
         for i in range(n):

@@ -1,9 +1,20 @@
 """The engine's one ``njit``: Numba's, with on-disk caching when a cache place is writable,
-and a registry of every kernel so the commands can tell when a first run will compile.
+without reference counting unless a kernel asks for it, and a registry of every kernel so
+the commands can tell when a first run will compile.
 
 Kernels write ``@njit(cache=True)`` as usual; ``CACHE`` (set by the engine package before
 any kernel module loads) turns the on-disk cache off where nothing is writable, so a
-read-only install compiles in memory instead of failing with "no locator"."""
+read-only install compiles in memory instead of failing with "no locator".
+
+Reference counting (Numba's runtime, NRT) is off by default: the engine's kernels take
+their arrays from the caller, make views of them and hand them on, and with NRT each view
+and each call that passes one costs an atomic increment and decrement, out of line. In
+the exact solver that was half the time (``perf``: ``NRT_incref`` and ``NRT_decref`` 49%
+of the samples). A kernel that allocates an array, assigns to a slice or calls a kernel
+that does says ``@njit(cache=True, nrt=True)`` (without it Numba refuses to compile one), and
+so does a kernel that calls one. A kernel compiled without NRT must not return an array
+(its caller would release a reference it was never given): Numba refuses a view, and a
+test checks every kernel for the rest."""
 
 from __future__ import annotations
 
@@ -15,21 +26,31 @@ import numba
 
 CACHE = True
 KERNELS: list[Any] = []  # every dispatcher made by njit, in definition order
+COUNTED: set[str] = set()  # the qualified names of the kernels compiled with reference counting
 
 
-def njit(*args, cache: bool = True, **kwargs):
-    """``numba.njit`` with ``cache`` honoured only where a cache directory is writable."""
-    made = numba.njit(*args, cache=cache and CACHE, **kwargs)
+def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
+    """``numba.njit`` with ``cache`` honoured only where a cache directory is writable and
+    reference counting only with ``nrt`` (see the module docstring)."""
+    made = numba.njit(*args, cache=cache and CACHE, _nrt=nrt, **kwargs)
     if args and callable(args[0]):  # used bare: @njit
         KERNELS.append(made)
+        if nrt:
+            COUNTED.add(_name(args[0]))
         return made
 
     def register(func):
         dispatcher = made(func)
         KERNELS.append(dispatcher)
+        if nrt:
+            COUNTED.add(_name(func))
         return dispatcher
 
     return register
+
+
+def _name(func: Any) -> str:
+    return f"{func.__module__}.{func.__qualname__}"
 
 
 def _cached(dispatcher: Any) -> bool:

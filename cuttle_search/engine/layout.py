@@ -294,6 +294,14 @@ def popcount(x):
 
 
 @njit(cache=True)
+def copy_into(dst, src):
+    """``dst[:] = src`` as a loop: a slice assignment needs Numba's reference counting,
+    which the engine's kernels go without (see ``jit``)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
 def make_move(mt, card, target):
     return mt | (card << 5) | (target << 11)
 

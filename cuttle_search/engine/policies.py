@@ -8,6 +8,7 @@ import numpy as np
 from .jit import njit
 from .apply import apply_move
 from .layout import (
+    copy_into,
     EIGHTS,
     F_ACTIONS,
     F_ACTOR,
@@ -356,7 +357,7 @@ def _greedy_pick_applied(s, r, buf, n, rng, scratch):
     best_val = -1e18
     ties = 0
     for i in range(n):
-        scratch[:] = s
+        copy_into(scratch, s)
         apply_unopposed(scratch, r, buf[i])
         if scratch[F_PHASE] == PH_OVER:
             if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):

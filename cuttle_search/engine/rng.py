@@ -23,7 +23,7 @@ def rng_below(rng, n):
     return np.int64(((rng_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, nrt=True)
 def game_seed(seed, index):
     """The seed of game ``index`` of a run seeded ``seed``: one splitmix64 mix of both, so
     any game of a run can be replayed on its own."""
@@ -32,7 +32,7 @@ def game_seed(seed, index):
     return rng_next(rng)
 
 
-@njit(cache=True)
+@njit(cache=True, nrt=True)
 def seed_rng(seed, stream):
     """A generator state for stream ``stream`` of the user's ``seed`` (one per thread)."""
     rng = np.empty(1, dtype=np.uint64)

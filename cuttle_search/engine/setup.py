@@ -11,6 +11,7 @@ import numpy as np
 from .jit import njit
 from .apply import deck_pop_top
 from .layout import (
+    copy_into,
     ACTOR_CHANCE,
     ALL_CARDS,
     bit,
@@ -150,7 +151,7 @@ BLANK_STATE = _blank_state()  # Python copies it; kernels see it as a compile-ti
 
 @njit(cache=True)
 def clear_state(s, nplayers):
-    s[:] = BLANK_STATE
+    copy_into(s, BLANK_STATE)
     s[F_NPLAYERS] = nplayers
     s[F_DEALER] = nplayers - 1
 
@@ -322,7 +323,7 @@ def check_invariants(s, r):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nrt=True)
 def _was_offered(s, r, p, card, move):
     """Whether a pending ``move`` (a main action of seat ``p`` with ``card``) is one the
     generator offers ``p`` on this table with ``card`` back in hand. A pending one-off's
@@ -340,7 +341,7 @@ def _was_offered(s, r, p, card, move):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nrt=True)
 def position_error(s, r):
     """Why a loaded position cannot happen under rules ``r``, as ``(code, detail)``;
     ``(0, 0)`` when it can. Codes are ``POSITION_ERRORS`` (1-8 are the invariants of

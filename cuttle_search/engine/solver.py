@@ -850,7 +850,7 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, nrt=True)
 def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey):
     """The value of ``states[ply0]`` (a position that is not over) for its seat: exact when
     strictly inside (alpha, beta), otherwise a bound on the side it fell (fail-soft). A
@@ -1000,7 +1000,7 @@ def root_moves(states, orders, r, moves):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, nrt=True)
 def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
                 tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey):
     """Search every root move ``moves[i]`` of ``states[0]`` not yet ``done`` with the window
