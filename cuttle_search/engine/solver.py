@@ -850,8 +850,8 @@ def _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i
     return False
 
 
-@njit(cache=True, nogil=True, nrt=True)
-def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey):
+@njit(cache=True, nogil=True)
+def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out):
     """The value of ``states[ply0]`` (a position that is not over) for its seat: exact when
     strictly inside (alpha, beta), otherwise a bound on the side it fell (fail-soft). A
     repetition of a node of the line from ``ply0`` on is a draw.
@@ -865,8 +865,8 @@ def negamax(states, bufs, orders, r, ply0, alpha, beta, tb, tt_u, tt_f, tt_i, ct
     orders its other moves only when that move does not settle it. A child's forced moves
     are played through before it is opened (``play_forced``; their plies count in the
     depth): a repetition is then seen at the end of the forced moves, where the earlier
-    node's forced moves ended too."""
-    out = np.zeros(3, dtype=np.float64)
+    node's forced moves ended too. ``out`` is a scratch array of three floats (``_enter``'s
+    answer), allocated by the caller: this kernel runs without reference counting."""
     ply = ply0
     ctl[CTL_NODES] += 1
     if _enter(states, bufs, orders, r, ply0, ply, alpha, beta, tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out):
@@ -1009,6 +1009,7 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
     s = states[0]
     seat = node_seat(s)
     child = states[1]
+    out = np.zeros(3, dtype=np.float64)
     for i in range(n):
         if done[i]:
             continue
@@ -1018,9 +1019,10 @@ def solve_moves(states, bufs, orders, r, moves, n, lo, hi, tb, values, done,
         if child[F_PHASE] == PH_OVER:
             v = terminal_value(child, seat, tb)
         elif node_seat(child) == seat:
-            v = negamax(states, bufs, orders, r, 1, lo[i], hi[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey)
+            v = negamax(states, bufs, orders, r, 1, lo[i], hi[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey, out)
         else:
-            v = -negamax(states, bufs, orders, r, 1, -hi[i], -lo[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey)
+            v = -negamax(states, bufs, orders, r, 1, -hi[i], -lo[i], tb, tt_u, tt_f, tt_i, ctl, ff, fi, fkey, rkey,
+                         out)
         if ctl[CTL_ABORTED] != 0:
             break
         values[i] = v
