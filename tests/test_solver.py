@@ -406,12 +406,12 @@ def test_the_stop_reason_says_what_ended_the_solve():
     pos = _budget_position()
     assert solve(pos).stop_reason == "complete"
     assert solve(pos, nodes=1024).stop_reason == "nodes"
-    assert solve(pos, time=1e-4).stop_reason == "time"
     assert solve(pos, nodes=1024).to_json()["stopReason"] == "nodes"
+    assert solve(_long_position(), time=0.05).stop_reason == "time"  # (the budget position may finish first)
 
 
 def _long_position():
-    """A deck-out endgame that takes the solver about 77 million nodes (half a minute):
+    """A deck-out endgame that takes the solver about 77 million nodes (20 s or more):
     every move a draw or a loss, a 9 that puts a card back on the deck, three 3s in hands."""
     pos = random_deck_out("cuttle-cards-2", 20261209, max_hand=5)
     solve(pos, nodes=1024)  # kernels loaded before any timer starts
@@ -434,6 +434,7 @@ def test_progress_is_reported_while_the_solver_runs():
     assert seen, "no progress report in about two seconds of search"
     assert [p.nodes for p in seen] == sorted(p.nodes for p in seen) and seen[-1].nodes <= res.nodes
     assert all(p.stage in ("win", "values", "plies") and 0 <= p.done <= p.total == len(res.moves) for p in seen)
+    assert any(p.done > 0 for p in seen)  # the win tests of some moves are done within 6 M nodes
 
 
 def test_ctrl_c_stops_the_solver_and_keeps_what_was_proven():
@@ -446,10 +447,10 @@ def test_ctrl_c_stops_the_solver_and_keeps_what_was_proven():
     pos = _long_position()
     start = time.perf_counter()
     res = solve(pos, interruptible=True, progress=ctrl_c_once_two_values_are_in)
-    assert time.perf_counter() - start < 20  # the full solve takes about half a minute
+    assert time.perf_counter() - start < 10  # the full solve takes 20 s or more
     assert res.stop_reason == "interrupted" and not res.proven
     assert sum(m.proven for m in res.moves) >= 2 and any(not m.proven for m in res.moves)
-    # what it proved before the interrupt is exact (the values of the full solve, 32 s)
+    # what it proved before the interrupt is exact (the values of the full solve)
     losses = {"one-off 9S 5D", "one-off AH", "points 3S", "scuttle 3S 2H", "points AH", "one-off 9S 2H"}
     assert all(m.value == ("loss" if m.move.text() in losses else "draw") for m in res.moves if m.proven)
 
@@ -467,6 +468,17 @@ def test_ctrl_c_without_interruptible_is_raised_at_once():
     finally:
         timer.cancel()
     assert time.perf_counter() - start < 10
+    assert not any(t.name == "cuttle-solve" and t.is_alive() for t in threading.enumerate())
+
+
+def test_a_failing_progress_callback_stops_the_search_too():
+    import threading
+
+    def broken(p):
+        raise ValueError("the display broke")
+
+    with pytest.raises(ValueError, match="the display broke"):
+        solve(_long_position(), progress=broken)
     assert not any(t.name == "cuttle-solve" and t.is_alive() for t in threading.enumerate())
 
 

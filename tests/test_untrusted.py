@@ -432,14 +432,21 @@ def _arrays_returned_without_reference_counting() -> tuple[list[str], int]:
     list), among those with compiled code in this process, and how many were looked at."""
     from numba.core import types
 
+    def holds_a_buffer(t) -> bool:  # an array or list, at any depth of tuples and optionals
+        if isinstance(t, (types.Array, types.List, types.ListType)):
+            return True
+        if isinstance(t, types.BaseTuple):
+            return any(holds_a_buffer(u) for u in t.types)
+        if isinstance(t, types.Optional):
+            return holds_a_buffer(t.type)
+        return not isinstance(t, (types.Number, types.Boolean, types.NoneType))
+
     bad, checked = [], 0
     for d in jit.KERNELS:
         if jit._name(d.py_func) in jit.COUNTED:
             continue
         for cres in d.overloads.values():
-            ret = cres.signature.return_type
-            parts = list(ret.types) if isinstance(ret, types.BaseTuple) else [ret]
-            if any(isinstance(t, (types.Array, types.List, types.ListType)) for t in parts):
+            if holds_a_buffer(cres.signature.return_type):
                 bad.append(jit._name(d.py_func))
             checked += 1
     return bad, checked

@@ -178,7 +178,8 @@ class SolveProgress:
     """What a running solve has done (``solve``'s ``progress`` callback gets one about
     every ``PROGRESS_EVERY`` seconds): the nodes so far, the seconds, the stage ("win": can
     each move win; "values": each move's win, draw or loss; "plies": the plies of the wins
-    and losses) and how many of the searched root moves that stage has finished."""
+    and losses) and how many of the root moves that stage has finished (a draw counts as
+    finished in the plies stage: it has none), out of ``total``, every legal move."""
 
     nodes: int
     seconds: float
@@ -196,11 +197,10 @@ class _Stage:
     count is fine there)."""
 
     def __init__(self) -> None:
-        self.name = "win"
-        self.done: np.ndarray = np.zeros(0, dtype=np.int64)
+        self.now: tuple[str, np.ndarray] = ("win", np.zeros(0, dtype=np.int64))
 
     def enter(self, name: str, done: np.ndarray) -> None:
-        self.name, self.done = name, done
+        self.now = (name, done)  # one store: a reader never sees one stage's name with another's array
 
 
 def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, proven: np.ndarray,
@@ -438,6 +438,8 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     # twin moves (the same position up to the suits of a royal rank) share one search
     rep, maps = root_twins(pos, moves, n)
     own = [i for i in range(n) if rep[i] == i]
+    at = {i: j for j, i in enumerate(own)}
+    index = np.array([at[rep[i]] for i in range(n)], dtype=np.int64)  # each move's search
     m = len(own)
     searched = moves[own].copy()
     wdl = np.zeros(m, dtype=np.float64)
@@ -463,31 +465,30 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         else:
             def report() -> None:
                 if progress is not None:
-                    progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, stage.name,
-                                           int(stage.done.sum()), m))
+                    name, done = stage.now
+                    progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, name,
+                                           int(done[index].sum()), n))
 
             interrupted = _watched(work, sv, report, interruptible)
     finally:
         if timer is not None:
             timer.cancel()
     elapsed = _time.perf_counter() - start
-    if interrupted:
-        reason = "interrupted"
-    elif not sv.ctl[V.CTL_ABORTED]:
+    if not sv.ctl[V.CTL_ABORTED]:  # (an interrupt after the last search stopped nothing)
         reason = "complete"
+    elif interrupted:
+        reason = "interrupted"
     elif nodes is not None and sv.ctl[V.CTL_NODES] >= nodes:
         reason = "nodes"
     else:
         reason = "time"
-    at = {i: j for j, i in enumerate(own)}
-    index = [at[rep[i]] for i in range(n)]
     relabel = [(lambda line, lab=lab: line) if lab is None
                else (lambda line, lab=lab: [Move.from_code(_relabel_move(x.code(), lab)) for x in line])
                for lab in maps]
     actions = int(pos.state[L.F_ACTIONS])
     rows = []
     for i in range(n):
-        j = index[i]
+        j = int(index[i])
         move = Move.from_code(int(moves[i]))
         if not proven[j]:
             rows.append(((-2.0, 0.0), i, move, None, None, None, [move], 0.0))
@@ -527,8 +528,10 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
 def _watched(work: Callable[[], None], sv: Solver, report: Callable[[], None], interruptible: bool) -> bool:
     """Run ``work`` on a worker thread, calling ``report`` every ``PROGRESS_EVERY`` seconds
     until it ends; returns whether a ``KeyboardInterrupt`` stopped it (raised again unless
-    ``interruptible``). The interrupt sets the kernel's stop flag, so the worker ends
-    within ``CHECK_EVERY`` nodes, and its exceptions come back to this thread."""
+    ``interruptible``). Whatever ends the wait early (an interrupt, an exception from
+    ``report``) sets the kernel's stop flag and waits for the worker, which ends within
+    ``CHECK_EVERY`` nodes, so no search outlives the call; a second interrupt meanwhile is
+    ignored. The worker's own exceptions come back to this thread."""
     failure: list[BaseException] = []
     finished = threading.Event()  # (not Thread.join: an interrupted join can return early later)
 
@@ -540,16 +543,19 @@ def _watched(work: Callable[[], None], sv: Solver, report: Callable[[], None], i
         finally:
             finished.set()
 
-    threading.Thread(target=run, name="cuttle-solve", daemon=True).start()
     interrupted = False
     try:
+        threading.Thread(target=run, name="cuttle-solve", daemon=True).start()
         while not finished.wait(PROGRESS_EVERY):
             report()
-    except KeyboardInterrupt:
+    except BaseException as e:
         sv.ctl[V.CTL_STOP] = 1
-        while not finished.wait(PROGRESS_EVERY):
-            pass
-        if not interruptible:
+        while not finished.is_set():
+            try:
+                finished.wait(PROGRESS_EVERY)
+            except KeyboardInterrupt:
+                pass
+        if not (interruptible and isinstance(e, KeyboardInterrupt)):
             raise
         interrupted = True
     if failure:

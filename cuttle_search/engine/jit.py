@@ -10,11 +10,13 @@ Reference counting (Numba's runtime, NRT) is off by default: the engine's kernel
 their arrays from the caller, make views of them and hand them on, and with NRT each view
 and each call that passes one costs an atomic increment and decrement, out of line. In
 the exact solver that was half the time (``perf``: ``NRT_incref`` and ``NRT_decref`` 49%
-of the samples). A kernel that allocates an array, assigns to a slice or calls a kernel
-that does says ``@njit(cache=True, nrt=True)`` (without it Numba refuses to compile one), and
-so does a kernel that calls one. A kernel compiled without NRT must not return an array
-(its caller would release a reference it was never given): Numba refuses a view, and a
-test checks every kernel for the rest."""
+of the samples). A kernel that allocates an array or assigns an array to a slice says
+``@njit(cache=True, nrt=True)`` (without it Numba refuses to compile one), and so does a
+kernel that calls one. A kernel compiled without NRT must not return an array: an NRT
+kernel calling it would later release a reference it was never given and corrupt the
+heap. Numba refuses to return a view without NRT, and a test checks the return type of
+every kernel for the rest. Where the installed Numba has no ``_nrt`` option every kernel
+keeps NRT (correct, only slower)."""
 
 from __future__ import annotations
 
@@ -23,16 +25,22 @@ import sys
 from typing import Any, TextIO
 
 import numba
+from numba.core.cpu import CPUTargetOptions
 
 CACHE = True
 KERNELS: list[Any] = []  # every dispatcher made by njit, in definition order
 COUNTED: set[str] = set()  # the qualified names of the kernels compiled with reference counting
 
 
+NRT_OPTIONAL = hasattr(CPUTargetOptions, "_nrt")  # Numba's (private) switch for reference counting
+
+
 def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
     """``numba.njit`` with ``cache`` honoured only where a cache directory is writable and
     reference counting only with ``nrt`` (see the module docstring)."""
-    made = numba.njit(*args, cache=cache and CACHE, _nrt=nrt, **kwargs)
+    if NRT_OPTIONAL:
+        kwargs["_nrt"] = nrt
+    made = numba.njit(*args, cache=cache and CACHE, **kwargs)
     if args and callable(args[0]):  # used bare: @njit
         KERNELS.append(made)
         if nrt:

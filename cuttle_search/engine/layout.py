@@ -295,9 +295,10 @@ def popcount(x):
 
 @njit(cache=True)
 def copy_into(dst, src):
-    """``dst[:] = src`` as a loop: a slice assignment needs Numba's reference counting,
-    which the engine's kernels go without (see ``jit``)."""
-    for i in range(src.shape[0]):
+    """``dst[:] = src`` as a loop (assigning an array to a slice needs Numba's reference
+    counting, which the engine's kernels go without: see ``jit``); never past the end of
+    either array."""
+    for i in range(min(dst.shape[0], src.shape[0])):
         dst[i] = src[i]
 
 
