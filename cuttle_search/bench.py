@@ -82,10 +82,12 @@ def warm_up() -> None:
     play_game(rules, 1, (agents[0], agents[1]), 1)
     play_game(rules, 2, (agents[2], agents[3]), 2)
     from .analysis.solve import solve
-    from .analysis.tree import Tree
+    from .analysis.tree import load_growth_kernels
+    from .engine.policies import keep_value
 
     solve(POSITIONS / "deck-out-endgame.json")  # the exact solver
-    Tree(4).grow()  # the breadth-first renumbering of a tree that fills
+    load_growth_kernels()  # the breadth-first renumbering of a tree that fills
+    keep_value(np.int64(1))  # the greedy agent's discards
 
 
 def _median_runs(fn, repeats: int) -> float:

@@ -46,7 +46,7 @@ from .limits import (
 from ..game.moves import Move
 from ..game.position import Position, seat_name
 from .result import AnalysisResult, MoveStat, score_interval
-from .tree import Tree
+from .tree import Tree, load_growth_kernels
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}
 assert tuple(ROLLOUTS) == ROLLOUT_NAMES
@@ -188,6 +188,8 @@ class _Worker:
         compiled kernel). ``roots`` is ``(moves, mode)``, the root restriction; ``model``
         the opponent model's number."""
         roots = roots or _ALL_ROOT_MOVES
+        if n == 0:
+            load_growth_kernels()
         done = self._iterate(root, r, viewer, deal, n, exploration, policy, roots, model)
         while done < n:
             self.tree.grow()

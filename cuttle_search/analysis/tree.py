@@ -24,6 +24,19 @@ LINKS = ("first", "sibling")  # fields that hold node numbers
 POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
 
 
+_growth_loaded = False
+
+
+def load_growth_kernels() -> None:
+    """Compile or load, once per process, the kernels a tree that fills calls (the
+    breadth-first renumbering and the packing of the index pool), so that no timed search
+    pays for them: a tree of two slots fills at once."""
+    global _growth_loaded
+    if not _growth_loaded:
+        Tree(2).grow()
+        _growth_loaded = True
+
+
 class Tree:
     """Node storage for one search thread (field meanings in ``engine/ismcts.py``)."""
 
