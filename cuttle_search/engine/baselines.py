@@ -6,8 +6,8 @@ from .jit import njit
 from .apply import apply_move
 from .info import determinize
 from .layout import (
-    copy_into,
     ACTOR_CHANCE,
+    copy_into,
     EIGHTS,
     F_ACTOR,
     F_FACE,

@@ -13,8 +13,8 @@ import numpy as np
 
 from .jit import njit
 from .layout import (
-    copy_into,
     bit,
+    copy_into,
     EIGHTS,
     F_DECK,
     F_DECK_KNOWN,

@@ -11,10 +11,10 @@ import numpy as np
 from .jit import njit
 from .apply import deck_pop_top
 from .layout import (
-    copy_into,
     ACTOR_CHANCE,
     ALL_CARDS,
     bit,
+    copy_into,
     DECK_SLOTS,
     EIGHTS,
     F_ACTIONS,
