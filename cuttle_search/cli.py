@@ -260,13 +260,18 @@ def _search_options(f):
     return f
 
 
-def _live_progress(total: int | None):
-    """A tqdm bar on stderr with the live best move (silent when stderr is not a terminal)."""
+def _terminal_bar(**options):
+    """A tqdm bar on stderr, or None when stderr is not a terminal (no bar in a pipe or a log)."""
     from tqdm import tqdm
 
-    if not sys.stderr.isatty():
+    return tqdm(unit_scale=True, file=sys.stderr, leave=False, **options) if sys.stderr.isatty() else None
+
+
+def _live_progress(total: int | None):
+    """A tqdm bar on stderr with the live best move (silent when stderr is not a terminal)."""
+    bar = _terminal_bar(total=total, desc="analyse", unit="it")
+    if bar is None:
         return None, None
-    bar = tqdm(total=total, desc="analyse", unit="it", unit_scale=True, file=sys.stderr, leave=False)
 
     def update(done: int, snap) -> None:
         bar.update(done - bar.n)
@@ -408,11 +413,9 @@ def solve(position, nodes, seconds, rules, as_json):
 
 def _solve_progress():
     """A tqdm bar on stderr with the solver's nodes and stage (silent when stderr is not a terminal)."""
-    from tqdm import tqdm
-
-    if not sys.stderr.isatty():
+    bar = _terminal_bar(desc="solve", unit="node")
+    if bar is None:
         return None, None
-    bar = tqdm(desc="solve", unit="node", unit_scale=True, file=sys.stderr, leave=False)
     stages = {"win": "can it win", "values": "values", "plies": "plies"}
 
     def update(p) -> None:

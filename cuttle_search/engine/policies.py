@@ -335,8 +335,7 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
         if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
             v = quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
         else:  # a one-off's effects are many: apply it on a copy
-            for k in range(s.shape[0]):  # a copy LLVM vectorizes (the slice copy it does not)
-                scratch[k] = s[k]
+            copy_into(scratch, s)
             apply_unopposed(scratch, r, buf[i])
             if scratch[F_PHASE] == PH_OVER:
                 if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
