@@ -661,5 +661,47 @@ def replay(log, ply, export, view):
         click.echo(render(pos))
 
 
+# ---------------------------------------------------------------- play
+@main.command()
+@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES",
+              help=f"Ruleset NAME[:opt=value,...]; names: {', '.join(PRESETS)}.")
+@click.option("--seat", default="p0", help="Your seat: p0, p1, ... (of the game's seats).")
+@click.option("--opponents", default="greedy", metavar="SPEC",
+              help="The agent in every other seat (team partner too), or one spec a seat in seat order, separated by "
+                   "';' or ',' (agents as arena takes them, docs/arena.md).")
+@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=None, envvar="CUTTLE_SEED",
+              help="Random seed of the deal and of the opponents [default: a new one, printed].")
+@click.option("--hints", type=click.Choice(["on", "off"]), default="on", help="Whether the hint command answers.")
+@click.option("--save", "save", type=click.Path(dir_okay=False), default=None,
+              help="Write the game log here when the game ends or you leave (for replay and review).")
+def play(rules, seat, opponents, seed, hints, save):
+    """Play a game against agents, with the analyser's hints at your prompt.
+
+    Each decision of yours shows the board from your seat and your legal moves, numbered;
+    answer with a number or the move's notation. At the prompt: hint [N], undo, save FILE,
+    moves, board, help, quit. See docs/play.md."""
+    import secrets
+
+    from .play.session import PlayError, new_session
+    from .play.terminal import Terminal
+
+    try:
+        rs = get_ruleset(rules)
+    except RulesError as e:
+        raise click.BadParameter(str(e), param_hint="--rules") from None
+    if seed is None:
+        seed = secrets.randbelow(1 << 31)
+    warn_if_compiling()
+    try:
+        session = new_session(rs, seat, opponents, seed)
+    except PlayError as e:
+        field, _, message = str(e).partition(": ")
+        raise click.BadParameter(message, param_hint=f"--{field}") from None
+    bar_options = dict(table=_analysis_table, progress=_live_progress)
+    code = Terminal(session, hints=hints == "on", save_path=save, **bar_options).run()
+    if code:
+        sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

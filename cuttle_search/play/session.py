@@ -1,0 +1,304 @@
+"""One game between a person and agents: the state behind ``cuttle-search play``.
+
+A :class:`GameSession` holds the game (a full-information :class:`Position` dealt from the
+seed), the person's seat, an agent in every other seat (from the registry, ``agents.py``),
+the moves played, the undo marks and the narration. It does no input or output, so the
+terminal front end (``terminal.py``) and a later browser board drive the same object:
+``advance`` plays the agents and chance up to the person's next decision, ``play`` takes
+the person's move, ``undo`` goes back to their previous decision, ``hint`` asks the
+analyser, ``log`` is the game log ``replay`` and ``review`` read.
+
+The person sees only their seat's view: :meth:`GameSession.view` is ``Position.view_of``,
+and every move is narrated with the cards that seat cannot see (``engine.info``'s
+``unseen_cards`` once the move is played) written ``??``.
+
+Reproducible: the deal is ``arena``'s first deal of the seed (``deal_seed(seed, 0)``), and
+chance and the agents draw from one generator seeded from that deal, as in ``arena``; a
+hint never draws from it. The same seed and the same moves give the same game. ``undo``
+restores the generator as it was at that decision, so the same move played again meets
+the same replies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..analysis import AnalysisResult, analyse
+from ..engine import layout as L
+from ..engine.info import unseen_cards
+from ..game.cards import card_str, cards_in
+from ..game.errors import CuttleError, brief
+from ..game.gamelog import deal_position
+from ..game.moves import Move
+from ..game.position import Position, seat_name
+from ..game.rules import Ruleset
+from .agent import Agent, AgentError, win_share
+from .agents import make_agent
+from .arena import GameRecord, deal_seed
+
+HUMAN = "human"  # the person's name in the game log's "players"
+
+
+class PlayError(CuttleError):
+    """Bad input to a game session (a seat, the opponents, a move number, a file):
+    one line naming the field."""
+
+
+def parse_seat(text: str, rules: Ruleset) -> int:
+    """The seat ``pN`` of a game of ``rules``."""
+    t = text.strip().lower() if isinstance(text, str) else ""
+    if len(t) >= 2 and t[0] == "p" and t[1:].isdigit() and int(t[1:]) < rules.players:
+        return int(t[1:])
+    raise PlayError(f"seat: {brief(text)} is not a seat of {rules.spec} (p0-p{rules.players - 1})")
+
+
+def split_specs(text: str) -> list[str]:
+    """Agent specs in a list: ``;`` separates them; so does ``,`` except before a
+    ``param=value`` (which belongs to the spec before it: ``greedy,ismcts:iterations=500,c=1``
+    is two specs)."""
+    if ";" in text:
+        return [p.strip() for p in text.split(";")]
+    specs: list[str] = []
+    for part in text.split(","):
+        if specs and "=" in part and ":" not in part:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return [p.strip() for p in specs]
+
+
+def opponent_specs(text: str, rules: Ruleset, seat: int) -> dict[int, str]:
+    """The agent spec of every seat but ``seat``: one spec for all of them, or one a seat
+    in seat order. Each is checked by building it (``make_agent``) and asking whether it
+    plays a game of this many seats."""
+    others = [q for q in range(rules.players) if q != seat]
+    specs = split_specs(text if isinstance(text, str) else "")
+    if any(not s for s in specs):
+        raise PlayError(f"opponents: an empty agent spec in {brief(text)}")
+    if len(specs) == 1:
+        specs = specs * len(others)
+    if len(specs) != len(others):
+        names = ", ".join(seat_name(q) for q in others)
+        raise PlayError(f"opponents: {rules.spec} has {len(others)} other seat{'s' * (len(others) != 1)} ({names}), "
+                        f"so give one agent spec or {len(others)}, not {len(specs)}")
+    out = {}
+    for q, spec in zip(others, specs):
+        try:
+            make_agent(spec).check_seats(rules.players, rules.spec)
+        except AgentError as e:
+            raise PlayError(f"opponents: {e}") from None
+        out[q] = spec
+    return out
+
+
+@dataclass(frozen=True)
+class Event:
+    """One move as the person saw it: ``mover`` (a seat, or -1 for chance), ``text`` (the
+    move with the cards they cannot see as ``??``) and ``drawn`` (cards that came into
+    their own hand with it)."""
+
+    ply: int
+    mover: int
+    text: str
+    drawn: tuple[str, ...] = ()
+    forced: bool = False  # the person's only legal move, played for them
+
+
+@dataclass
+class _Mark:
+    """A decision of the person's, to undo back to: the moves before it, the generator then."""
+
+    ply: int
+    rng_state: dict[str, Any]
+
+
+class GameSession:
+    """A game of ``rules`` with the person in ``seat`` and ``opponents[q]`` (an agent spec)
+    in every other seat ``q``, dealt from ``seed``."""
+
+    def __init__(self, rules: Ruleset, seat: int, opponents: dict[int, str], seed: int,
+                 auto_forced: bool = True) -> None:
+        if not 0 <= seat < rules.players:
+            raise PlayError(f"seat: p{seat} is not a seat of {rules.spec} (p0-p{rules.players - 1})")
+        if sorted(opponents) != [q for q in range(rules.players) if q != seat]:
+            raise PlayError(f"opponents: expected one agent for every seat but {seat_name(seat)}")
+        self.rules = rules
+        self.seat = seat
+        self.seed = seed
+        self.specs = dict(opponents)
+        self.auto_forced = auto_forced
+        self.deal = deal_seed(seed, 0)
+        self.start = deal_position(rules, self.deal)
+        self.moves: list[Move] = []
+        self.events: list[Event] = []
+        self._marks: list[_Mark] = []
+        self._restart(0, np.random.default_rng(self.deal).bit_generator.state)
+
+    # ------------------------------------------------------------ state
+    def _restart(self, ply: int, rng_state: dict[str, Any]) -> None:
+        """The game after its first ``ply`` moves, with fresh agents that watched them and
+        the generator as it was then."""
+        self.agents: dict[int, Agent] = {q: make_agent(spec) for q, spec in self.specs.items()}
+        for q, agent in self.agents.items():
+            agent.start_game(q)
+        self.position = self.start.copy()
+        for move in self.moves[:ply]:
+            for agent in self.agents.values():
+                agent.observe(self.position, self.position.actor, move.code())
+            self.position.push(move)
+        del self.moves[ply:]
+        del self.events[ply:]
+        self.rng = np.random.default_rng()
+        self.rng.bit_generator.state = rng_state
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Every seat's player: ``human`` or the agent spec."""
+        return tuple(HUMAN if q == self.seat else self.specs[q] for q in range(self.rules.players))
+
+    @property
+    def is_over(self) -> bool:
+        return self.position.is_over
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the pending decision is the person's."""
+        return not self.is_over and self.position.actor == self.seat
+
+    def view(self) -> Position:
+        """What the person sees now (their seat's view); the full position once the game is over."""
+        return self.position.copy() if self.is_over else self.position.view_of(self.seat)
+
+    def legal_moves(self) -> list[Move]:
+        """The person's legal moves (empty when the decision is not theirs)."""
+        return self.position.legal_moves() if self.my_turn else []
+
+    def result(self) -> dict[str, Any]:
+        """The game's status and winner (``Position.result``) and the person's share of it:
+        1 when their side won, 0 when another did, an equal share in a stalemate."""
+        out = self.position.result()
+        if self.is_over:
+            out["share"] = win_share(self.position.state, self.position.rules_array, self.seat)
+        return out
+
+    # ------------------------------------------------------------ moves
+    def _apply(self, code: int, forced: bool = False) -> Event:
+        """Play ``code`` for whoever decides, showing it to every agent first, and narrate it."""
+        pos = self.position
+        mover = pos.actor
+        before = pos.hand(self.seat)
+        for agent in self.agents.values():
+            agent.observe(pos, mover, code)
+        move = Move.from_code(code)
+        pos.push(move)
+        self.moves.append(move)
+        hidden = int(unseen_cards(pos.state, pos.rules_array, self.seat))
+        words = [("??" if w in {card_str(c) for c in cards_in(hidden)} else w) for w in move.text().split()]
+        drawn = tuple(card_str(c) for c in cards_in(pos.hand(self.seat) & ~before))
+        event = Event(len(self.moves), mover, " ".join(words), drawn, forced)
+        self.events.append(event)
+        return event
+
+    def advance(self) -> list[Event]:
+        """Play chance and the agents until the person decides or the game ends (and, with
+        ``auto_forced``, the person's only legal move when they have one choice)."""
+        out = []
+        while not self.is_over:
+            pos = self.position
+            actor = pos.actor
+            if actor == self.seat:
+                codes = pos.legal_codes()
+                if not (self.auto_forced and len(codes) == 1):
+                    break
+                out.append(self._apply(int(codes[0]), forced=True))
+            elif actor == L.ACTOR_CHANCE:
+                codes = pos.legal_codes()
+                out.append(self._apply(int(codes[self.rng.integers(len(codes))])))
+            else:
+                agent = self.agents[actor]
+                code = int(agent.choose(pos, actor, self.rng))
+                if code not in {int(c) for c in pos.legal_codes()}:
+                    raise RuntimeError(f"agent {agent.name} chose an illegal move {Move.from_code(code).text()}")
+                out.append(self._apply(code))
+        return out
+
+    def choose(self, choice: str | int | Move) -> Move:
+        """The person's move from a number (1-based, in ``legal_moves`` order), its text
+        notation or a Move; raises :class:`PlayError` or a ``MoveError`` naming the problem."""
+        legal = self.legal_moves()
+        if not legal:
+            raise PlayError("move: it is not your decision" + (" (the game is over)" if self.is_over else ""))
+        if isinstance(choice, Move):
+            return choice.resolve_against(legal)
+        if isinstance(choice, int) or (isinstance(choice, str) and choice.strip().isdigit()):
+            k = int(choice)
+            if not 1 <= k <= len(legal):
+                raise PlayError(f"move: there is no move {k}; choose 1-{len(legal)}")
+            return legal[k - 1]
+        return Move.parse(choice, legal)
+
+    def play(self, choice: str | int | Move) -> list[Event]:
+        """Play the person's move (see :meth:`choose`), then :meth:`advance`; the events
+        narrated, the person's move first."""
+        move = self.choose(choice)
+        self._marks.append(_Mark(len(self.moves), self.rng.bit_generator.state))
+        return [self._apply(move.code())] + self.advance()
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._marks)
+
+    def undo(self) -> bool:
+        """Back to the person's previous decision, the agents' replies and chance since
+        undone; False when there is none."""
+        if not self._marks:
+            return False
+        mark = self._marks.pop()
+        self._restart(mark.ply, mark.rng_state)
+        return True
+
+    # ------------------------------------------------------------ the analyser
+    def hint(self, iterations: int | None = None, progress: Callable[..., None] | None = None) -> AnalysisResult:
+        """The analyser's ranking of the person's moves, from their view (with two seats it
+        also reads what the game so far tells about the opponent's hand). Seeded by the
+        game's seed, and drawing nothing from the game's generator."""
+        if not self.my_turn:
+            raise PlayError("hint: it is not your decision")
+        history = (self.start, list(self.moves)) if self.rules.players == 2 else None
+        result = analyse(self.view(), iterations=iterations, seed=self.seed, progress=progress, history=history)
+        result.position = f"move {len(self.moves) + 1}"
+        return result
+
+    # ------------------------------------------------------------ the log
+    def log(self) -> dict[str, Any]:
+        """The game so far as a game log (``gamelog``'s format, as ``arena --log-dir`` writes it)."""
+        res = self.position.result()
+        winner = None if res["winner"] is None else int(res["winner"][1:])
+        record = GameRecord(self.rules.spec, self.deal, self.players, [m.text() for m in self.moves], winner,
+                            res["status"])
+        return record.to_json()
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`log` to ``path``; a file that cannot be written raises :class:`PlayError`."""
+        import json
+
+        p = Path(path).expanduser()
+        try:
+            p.write_text(json.dumps(self.log()) + "\n", encoding="utf-8")
+        except OSError as e:
+            raise PlayError(f"save: cannot write {str(path)!r}: {e.strerror or e}") from None
+        return p
+
+
+def new_session(rules: Ruleset, seat: str, opponents: str, seed: int) -> GameSession:
+    """A session from the command line's words: ``seat`` like ``p1``, ``opponents`` one
+    agent spec or a list (see :func:`opponent_specs`)."""
+    q = parse_seat(seat, rules)
+    return GameSession(rules, q, opponent_specs(opponents, rules, q), seed)
+
+
+__all__ = ["GameSession", "Event", "PlayError", "new_session", "opponent_specs", "parse_seat", "split_specs", "HUMAN"]

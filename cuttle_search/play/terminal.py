@@ -1,0 +1,286 @@
+"""``cuttle-search play`` in a terminal: a thin front end over :class:`.session.GameSession`.
+
+Everything the game decides (legal moves, turn order, what the person may see, the
+result) comes from the session; this module only reads lines and prints. The analysis
+table and its progress bar are handed in by the command line (``cli.py``), so ``hint``
+prints exactly what ``analyse`` prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, TextIO
+
+import click
+
+from ..analysis.limits import DEFAULT_ITERATIONS, MAX_ITERATIONS
+from ..display import describe_decision, render
+from ..game.errors import CuttleError, brief
+from ..game.moves import TYPE_OF_KIND, MoveError
+from ..game.position import seat_name
+from .session import Event, GameSession, PlayError
+
+HINT_ROWS = 10  # a hint lists the best moves, at most this many
+
+HELP = """\
+commands:
+  N or a move   play move N of your list, or type it ("points 7H", "jack JS 7H", "draw")
+  hint [N]      the analyser's ranking of your moves: win rates, 95% intervals ({default:,} iterations, or N)
+  undo          back to your previous decision (the replies since are taken back too)
+  save FILE     write the game so far as a game log (cuttle-search replay and review read it)
+  moves         list your moves again
+  board         show the board again
+  help          this list
+  quit          leave the game"""
+
+COMMANDS = ("hint", "undo", "save", "moves", "board", "help", "quit", "exit")
+
+
+class Terminal:
+    """Plays ``session`` with a person on a text stream. ``table`` formats an analysis
+    (the ``analyse`` command's table); ``progress(total)`` gives a (bar, update) pair for
+    the search's live line, or (None, None); ``save_path`` is written when the game ends
+    or the person leaves."""
+
+    def __init__(self, session: GameSession, *, hints: bool = True, save_path: str | None = None,
+                 table: Callable[..., str] = str, progress: Callable[..., tuple] | None = None,
+                 stdin: TextIO | None = None) -> None:
+        self.session = session
+        self.hints = hints
+        self.save_path = save_path
+        self.table = table
+        self.progress = progress
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.interactive = bool(getattr(self.stdin, "isatty", lambda: False)())
+
+    # ------------------------------------------------------------ output
+    def say(self, text: str = "") -> None:
+        click.echo(text)
+
+    def who(self, seat: int) -> str:
+        if seat < 0:
+            return "chance"
+        if seat == self.session.seat:
+            return f"{seat_name(seat)} (you)"
+        return f"{seat_name(seat)} ({self.session.specs[seat]})"
+
+    def narrate(self, events: list[Event]) -> None:
+        for e in events:
+            line = f"{self.who(e.mover)}: {e.text}"
+            if e.forced:
+                line += " (your only move)"
+            if e.drawn:
+                line += f" (you get {' '.join(e.drawn)})"
+            self.say(line)
+
+    def show_board(self) -> None:
+        self.say(render(self.session.view()))
+
+    def show_moves(self) -> None:
+        legal = self.session.legal_moves()
+        width = len(str(len(legal)))
+        self.say(f"your moves ({self.session.position.phase_name}):")
+        for k, m in enumerate(legal, 1):
+            self.say(f"  {k:>{width}}  {m.text()}")
+
+    # ------------------------------------------------------------ input
+    def read(self, prompt: str) -> str | None:
+        """One line from the person, or None at the end of the input."""
+        if self.interactive:
+            try:
+                import readline  # noqa: F401  (line editing and history at a terminal)
+            except ImportError:  # pragma: no cover
+                pass
+            try:
+                return input(prompt)
+            except EOFError:
+                self.say()
+                return None
+        click.echo(prompt, nl=False)
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            return None
+        line = line.rstrip("\r\n")
+        self.say(line)  # the transcript shows what was typed
+        return line
+
+    # ------------------------------------------------------------ the game
+    def run(self) -> int:
+        """Play to the end (or until the person leaves); the exit code."""
+        s = self.session
+        players = ", ".join(f"{seat_name(q)} {s.specs[q]}" for q in sorted(s.specs))
+        self.say(f"cuttle-search play: {s.rules.spec}, seed {s.seed}; you are {seat_name(s.seat)}; {players}")
+        self.say("type a move's number or its notation; help lists the commands")
+        self.say()
+        try:
+            self.narrate(s.advance())
+            while True:
+                if s.is_over:
+                    if not self.finish():
+                        return 0
+                    continue
+                self.say()
+                self.show_board()
+                self.say()
+                self.show_moves()
+                if not self.decide():
+                    return 0
+        except KeyboardInterrupt:
+            self.say()
+            self.leave("interrupted")
+            return 130
+
+    def decide(self) -> bool:
+        """Prompt until the person plays a move (True) or leaves (False)."""
+        s = self.session
+        while True:
+            line = self.read(f"{seat_name(s.seat)}> ")
+            if line is None:
+                self.leave("end of input")
+                return False
+            words = line.split()
+            if not words:
+                continue
+            cmd = words[0].lower()
+            try:
+                if cmd in ("quit", "exit"):
+                    self.leave("you left the game")
+                    return False
+                if cmd in COMMANDS:
+                    if self.command(cmd, line[len(words[0]):].strip()):
+                        return True
+                    continue
+                try:
+                    move = s.choose(line)
+                except MoveError:
+                    if cmd not in TYPE_OF_KIND and cmd not in ("oneoff", "one_off") and not cmd.isdigit():
+                        raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)")
+                    raise
+                self.say()
+                self.narrate(s.play(move))
+                return True
+            except CuttleError as e:
+                self.say(str(e))
+
+    def command(self, cmd: str, arg: str) -> bool:
+        """Run a prompt command; True when the game moved on (an undo)."""
+        s = self.session
+        if cmd == "help":
+            self.say(HELP.format(default=DEFAULT_ITERATIONS))
+        elif cmd == "moves":
+            if s.is_over:
+                self.say("the game is over; there are no moves")
+            else:
+                self.show_moves()
+        elif cmd == "board":
+            self.show_board()
+        elif cmd == "save":
+            if not arg:
+                raise PlayError("save: name the file, as in: save game.json")
+            path = s.save(arg)
+            self.say(f"wrote {path}; review it with: {self.review_command(str(path))}")
+        elif cmd == "undo":
+            if not s.undo():
+                self.say("undo: nothing to undo (this is your first decision)")
+                return False
+            self.say(f"back to your decision at move {len(s.moves) + 1}")
+            return True
+        elif cmd == "hint":
+            self.hint(arg)
+        return False
+
+    def hint(self, arg: str) -> None:
+        s = self.session
+        if not self.hints:
+            raise PlayError("hint: hints are off in this game (--hints off)")
+        if s.is_over:
+            raise PlayError("hint: the game is over")
+        iterations = None
+        if arg:
+            if not (arg.isdigit() and 1 <= int(arg) <= MAX_ITERATIONS):
+                raise PlayError(f"hint: N must be a whole number of iterations from 1 to {MAX_ITERATIONS:,}, not {brief(arg)}")
+            iterations = int(arg)
+        bar, update = self.progress(iterations or DEFAULT_ITERATIONS) if self.progress else (None, None)
+        try:
+            result = s.hint(iterations, progress=update)
+        except KeyboardInterrupt:
+            self.say("hint stopped")
+            return
+        finally:
+            if bar is not None:
+                bar.close()
+        more = len(result.moves) - HINT_ROWS
+        if more > 0:
+            result.moves = result.moves[:HINT_ROWS]
+        self.say(self.table(result))
+        if more > 0:
+            self.say(f"(and {more} more move{'s' * (more != 1)})")
+
+    # ------------------------------------------------------------ the end
+    def review_command(self, path: str) -> str:
+        import shlex
+
+        seat = self.session.seat
+        player = f" --player {seat_name(seat)}" if self.session.rules.players == 2 else ""
+        return f"cuttle-search review {shlex.quote(path)}{player}"
+
+    def outcome(self) -> str:
+        res = self.session.result()
+        share = res["share"]
+        mine = "you win" if share == 1 else "you lose" if share == 0 else "nobody wins"
+        if share in (0, 1) and self.session.rules.teams:
+            mine = "your team wins" if share == 1 else "your team loses"
+        return f"{describe_decision(self.session.position)}: {mine}"
+
+    def finish(self) -> bool:
+        """The result, the final board (every card shown) and the offer to review; at a
+        terminal, a prompt for save, undo and board after it. True when an undo goes back
+        into the game."""
+        s = self.session
+        self.say()
+        self.say(render(s.view()))
+        self.say()
+        self.say(self.outcome())
+        if self.save_path:
+            try:
+                path = s.save(self.save_path)
+                self.say(f"wrote {path}; review the game with: {self.review_command(str(path))}")
+            except PlayError as e:
+                self.say(str(e))
+            return False
+        if not self.interactive:
+            self.say("to review a game, keep its log: --save FILE, or save FILE at the prompt; "
+                     "then cuttle-search review FILE")
+            return False
+        self.say("to review the game: save FILE, then cuttle-search review FILE; or undo, board, quit")
+        while True:
+            line = self.read("game over> ")
+            if line is None:
+                return False
+            words = line.split()
+            if not words:
+                continue
+            cmd = words[0].lower()
+            if cmd in ("quit", "exit"):
+                return False
+            try:
+                if cmd in ("save", "board", "help", "undo", "moves", "hint"):
+                    if self.command(cmd, line[len(words[0]):].strip()):
+                        return True
+                else:
+                    raise PlayError(f"the game is over: {brief(words[0])} is not one of save, undo, board, quit")
+            except CuttleError as e:
+                self.say(str(e))
+
+    def leave(self, why: str) -> None:
+        """The person leaves before the end: say so, and write --save's file."""
+        s = self.session
+        self.say(f"{why}: the game stops at move {len(s.moves) + 1}")
+        if self.save_path:
+            try:
+                path = s.save(self.save_path)
+            except PlayError as e:
+                self.say(str(e))
+                return
+            self.say(f"wrote {path}; review it with: {self.review_command(str(path))}")
