@@ -1,0 +1,266 @@
+"""``cuttle-search play``: whole games through stdin, the session under it, and bad input.
+
+Opponents are cheap agents (random, greedy) so every game takes a moment once compiled."""
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from cuttle_search.cli import main
+from cuttle_search.engine.info import unseen_cards
+from cuttle_search.game.cards import card_str, cards_in
+from cuttle_search.game.gamelog import read_game_log, replay
+from cuttle_search.game.rules import get_ruleset
+from cuttle_search.play.session import GameSession, PlayError, new_session, opponent_specs, split_specs
+
+ONES = "1\n" * 600  # answer every decision with the first legal move
+
+
+def play(*args, input=ONES):
+    return CliRunner().invoke(main, ["play", *[str(a) for a in args]], input=input)
+
+
+def prompts(out: str, seat: str = "p0") -> int:
+    return len(re.findall(rf"^{seat}> ", out, re.M))
+
+
+# ---------------------------------------------------------------- whole games
+def test_two_seat_game_to_the_end_saves_a_log_that_replays_to_the_same_end(tmp_path):
+    log = tmp_path / "g.json"
+    r = play("--seed", 3, "--opponents", "random", "--save", log)
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert out.startswith("cuttle-search play: cuttle-cards, seed 3; you are p0; p1 random")
+    assert "p1 (random): " in out and "p0 (you): " in out
+    assert re.search(r"^game over: (won, p[01] wins|stalemate.*): (you win|you lose|nobody wins)$", out, re.M)
+    assert f"review the game with: cuttle-search review {log} --player p0" in out
+    data = read_game_log(log)
+    assert data["players"] == {"p0": "human", "p1": "random"}
+    end = replay(data)
+    assert end.is_over and end.result() == data["result"]
+    assert f"game over: {end.result()['status']}" in out
+    won = end.result()["winner"]
+    assert ("you win" in out) == (won == "p0") and ("you lose" in out) == (won == "p1")
+
+
+def test_cutthroat_with_one_agent_a_seat():
+    r = play("--rules", "cutthroat", "--seat", "p1", "--opponents", "random;greedy", "--seed", 5)
+    assert r.exit_code == 0, r.output
+    assert "you are p1; p0 random, p2 greedy" in r.stdout
+    assert "p0 (random): " in r.stdout and prompts(r.stdout, "p1") >= 1
+    assert re.search(r"^game over: .*: (you win|you lose|nobody wins)$", r.stdout, re.M)
+
+
+def test_team_game_reports_the_team_result(tmp_path):
+    log = tmp_path / "team.json"
+    r = play("--rules", "team", "--seat", "p2", "--opponents", "random", "--seed", 5, "--save", log)
+    assert r.exit_code == 0, r.output
+    assert "you are p2; p0 random, p1 random, p3 random" in r.stdout
+    end = replay(read_game_log(log))
+    rules = get_ruleset("team")
+    winner = end.result()["winner"]
+    if winner is None:
+        assert "nobody wins" in r.stdout
+    elif rules.side_of(int(winner[1])) == rules.side_of(2):
+        assert "your team wins" in r.stdout
+    else:
+        assert "your team loses" in r.stdout
+    assert "review the game with: cuttle-search review" in r.stdout and "--player" not in r.stdout
+
+
+def test_moves_by_number_and_by_notation_play_the_same_game():
+    by_number = play("--seed", 8, "--opponents", "greedy", input="1\nquit\n").stdout
+    by_text = play("--seed", 8, "--opponents", "greedy", input="draw\nquit\n").stdout
+    assert by_number.replace("p0> 1\n", "p0> draw\n") == by_text
+
+
+def test_same_seed_and_inputs_give_the_same_transcript():
+    inputs = "2\n1\nboard\n1\nundo\n3\n" + ONES
+    a = play("--seed", 11, "--opponents", "greedy", input=inputs)
+    b = play("--seed", 11, "--opponents", "greedy", input=inputs)
+    assert a.exit_code == b.exit_code == 0
+    assert a.stdout == b.stdout
+    assert play("--seed", 12, "--opponents", "greedy", input=inputs).stdout != a.stdout
+
+
+def test_no_seed_picks_one_and_prints_it():
+    r = play("--opponents", "random", input="quit\n")
+    assert r.exit_code == 0 and re.search(r"^cuttle-search play: cuttle-cards, seed \d+;", r.stdout)
+
+
+# ---------------------------------------------------------------- prompt commands
+def test_undo_goes_back_to_the_previous_decision_with_the_replies():
+    r = play("--seed", 3, "--opponents", "greedy", input="1\nundo\nundo\nquit\n")
+    out = r.stdout
+    boards = out.split("p0> ")
+    # the board after undo is the board of the first decision again
+    first = out[: out.index("p0> 1")]
+    after_undo = out[out.index("back to your decision at move 1"):]
+    assert first[first.index("cuttle-cards · turn 0"):] in after_undo
+    assert "undo: nothing to undo (this is your first decision)" in out
+    assert len(boards) == 5
+
+
+def test_session_undo_restores_the_game_and_its_generator():
+    rules = get_ruleset("cuttle-cards")
+    s = GameSession(rules, 0, {1: "random"}, seed=4)
+    s.advance()
+    state0, moves0 = s.position.state.copy(), list(s.moves)
+    s.play(1)
+    state1, moves1 = s.position.state.copy(), list(s.moves)
+    s.play(1)
+    assert s.undo() and s.undo() and not s.undo()
+    assert (s.position.state == state0).all() and s.moves == moves0
+    s.play(1)  # the same move meets the same (random) replies
+    assert (s.position.state == state1).all() and s.moves == moves1
+
+
+def test_save_mid_game_then_the_log_replays_to_the_same_position(tmp_path):
+    path = tmp_path / "mid.json"
+    r = play("--rules", "cutthroat", "--seed", 2, "--opponents", "random", input=f"1\n1\nsave {path}\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert f"wrote {path}; review it with: cuttle-search review {path}" in r.stdout
+    data = read_game_log(path)
+    assert data["rules"] == "cutthroat" and data["players"] == {"p0": "human", "p1": "random", "p2": "random"}
+    s = new_session(get_ruleset("cutthroat"), "p0", "random", 2)
+    s.advance()
+    s.play(1)
+    s.play(1)
+    assert (replay(data).state == s.position.state).all()
+    assert data["moves"] == [m.text() for m in s.moves]
+    assert "the game stops at move" in r.stdout
+
+
+def test_hint_ranks_the_moves_with_intervals():
+    r = play("--seed", 3, "--opponents", "greedy", input="hint 300\nquit\n")
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert "move 1: p0 to act (main), rules cuttle-cards" in out
+    assert "300 iterations in" in out and "95% interval" in out and "principal variation" in out
+    table = out[out.index("p0> hint 300"):out.index("p0> quit")]
+    rows = re.findall(r"^ *\d+  (draw|points|glasses|royal|jack|scuttle|one-off) .*\d\.\d{3}-\d\.\d{3}", table, re.M)
+    assert 1 <= len(rows) <= 10
+
+
+def test_hint_does_not_change_the_game():
+    plain = play("--seed", 6, "--opponents", "random", input="1\n1\n1\nquit\n").stdout
+    hinted = play("--seed", 6, "--opponents", "random", input="hint 100\n1\n1\nhint 100\n1\nquit\n").stdout
+    strip = re.compile(r"^p0> hint 100\n(.*\n)*?(?=p0> )", re.M)
+    assert strip.sub("", hinted) == plain
+
+
+def test_hints_off_refuses_the_hint():
+    r = play("--seed", 3, "--hints", "off", input="hint\nquit\n")
+    assert "hint: hints are off in this game (--hints off)" in r.stdout and "95% interval" not in r.stdout
+
+
+def test_help_moves_board_and_end_of_input():
+    r = play("--seed", 3, input="help\nmoves\nboard\n")
+    out = r.stdout
+    assert r.exit_code == 0
+    assert "undo          back to your previous decision" in out
+    assert out.count("your moves (main):") == 2 and out.count("cuttle-cards · turn 0") == 2
+    assert out.rstrip().endswith("end of input: the game stops at move 1")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("foo", "unknown command or move 'foo' (type help for the commands)"),
+    ("99", "move: there is no move 99; choose 1-"),
+    ("0", "move: there is no move 0; choose 1-"),
+    ("points ZZ", "'points ZZ': "),
+    ("scuttle 8H 8C", "'scuttle 8H 8C' is not legal here"),
+    ("hint abc", "hint: N must be a whole number of iterations from 1 to"),
+    ("hint 0", "hint: N must be a whole number of iterations from 1 to"),
+    ("save", "save: name the file, as in: save game.json"),
+    ("save /nonexistent-dir/x/g.json", "save: cannot write '/nonexistent-dir/x/g.json'"),
+])
+def test_bad_input_at_the_prompt_is_one_line_and_the_prompt_again(line, message):
+    r = play("--seed", 3, input=f"{line}\nquit\n")
+    assert r.exit_code == 0 and "Traceback" not in r.output
+    out = r.stdout
+    after = out[out.index(f"p0> {line}\n") + len(f"p0> {line}\n"):]
+    said, rest = after.split("\n", 1)
+    assert message in said
+    assert rest.startswith("p0> quit")
+
+
+# ---------------------------------------------------------------- options
+@pytest.mark.parametrize("args, option, words", [
+    (["--seat", "p2"], "--seat", "'p2' is not a seat of cuttle-cards (p0-p1)"),
+    (["--seat", "north"], "--seat", "'north' is not a seat"),
+    (["--rules", "cutthroat", "--seat", "p3"], "--seat", "(p0-p2)"),
+    (["--opponents", "nobody"], "--opponents", "unknown agent 'nobody'"),
+    (["--opponents", "random;greedy"], "--opponents", "1 other seat (p1), so give one agent spec or 1, not 2"),
+    (["--rules", "team", "--opponents", "random,greedy"], "--opponents", "3 other seats (p1, p2, p3)"),
+    (["--opponents", "random;"], "--opponents", "an empty agent spec"),
+    (["--rules", "cutthroat", "--opponents", "cuttlebot"], "--opponents", "plays games of at most 2 seats"),
+    (["--opponents", "ismcts:iterations=-5"], "--opponents", "iterations must be > 0"),
+    (["--rules", "nosuch"], "--rules", "nosuch"),
+    (["--hints", "maybe"], "--hints", "maybe"),
+    (["--seed", "-1"], "--seed", "-1"),
+])
+def test_bad_options_are_one_line_and_exit_2(args, option, words):
+    r = play(*args, input="quit\n")
+    assert r.exit_code == 2, r.output
+    assert option in r.output and words in r.output and "Traceback" not in r.output
+    assert "p0> " not in r.stdout
+
+
+def test_opponent_lists_split_on_semicolons_or_commas_between_specs():
+    assert split_specs("greedy,ismcts:iterations=500,c=1") == ["greedy", "ismcts:iterations=500,c=1"]
+    assert split_specs("ismcts:iterations=500,c=1;random") == ["ismcts:iterations=500,c=1", "random"]
+    rules = get_ruleset("team")
+    assert opponent_specs("random, greedy ,pimc:iterations=50", rules, 1) == {0: "random", 2: "greedy", 3: "pimc:iterations=50"}
+    with pytest.raises(PlayError, match="opponents: "):
+        opponent_specs("random,greedy", rules, 0)
+
+
+# ---------------------------------------------------------------- what the person sees
+def test_narration_never_names_a_card_the_seat_cannot_see():
+    """Every move is told with the cards the person cannot see after it (the engine's
+    unseen_cards) as ??; an opponent's draw is just "draw"; only the person's own draws
+    name the card drawn, and that card is in their hand."""
+    draws = 0
+    for rules, seed in (("cuttle-cards", 1), ("cutthroat", 3), ("team", 2), ("multiplayer:players=5", 4)):
+        rs = get_ruleset(rules)
+        s = GameSession(rs, 1, {q: "random" for q in range(rs.players) if q != 1}, seed=seed)
+        events = s.advance()
+        while not s.is_over:
+            events += s.play(1)
+        replayed = s.start.copy()
+        for e, move in zip(s.events, s.moves):
+            replayed.push(move)
+            hidden = {card_str(c) for c in cards_in(int(unseen_cards(replayed.state, replayed.rules_array, 1)))}
+            assert not hidden & set(e.text.split()), (rules, e)
+            if e.mover != 1:
+                assert not e.drawn
+                if move.kind == "draw":
+                    draws += 1
+                    assert e.text == "draw"
+            for c in e.drawn:
+                assert c not in hidden
+        assert len(events) == len(s.events)
+    assert draws > 0
+
+
+def test_the_board_shows_only_the_persons_view():
+    r = play("--seed", 3, input="quit\n")
+    out = r.stdout
+    s = new_session(get_ruleset("cuttle-cards"), "p0", "greedy", 3)
+    s.advance()
+    theirs = [card_str(c) for c in cards_in(s.position.hand(1))]
+    board = out[: out.index("p0> ")]
+    assert f"hand ({len(theirs)}): " + " ".join(["??"] * len(theirs)) in board
+    for c in theirs:
+        assert not re.search(rf"\b{c}\b", board)
+    assert "p0 (you)" in board and "p0's view" in board
+
+
+def test_game_over_shows_the_whole_board_and_the_review_offer():
+    r = play("--seed", 3, "--opponents", "random")
+    out = r.stdout
+    last = re.findall(r"^cuttle-cards · turn .*$", out, re.M)[-1]
+    assert "game over" in last and last.endswith("· full information")
+    assert "to review a game, keep its log: --save FILE, or save FILE at the prompt" in out
