@@ -142,6 +142,9 @@ def test_hint_ranks_the_moves_with_intervals():
     table = out[out.index("p0> hint 300"):out.index("p0> quit")]
     rows = re.findall(r"^ *\d+  (draw|points|glasses|royal|jack|scuttle|one-off) .*\d\.\d{3}-\d\.\d{3}", table, re.M)
     assert 1 <= len(rows) <= 10
+    best = re.search(r"^best: (.+), number (\d+) of your moves", out, re.M)
+    listed = re.search(rf"^ +{best[2]}  (.+)$", out, re.M)
+    assert best and listed[1] == best[1] and re.search(rf"^1  {best[1]} ", table, re.M)
 
 
 def test_hint_does_not_change_the_game():

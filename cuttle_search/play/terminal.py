@@ -210,12 +210,16 @@ class Terminal:
         finally:
             if bar is not None:
                 bar.close()
+        best = result.moves[0].move
+        legal = s.legal_moves()
+        where = f", number {legal.index(best) + 1} of your moves (the table's # is its rank)" if best in legal else ""
         more = len(result.moves) - HINT_ROWS
         if more > 0:
             result.moves = result.moves[:HINT_ROWS]
         self.say(self.table(result))
         if more > 0:
             self.say(f"(and {more} more move{'s' * (more != 1)})")
+        self.say(f"best: {best.text()}{where}")
 
     # ------------------------------------------------------------ the end
     def review_command(self, path: str) -> str:
