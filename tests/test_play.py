@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from cuttle_search.cli import main
+from cuttle_search.engine import layout as L
 from cuttle_search.engine.info import unseen_cards
 from cuttle_search.game.cards import card_str, cards_in
 from cuttle_search.game.gamelog import read_game_log, replay
@@ -267,3 +268,24 @@ def test_game_over_shows_the_whole_board_and_the_review_offer():
     last = re.findall(r"^cuttle-cards · turn .*$", out, re.M)[-1]
     assert "game over" in last and last.endswith("· full information")
     assert "to review a game, keep its log: --save FILE, or save FILE at the prompt" in out
+
+
+def test_hint_gives_proven_values_once_nothing_is_hidden():
+    """With the deck empty both hands are in sight (cuttle-cards), so the exact solver answers first."""
+    s = GameSession(get_ruleset("cuttle-cards"), 0, {1: "random"}, seed=8)
+    s.advance()
+    answers = 0
+    while not s.is_over and s.position.state[L.F_DECK_N] > 0:
+        s.play(1)
+        answers += 1
+    assert not s.is_over
+    r = play("--seed", 8, "--opponents", "random", input="1\n" * answers + "hint 200\nquit\n")
+    table = r.stdout[r.stdout.index("p0> hint 200"):]
+    assert "exact solver first: proven " in table
+    assert re.search(r"^ *# +move .*gap +proven +principal variation$", table, re.M)
+    assert re.search(r"^ *1  .*(win|draw|loss)( in \d+)?  ", table, re.M)
+
+
+def test_chance_events_are_narrated():
+    r = play("--rules", "cuttle-cards:four=random", "--seed", 0, "--opponents", "random")
+    assert re.search(r"^chance: random-discard( [2-9TJQKA][CDHS])+$", r.stdout, re.M)
