@@ -289,3 +289,21 @@ def test_hint_gives_proven_values_once_nothing_is_hidden():
 def test_chance_events_are_narrated():
     r = play("--rules", "cuttle-cards:four=random", "--seed", 0, "--opponents", "random")
     assert re.search(r"^chance: random-discard( [2-9TJQKA][CDHS])+$", r.stdout, re.M)
+
+
+def test_hostile_lines_at_the_prompt_never_crash():
+    nasty = ["\x00", "save \x00x", "9" * 5000, "²", "p²", "hint ²", "hint " + "9" * 5000, "jack", "one-off",
+             "discard", "p1", "x" * 100_000, "points 7H 7H 7H", "draw draw", "undo now", "moves please", "\x1b[2J",
+             "save " + "d" * 5000]
+    r = play("--seed", 3, input="\n".join(nasty) + "\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert "Traceback" not in r.output and "internal error" not in r.output
+    assert prompts(r.stdout) == len(nasty) + 1
+    for line in r.stdout.splitlines():
+        assert len(line) < 300 or line.startswith("p0> ")
+
+
+def test_a_line_that_is_not_text_is_refused():
+    r = CliRunner().invoke(main, ["play", "--seed", "3"], input=b"\xff\xfe\n1\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert "Traceback" not in r.output

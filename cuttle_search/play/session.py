@@ -51,8 +51,9 @@ class PlayError(CuttleError):
 def parse_seat(text: str, rules: Ruleset) -> int:
     """The seat ``pN`` of a game of ``rules``."""
     t = text.strip().lower() if isinstance(text, str) else ""
-    if len(t) >= 2 and t[0] == "p" and t[1:].isdigit() and int(t[1:]) < rules.players:
-        return int(t[1:])
+    q = whole_number(t[1:], 99) if t[:1] == "p" else None
+    if q is not None and q < rules.players:
+        return q
     raise PlayError(f"seat: {brief(text)} is not a seat of {rules.spec} (p0-p{rules.players - 1})")
 
 
@@ -69,6 +70,15 @@ def split_specs(text: str) -> list[str]:
         else:
             specs.append(part)
     return [p.strip() for p in specs]
+
+
+def whole_number(text: str, most: int = 10**12) -> int | None:
+    """``text`` as a whole number from 0 to ``most`` (decimal digits only), else None."""
+    t = text.strip()
+    if not t.isdecimal() or len(t) > len(str(most)):
+        return None
+    k = int(t)
+    return k if k <= most else None
 
 
 def opponent_specs(text: str, rules: Ruleset, seat: int) -> dict[int, str]:
@@ -196,8 +206,8 @@ class GameSession:
         move = Move.from_code(code)
         pos.push(move)
         self.moves.append(move)
-        hidden = int(unseen_cards(pos.state, pos.rules_array, self.seat))
-        words = [("??" if w in {card_str(c) for c in cards_in(hidden)} else w) for w in move.text().split()]
+        hidden = {card_str(c) for c in cards_in(int(unseen_cards(pos.state, pos.rules_array, self.seat)))}
+        words = ["??" if w in hidden else w for w in move.text().split()]
         drawn = tuple(card_str(c) for c in cards_in(pos.hand(self.seat) & ~before))
         event = Event(len(self.moves), mover, " ".join(words), drawn, forced)
         self.events.append(event)
@@ -234,10 +244,11 @@ class GameSession:
             raise PlayError("move: it is not your decision" + (" (the game is over)" if self.is_over else ""))
         if isinstance(choice, Move):
             return choice.resolve_against(legal)
-        if isinstance(choice, int) or (isinstance(choice, str) and choice.strip().isdigit()):
-            k = int(choice)
-            if not 1 <= k <= len(legal):
-                raise PlayError(f"move: there is no move {k}; choose 1-{len(legal)}")
+        if isinstance(choice, int) or (isinstance(choice, str) and choice.strip().isdecimal()):
+            k = choice if isinstance(choice, int) else whole_number(choice)
+            if k is None or not 1 <= k <= len(legal):
+                shown = brief(choice) if k is None else k
+                raise PlayError(f"move: there is no move {shown}; choose 1-{len(legal)}")
             return legal[k - 1]
         return Move.parse(choice, legal)
 
@@ -290,7 +301,9 @@ class GameSession:
         try:
             p.write_text(json.dumps(self.log()) + "\n", encoding="utf-8")
         except OSError as e:
-            raise PlayError(f"save: cannot write {str(path)!r}: {e.strerror or e}") from None
+            raise PlayError(f"save: cannot write {brief(str(path))}: {e.strerror or e}") from None
+        except ValueError:  # a NUL in the name
+            raise PlayError(f"save: {brief(str(path))} is not a file name") from None
         return p
 
 

@@ -18,7 +18,7 @@ from ..display import describe_decision, render
 from ..game.errors import CuttleError, brief
 from ..game.moves import TYPE_OF_KIND, MoveError
 from ..game.position import seat_name
-from .session import Event, GameSession, PlayError
+from .session import Event, GameSession, PlayError, whole_number
 
 HINT_ROWS = 10  # a hint lists the best moves, at most this many
 
@@ -85,7 +85,15 @@ class Terminal:
 
     # ------------------------------------------------------------ input
     def read(self, prompt: str) -> str | None:
-        """One line from the person, or None at the end of the input."""
+        """One line from the person, or None at the end of the input (a line that is not
+        text is refused and read again)."""
+        while True:
+            try:
+                return self._read(prompt)
+            except UnicodeDecodeError:
+                self.say("input: that line is not UTF-8 text; type it again")
+
+    def _read(self, prompt: str) -> str | None:
         if self.interactive:
             try:
                 import readline  # noqa: F401  (line editing and history at a terminal)
@@ -154,7 +162,7 @@ class Terminal:
                 try:
                     move = s.choose(line)
                 except MoveError:
-                    if cmd not in TYPE_OF_KIND and cmd not in ("oneoff", "one_off") and not cmd.isdigit():
+                    if cmd not in TYPE_OF_KIND and cmd not in ("oneoff", "one_off") and not cmd.isdecimal():
                         raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)")
                     raise
                 self.say()
@@ -198,9 +206,9 @@ class Terminal:
             raise PlayError("hint: the game is over")
         iterations = None
         if arg:
-            if not (arg.isdigit() and 1 <= int(arg) <= MAX_ITERATIONS):
+            iterations = whole_number(arg, MAX_ITERATIONS)
+            if not iterations:
                 raise PlayError(f"hint: N must be a whole number of iterations from 1 to {MAX_ITERATIONS:,}, not {brief(arg)}")
-            iterations = int(arg)
         bar, update = self.progress(iterations or DEFAULT_ITERATIONS) if self.progress else (None, None)
         try:
             result = s.hint(iterations, progress=update)
