@@ -697,8 +697,8 @@ def play(rules, seat, opponents, seed, hints, save):
     except PlayError as e:
         field, _, message = str(e).partition(": ")
         raise click.BadParameter(message, param_hint=f"--{field}") from None
-    bar_options = dict(table=_analysis_table, progress=_live_progress)
-    code = Terminal(session, hints=hints == "on", save_path=save, **bar_options).run()
+    # a hint prints analyse's table, with analyse's live progress bar
+    code = Terminal(session, hints=hints == "on", save_path=save, table=_analysis_table, progress=_live_progress).run()
     if code:
         sys.exit(code)
 

@@ -2,7 +2,6 @@
 
 Opponents are cheap agents (random, greedy) so every game takes a moment once compiled."""
 
-import json
 import re
 
 import pytest
