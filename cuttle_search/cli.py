@@ -35,7 +35,7 @@ from .analysis.limits import (
 )
 from .game.position import Position, seat_name
 from .game.position_file import load_position
-from .game.rules import PRESETS, RulesError, get_ruleset
+from .game.rules import OPTION_NAMES, RULESETS, RulesError, get_ruleset
 
 
 class InputError(click.ClickException):
@@ -101,13 +101,15 @@ def _emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=2))
 
 
+RULES_HELP = (f"Ruleset, optionally with options: NAME[:opt=value,...]. Names: {', '.join(RULESETS)}. "
+              f"Options: {', '.join(OPTION_NAMES)} (docs/rules.md).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout instead of text.")
 rules_option = click.option(
     "--rules",
     "rules",
     default=None,
     envvar="CUTTLE_RULES",
-    help=f"Ruleset, optionally with options: NAME[:opt=value,...]. Names: {', '.join(PRESETS)}.",
+    help=RULES_HELP,
 )
 
 
@@ -219,7 +221,7 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 @main.command()
 @click.option("--games", "-n", type=click.IntRange(1, None), default=1000, help="Number of games.")
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
-@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=f"Ruleset NAME[:opt=value,...]; names: {', '.join(PRESETS)}.")
+@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=RULES_HELP)
 @json_option
 def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     """Play random games from fresh deals and summarise the results."""
@@ -444,9 +446,10 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
 
     A request is a position (our format or a cuttle.cards GameState, hidden cards as ??),
     either as the whole line or under "position", with optional "id", "iterations",
-    "time", "seed", "threads", "rules", "runnersUp", "reportDuringSearchEvery" and "stop";
-    {"action": "query_version"} and {"action": "terminate", "terminateId": ID} are answered
-    at once. The options set the defaults and, with --max-*, the caps. A bad request gets
+    "time", "seed", "threads", "rules", "runnersUp", "reportDuringSearchEvery", "stop",
+    "allowMoves", "avoidMoves", "rollout", "exploration", and a game's "moves" with
+    "analyzeTurns"; {"action": "query_version"}, {"action": "terminate", "terminateId": ID}
+    and {"action": "terminate_all"} are answered at once. The options set the defaults and, with --max-*, the caps. A bad request gets
     {"id", "error", "field"} and the server keeps going. See docs/hint-protocol.md."""
     import os
 
@@ -505,7 +508,7 @@ def bench(quick: bool, as_json: bool) -> None:
 @click.argument("agent_b")
 @click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=100,
               help="Games, played in pairs on the same deal (with --match: matches, in pairs); with --sprt, the most to play.")
-@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help="Ruleset NAME[:opt=value,...].")
+@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=RULES_HELP)
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1,
               help="Worker processes (--backend ray: the CPUs of the local Ray instance it starts).")
