@@ -35,7 +35,7 @@ from .analysis.limits import (
 )
 from .game.position import Position, seat_name
 from .game.position_file import load_position
-from .game.rules import PRESETS, RulesError, get_ruleset
+from .game.rules import OPTION_NAMES, RULESETS, RulesError, get_ruleset
 
 
 class InputError(click.ClickException):
@@ -101,13 +101,15 @@ def _emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=2))
 
 
+RULES_HELP = (f"Ruleset, optionally with options: NAME[:opt=value,...]. Names: {', '.join(RULESETS)}. "
+              f"Options: {', '.join(OPTION_NAMES)} (docs/rules.md).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout instead of text.")
 rules_option = click.option(
     "--rules",
     "rules",
     default=None,
     envvar="CUTTLE_RULES",
-    help=f"Ruleset, optionally with options: NAME[:opt=value,...]. Names: {', '.join(PRESETS)}.",
+    help=RULES_HELP,
 )
 
 
@@ -219,7 +221,7 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 @main.command()
 @click.option("--games", "-n", type=click.IntRange(1, None), default=1000, help="Number of games.")
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
-@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=f"Ruleset NAME[:opt=value,...]; names: {', '.join(PRESETS)}.")
+@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=RULES_HELP)
 @json_option
 def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     """Play random games from fresh deals and summarise the results."""
@@ -444,9 +446,10 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
 
     A request is a position (our format or a cuttle.cards GameState, hidden cards as ??),
     either as the whole line or under "position", with optional "id", "iterations",
-    "time", "seed", "threads", "rules", "runnersUp", "reportDuringSearchEvery" and "stop";
-    {"action": "query_version"} and {"action": "terminate", "terminateId": ID} are answered
-    at once. The options set the defaults and, with --max-*, the caps. A bad request gets
+    "time", "seed", "threads", "rules", "runnersUp", "reportDuringSearchEvery", "stop",
+    "allowMoves", "avoidMoves", "rollout", "exploration", and a game's "moves" with
+    "analyzeTurns"; {"action": "query_version"}, {"action": "terminate", "terminateId": ID}
+    and {"action": "terminate_all"} are answered at once. The options set the defaults and, with --max-*, the caps. A bad request gets
     {"id", "error", "field"} and the server keeps going. See docs/hint-protocol.md."""
     import os
 
@@ -505,7 +508,7 @@ def bench(quick: bool, as_json: bool) -> None:
 @click.argument("agent_b")
 @click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=100,
               help="Games, played in pairs on the same deal (with --match: matches, in pairs); with --sprt, the most to play.")
-@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help="Ruleset NAME[:opt=value,...].")
+@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=RULES_HELP)
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1,
               help="Worker processes (--backend ray: the CPUs of the local Ray instance it starts).")
@@ -572,28 +575,43 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
         click.echo(line)
 
 
+def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ...] = ()) -> int | None:
+    """A seat option ``pN`` checked against a game of ``seats`` seats (None for a word in ``allow``)."""
+    if value is None or value in allow:
+        return None
+    text = value.strip().lower()
+    if text.startswith("p") and text[1:].isdigit() and int(text[1:]) < seats:
+        return int(text[1:])
+    words = "".join(f", {w}" for w in allow)
+    raise click.BadParameter(f"{value!r} is not a seat of this {seats}-seat game (p0 to p{seats - 1}{words})",
+                             param_hint=field)
+
+
 @main.command()
 @click.argument("games", nargs=-1, required=True, metavar="GAME...")
-@click.option("--player", type=click.Choice(["p0", "p1", "both"]), default="both", help="Whose decisions to review.")
+@click.option("--player", default="all", help="Whose decisions to review: a seat pN, or all (also: both).")
 @click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
               help=f"Iterations a decision [default: {DEFAULT_ITERATIONS:,} without --time].")
 @click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--html", "html_file", default=None, help="Also write a self-contained HTML report (win-rate chart) here.")
+@click.option("--candidates", is_flag=True, help="List every decision's candidate moves (default: the labelled ones').")
+@click.option("--luck/--no-luck", default=True, help="Measure what the cards did for each player (a search more per draw).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
               help="Where decisions run: local worker processes, or Ray tasks (needs the ray extra).")
 @click.option("--address", default=None, help="With --backend ray: the cluster to join (host:port or auto).")
 @json_option
-def review(games, player, iterations, seconds, workers, seed, html_file, backend, address, as_json):
+def review(games, player, iterations, seconds, workers, seed, html_file, candidates, luck, backend, address, as_json):
     """Review each GAME (an arena game log or a cuttle.cards history): every unforced
     decision analysed from the deciding player's view, the move played against the best
-    move, and inaccuracies, mistakes and blunders labelled where the intervals prove them.
+    move (the played move searched as long as the best), inaccuracies, mistakes and
+    blunders labelled where the intervals prove them, and the luck of the draws.
     The decisions of all the games share the workers (or the Ray cluster)."""
     from tqdm import tqdm
 
     from .game.gamelog import read_game, read_json_file
-    from .analysis.review import review_games, review_html, review_text
+    from .analysis.review import decision_views, review_games, review_html, review_text
 
     warn_if_compiling()
     loaded, sources = [], []
@@ -606,7 +624,9 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
         sources.append(about["source"])
     if html_file and len(games) > 1:
         raise click.BadParameter("one game at a time (it is one page)", param_hint="--html")
-    seats = None if player == "both" else (int(player[1]),)
+    fewest = min(start.rules.players for start, _, _ in loaded)
+    seat = _seat_choice(player, "--player", fewest, ("all", "both"))
+    seats = None if seat is None else (seat,)
     bar = tqdm(desc="review", unit="decision", file=sys.stderr, disable=not sys.stderr.isatty() or None, leave=False)
 
     def progress(done: int, total: int) -> None:
@@ -615,42 +635,50 @@ def review(games, player, iterations, seconds, workers, seed, html_file, backend
 
     try:
         results = review_games(loaded, seats, iterations, seconds, seed, workers, progress=progress, backend=backend,
-                               address=address)
+                               address=address, luck=luck)
     finally:
         bar.close()
     for result, source in zip(results, sources):
         result.source = source
     if html_file:
+        start, moves, _ = loaded[0]
+        boards = {ply: render(view) for ply, view in decision_views(start, moves, results[0]).items()}
         try:
             with open(html_file, "w", encoding="utf-8") as f:
-                f.write(review_html(results[0], games[0]))
+                f.write(review_html(results[0], games[0], boards))
         except OSError as e:
             raise InputError(f"--html: cannot write {html_file!r}: {e.strerror or e}") from None
     if as_json:
         _emit_json(results[0].to_json() if len(results) == 1 else
                    {"games": [dict(r.to_json(), game=g) for r, g in zip(results, games)]})
     else:
-        click.echo("\n\n".join(review_text(r, g) for r, g in zip(results, games)))
+        click.echo("\n\n".join(review_text(r, g, candidates) for r, g in zip(results, games)))
 
 
 @main.command()
 @click.argument("log")
 @click.option("--ply", type=click.IntRange(0, None), default=None, help="Stop after this many moves [default: the end].")
 @click.option("--export", "export", type=click.Path(dir_okay=False), default=None, help="Write that moment as a position file.")
-@click.option("--view", type=click.Choice(["full", "p0", "p1"]), default="full", help="Whose view to export.")
+@click.option("--view", default="full", help="Whose view: full, or a seat pN of the game.")
 def replay(log, ply, export, view):
-    """Replay a game log (from arena --log-dir), show the board, and export any moment."""
+    """Replay a game log (from arena --log-dir): the moves played, then the board (or
+    export any moment as a position file)."""
     from .game.gamelog import describe, read_game_log, replay as replay_log
 
     warn_if_compiling()
     try:
         data = read_game_log(log)
         pos = replay_log(data, ply)
-        if view != "full":
-            pos = pos.view_of(int(view[1]))
     except CuttleError as e:
         raise InputError(f"{log}: {e}") from None
-    pos.about = describe(data, len(data["moves"]) if ply is None else ply)
+    seat = _seat_choice(view, "--view", pos.rules.players, ("full",))
+    played = len(data["moves"]) if ply is None else ply
+    if seat is not None:
+        try:
+            pos = pos.view_of(seat)
+        except CuttleError as e:
+            raise InputError(f"--view: {e}") from None
+    pos.about = describe(data, played)
     if export:
         try:
             pos.save(export)
@@ -658,13 +686,28 @@ def replay(log, ply, export, view):
             raise InputError(f"--export: cannot write {export!r}: {e.strerror or e}") from None
         click.echo(f"wrote {export}: {pos.about}")
     else:
+        click.echo(_moves_played(data, played))
+        click.echo("")
         click.echo(render(pos))
+
+
+def _moves_played(log: dict, played: int) -> str:
+    """The first ``played`` moves of a game log, numbered, with who made each."""
+    from .game.gamelog import replay as replay_log
+
+    pos = replay_log(log, 0)
+    lines = [f"moves played ({played}):"]
+    for i, text in enumerate(log["moves"][:played]):
+        who = "chance" if pos.actor < 0 else seat_name(pos.actor)
+        move = pos.play(text)
+        lines.append(f"{i + 1:>4}. {who:<6} {move.text()}")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- play
 @main.command()
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES",
-              help=f"Ruleset NAME[:opt=value,...]; names: {', '.join(PRESETS)}.")
+              help=RULES_HELP)
 @click.option("--seat", default="p0", help="Your seat: p0, p1, ... (of the game's seats).")
 @click.option("--opponents", default="greedy", metavar="SPEC",
               help="The agent in every other seat (team partner too), or one spec a seat in seat order, separated by "

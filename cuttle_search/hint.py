@@ -7,6 +7,7 @@ unexpected is answered as an ``internal`` error, logged to stderr, and the serve
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -20,14 +21,20 @@ from typing import IO, Any, Callable, Iterator, Mapping
 from .game.errors import CuttleError, brief
 from .game.inputs import parse_json
 from .analysis.limits import is_finite_number
-from .game.position_file import load_position
+from .game.position import Position
+from .game.position_file import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
+from .analysis.limits import MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
-                "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves")
-PROTOCOL_VERSION = 2
+                "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves",
+                "moves", "analyzeTurns", "rollout", "exploration")
+ACTIONS = ("query_version", "terminate", "terminate_all")
+PROTOCOL_VERSION = 3
 MIN_REPORT_EVERY = 0.05
 MAX_RUNNERS_UP = 64
+MAX_HISTORY_MOVES = 1000  # the engine's action cap: no game is longer
+MAX_ANALYZE_TURNS = 64  # answers to one request
 _FIELD = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
 
 
@@ -39,6 +46,7 @@ class ServerLimits:
     max_time: float = 60.0
     max_threads: int = os.cpu_count() or 1
     max_request_bytes: int = 1 << 20
+    max_exploration: float = MAX_EXPLORATION
 
 
 class RequestError(CuttleError):
@@ -72,14 +80,37 @@ def _seconds(req: Mapping[str, Any], key: str, default: Any, high: float) -> Any
     return float(value)
 
 
+def _id_value(value: Any, field: str) -> Any:
+    """``value`` when it can serve as a request id: a string, a finite number or null."""
+    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, float) and is_finite_number(value):
+        return value
+    raise RequestError(f"{field}: expected a string, a number or null, got {brief(value)}")
+
+
 def _request_id(req: Mapping[str, Any]) -> Any:
     """The request's ``id`` when it can be echoed as JSON: a string, a finite number, null."""
-    rid = req.get("id")
-    if rid is None or isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
-        return rid
-    if isinstance(rid, float) and is_finite_number(rid):
-        return rid
-    raise RequestError(f"id: expected a string, a number or null, got {brief(rid)}")
+    return _id_value(req.get("id"), "id")
+
+
+def unknown_fields(req: Mapping[str, Any]) -> list[str]:
+    """The request's top-level keys that neither the protocol nor (when the position is
+    mixed into the request) a position form knows: most likely typos, answered with a
+    ``warning``. A cuttle.cards GameState mixed into the request is not checked (it carries
+    fields of its own that the analyser does not read)."""
+    nested = "position" in req
+    if not nested and any(k in req for k in ("p0", "p1")):
+        return []
+    return [k for k in req if k not in REQUEST_KEYS and (nested or not is_position_key(str(k)))]
+
+
+def _warning(unknown: list[str]) -> str:
+    parts = []
+    for key in unknown:
+        close = difflib.get_close_matches(str(key), REQUEST_KEYS, n=1, cutoff=0.75)
+        parts.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"unknown request field{'s' if len(parts) > 1 else ''} ignored: {', '.join(parts)}"
 
 
 def _budget(req: Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerLimits) -> Limit:
@@ -106,17 +137,68 @@ def parse_request(line: str | bytes) -> dict[str, Any]:
     return req
 
 
-def _hint_json(req_id: Any, hint: Hint) -> dict[str, Any]:
-    out = {"id": req_id, **hint.to_json(), "stopReason": hint.result.stop_reason}
+def _hint_json(req_id: Any, hint: Hint, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """One answer: the hint's keys, ``moveInfos`` (every searched move, best first, in one
+    shape), and either ``stopReason`` (a final answer) or ``isDuringSearch`` (a partial one)."""
+    out = {"id": req_id, **extra, **hint.to_json(),
+           "moveInfos": [{"order": m.rank - 1, **m.to_json()} for m in hint.result.moves]}
     if hint.result.during_search:
         out["isDuringSearch"] = True
+    else:
+        out["stopReason"] = hint.result.stop_reason
     return out
 
 
-def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits(),
-           emit: Callable[[dict[str, Any]], None] | None = None, cancel: threading.Event | None = None) -> dict[str, Any]:
-    """The final JSON answer to one hint request (never raises). Partial answers, when the
-    request asks for them, go to ``emit`` first; ``cancel`` ends the search early."""
+def _turns(req: Mapping[str, Any], start: Position) -> list[tuple[int, Position, tuple[Position, list[Any]] | None]]:
+    """The turns a request asks about: ``[(turn, position, history)]``. Without ``moves``,
+    the position itself. With ``moves`` (the game's moves from a full-information start),
+    each turn in ``analyzeTurns`` (default: the last), seen by the seat deciding there;
+    ``history`` lets the search infer what that seat can from the game (two seats)."""
+    if "analyzeTurns" in req and "moves" not in req:
+        raise RequestError("analyzeTurns: give the game's moves too (a start position plus \"moves\")")
+    if "moves" not in req:
+        return [(-1, start, None)]
+    moves = req["moves"]
+    if not isinstance(moves, list) or len(moves) > MAX_HISTORY_MOVES:
+        raise RequestError(f"moves: expected a list of at most {MAX_HISTORY_MOVES:,} moves, got {brief(moves)}")
+    if start.view is not None:
+        raise RequestError("position: with \"moves\" the position is the game's full-information start (\"view\": \"full\")")
+    turns = req.get("analyzeTurns")
+    if turns is None:
+        turns = [len(moves)]
+    if not isinstance(turns, list) or not 1 <= len(turns) <= MAX_ANALYZE_TURNS:
+        raise RequestError(f"analyzeTurns: expected a list of 1 to {MAX_ANALYZE_TURNS} turn numbers, got {brief(turns)}")
+    for i, t in enumerate(turns):
+        if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= len(moves):
+            raise RequestError(f"analyzeTurns[{i}]: expected a whole number from 0 to {len(moves)} (the moves given), got {brief(t)}")
+    wanted = set(turns)
+    game, positions = start.copy(), {}
+    for k in range(len(moves) + 1):
+        if k in wanted:
+            if game.is_over:
+                raise RequestError(f"analyzeTurns: the game is over after {k} moves; there is nothing to decide")
+            seat = game.actor
+            if seat < 0:
+                raise RequestError(f"analyzeTurns: after {k} moves chance decides (a random event), not a seat")
+            history = (start, list(moves[:k])) if start.rules.players == 2 else None
+            positions[k] = (game.view_of(seat), history)
+        if k == len(moves) or k >= max(wanted):
+            break
+        if game.is_over:
+            raise RequestError(f"moves[{k}]: the game was already over")
+        try:
+            game.play(moves[k])
+        except CuttleError as e:
+            raise RequestError(f"moves[{k}]: {e}") from None
+    return [(t, *positions[t]) for t in turns]
+
+
+def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits(),
+            emit: Callable[[dict[str, Any]], None] | None = None,
+            cancel: threading.Event | None = None) -> list[dict[str, Any]]:
+    """The final JSON answers to one hint request (never raises): one, or one per turn of
+    ``analyzeTurns``. Partial answers, when the request asks for them, go to ``emit``
+    first; ``cancel`` ends the search early. An error is the one answer."""
     req_id = None
     try:
         req = line if isinstance(line, Mapping) else parse_request(line)
@@ -129,6 +211,7 @@ def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], l
                 raise RequestError(f"position: expected a JSON object, got {type(data).__name__}")
         else:
             data = {k: v for k, v in req.items() if k not in REQUEST_KEYS}
+        unknown = unknown_fields(req)
         limit = _budget(req, defaults, limits)
         seed = _whole(req, "seed", defaults.get("seed") or 0, 0, 2**63 - 1)
         threads = _whole(req, "threads", defaults.get("threads") or 1, 1, limits.max_threads)
@@ -141,35 +224,57 @@ def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], l
         every = _seconds(req, "reportDuringSearchEvery", None, limits.max_time)
         if every is not None and every < MIN_REPORT_EVERY:
             raise SearchError(f"reportDuringSearchEvery: expected at least {MIN_REPORT_EVERY} seconds, got {brief(every)}")
-        pos = load_position(data, rules=rules)
-        def report(_done: int, snap: Any) -> None:
-            partial = snap.partial()
-            emit(_hint_json(req_id, Hint(partial.moves[0], partial.moves[1 : 1 + runners_up], partial)))
+        rollout = req.get("rollout")
+        if rollout is None:
+            rollout = defaults.get("rollout", DEFAULT_ROLLOUT)
+        exploration = req.get("exploration")
+        if exploration is None:
+            exploration = defaults.get("exploration", DEFAULT_EXPLORATION)
+        elif is_finite_number(exploration) and not 0 <= exploration <= limits.max_exploration:
+            raise SearchError(f"exploration: expected a finite number from 0 to {limits.max_exploration:g}, "
+                              f"got {brief(exploration)}")
+        turns = _turns(req, load_position(data, rules=rules))
+        extra: dict[str, Any] = {"warning": _warning(unknown)} if unknown else {}
+        out = []
+        for turn, pos, history in turns:
+            here = {**extra, **({"turnNumber": turn} if turn >= 0 else {})}
 
-        hint = best_move(
-            pos,
-            iterations=limit.iterations,
-            time=limit.time,
-            threads=threads,
-            seed=seed,
-            runners_up=runners_up,
-            rollout=defaults.get("rollout", DEFAULT_ROLLOUT),
-            exploration=defaults.get("exploration", DEFAULT_EXPLORATION),
-            stop=req.get("stop"),
-            cancel=cancel,
-            allow_moves=req.get("allowMoves"),
-            avoid_moves=req.get("avoidMoves"),
-            progress=report if every is not None and emit is not None else None,
-            every=every or 0.1,
-        )
+            def report(_done: int, snap: Any, here: dict[str, Any] = here) -> None:
+                partial = snap.partial()
+                emit(_hint_json(req_id, Hint(partial.moves[0], partial.moves[1 : 1 + runners_up], partial), here))
+
+            hint = best_move(
+                pos,
+                iterations=limit.iterations,
+                time=limit.time,
+                threads=threads,
+                seed=seed,
+                runners_up=runners_up,
+                rollout=rollout,
+                exploration=exploration,
+                stop=req.get("stop"),
+                cancel=cancel,
+                allow_moves=req.get("allowMoves"),
+                avoid_moves=req.get("avoidMoves"),
+                progress=report if every is not None and emit is not None else None,
+                every=every or 0.1,
+                history=history,
+            )
+            out.append(_hint_json(req_id, hint, here))
+        return out
     except CuttleError as e:
         field = "request" if str(e).startswith("request:") else None
-        return _error(req_id, str(e), field)
+        return [_error(req_id, str(e), field)]
     except Exception as e:  # a defect, not the client's fault: say so, log it, keep serving
         print(f"hint: internal error on request id {brief(req_id)}:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
-        return _error(req_id, f"internal: {type(e).__name__} (the server logged it and goes on)", "internal")
-    return _hint_json(req_id, hint)
+        return [_error(req_id, f"internal: {type(e).__name__} (the server logged it and goes on)", "internal")]
+
+
+def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerLimits = ServerLimits(),
+           emit: Callable[[dict[str, Any]], None] | None = None, cancel: threading.Event | None = None) -> dict[str, Any]:
+    """The final JSON answer to one hint request (never raises): the last of ``answers``."""
+    return answers(line, defaults, limits, emit, cancel)[-1]
 
 
 def request_lines(stream: IO[Any], max_bytes: int) -> Iterator[str | bytes | None]:
@@ -196,16 +301,19 @@ def _dumps(reply: dict[str, Any]) -> str:
         return json.dumps(_error(reply.get("id"), "internal: the answer held a non-finite number", "internal"))
 
 
-QUEUE_PER_WORKER = 4  # requests read ahead of the searches, per worker: memory stays bounded
+MAX_WAITING = 1000  # requests read ahead of the searches, at most
+WAITING_LINES = 16  # ... and at most this many longest-possible lines' worth of bytes
 
 
 class Server:
     """The request loop. Searches run on ``workers`` threads: with one, answers come in the
     order of the requests; with more, up to ``workers`` at once, and answers carry their
-    ``id`` and may come out of order. The reading loop answers actions at once, even while
-    a search runs: ``query_version``, and ``terminate`` (cancels the requests with
-    ``terminateId``). At most ``QUEUE_PER_WORKER`` requests a worker wait to be searched;
-    past that the reader waits, so a client streaming requests cannot fill the memory."""
+    ``id`` and may come out of order. The reading loop answers actions at once, whatever is
+    running or waiting: ``query_version``, ``terminate`` (cancels the requests with
+    ``terminateId``) and ``terminate_all``. Requests wait as the lines they came in (each
+    parsed again when its turn comes, so a waiting request costs its bytes, not a parsed
+    tree); the reader stops reading only when ``MAX_WAITING`` requests or
+    ``WAITING_LINES`` times the longest request's bytes wait, so memory stays bounded."""
 
     def __init__(self, stdout: IO[str], defaults: Mapping[str, Any], limits: ServerLimits, workers: int = 1) -> None:
         self.stdout = stdout
@@ -216,7 +324,8 @@ class Server:
         self.active: dict[int, tuple[Any, threading.Event]] = {}  # ticket -> (id, cancel)
         self.ticket = 0
         self.pool = ThreadPoolExecutor(max_workers=workers)
-        self.room = threading.BoundedSemaphore(workers * (1 + QUEUE_PER_WORKER))
+        self.waiting_bytes = 0
+        self.room = threading.Condition(self.lock)
 
     def write(self, reply: dict[str, Any]) -> None:
         text = _dumps(reply)
@@ -224,65 +333,85 @@ class Server:
             self.stdout.write(text + "\n")
             self.stdout.flush()
 
-    def _action(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        req_id = _request_id(req)
+    def _matching(self, match: Callable[[Any], bool]) -> list[threading.Event]:
+        with self.lock:
+            return [ev for rid, ev in self.active.values() if match(rid)]
+
+    def _action(self, req: Mapping[str, Any], req_id: Any) -> tuple[dict[str, Any], list[threading.Event]]:
+        """An action's answer and the searches it cancels (cancelled once the answer is out,
+        so the answer comes before theirs)."""
         action = req.get("action")
         if action == "query_version":
             from . import __version__
-            from .game.rules import OPTION_NAMES, PRESETS
+            from .game.rules import OPTION_NAMES, RULESETS
 
             return {"id": req_id, "action": action, "version": __version__, "protocol": PROTOCOL_VERSION,
-                    "rules": list(PRESETS), "options": list(OPTION_NAMES)}
+                    "rules": list(RULESETS), "options": list(OPTION_NAMES), "actions": list(ACTIONS)}, []
         if action == "terminate":
             if "terminateId" not in req:
                 raise RequestError("terminateId: the id of the request to cancel is required")
-            target = req["terminateId"]
-            with self.lock:
-                hits = [ev for rid, ev in self.active.values() if rid == target and rid is not None]
-            for ev in hits:
-                ev.set()
-            return {"id": req_id, "action": action, "terminateId": target, "cancelled": len(hits)}
-        raise RequestError(f"action: expected 'query_version' or 'terminate', got {brief(action)}")
+            target = _id_value(req["terminateId"], "terminateId")
+            hits = self._matching(lambda rid: rid == target and rid is not None)
+            return {"id": req_id, "action": action, "terminateId": target, "cancelled": len(hits)}, hits
+        if action == "terminate_all":
+            hits = self._matching(lambda rid: True)
+            return {"id": req_id, "action": action, "cancelled": len(hits)}, hits
+        raise RequestError(f"action: expected one of {', '.join(repr(a) for a in ACTIONS)}, got {brief(action)}")
 
-    def _run(self, ticket: int, req: Mapping[str, Any] | None, cancel: threading.Event,
-             refusal: dict[str, Any] | None) -> None:
+    def _run(self, ticket: int, line: str | bytes | None, cancel: threading.Event, refusal: dict[str, Any] | None,
+             size: int) -> None:
         try:
-            self.write(refusal if refusal is not None else
-                       answer(req, self.defaults, self.limits, emit=self.write, cancel=cancel))
+            if refusal is not None:
+                self.write(refusal)
+            else:
+                for reply in answers(line, self.defaults, self.limits, emit=self.write, cancel=cancel):
+                    self.write(reply)
         finally:
             with self.lock:
                 self.active.pop(ticket, None)
-            self.room.release()
+                self.waiting_bytes -= size
+                self.room.notify_all()
+
+    def _full(self, size: int) -> bool:
+        return bool(self.active) and (len(self.active) >= MAX_WAITING + self.workers or
+                                      self.waiting_bytes + size > WAITING_LINES * self.limits.max_request_bytes)
 
     def handle(self, line: str | bytes | None) -> None:
         """Answer an action now; queue anything else (a refusal too, so that with one
         worker every answer keeps the order of the requests)."""
-        req, req_id, refusal = None, None, None
+        req_id, refusal = None, None
         if line is None:
             refusal = _error(None, f"request: longer than the server's limit of {self.limits.max_request_bytes:,} bytes",
                              "request")
         else:
             try:
                 req = parse_request(line)
-                if "action" in req:
-                    self.write(self._action(req))
-                    return
                 req_id = _request_id(req)
+                if "action" in req:
+                    try:
+                        reply, cancels = self._action(req, req_id)
+                    except CuttleError as e:
+                        reply, cancels = _error(req_id, str(e)), []
+                    self.write(reply)
+                    for ev in cancels:
+                        ev.set()
+                    return
             except CuttleError as e:
-                refusal = _error(None, str(e), "request" if str(e).startswith("request:") else None)
+                refusal = _error(req_id, str(e), "request" if str(e).startswith("request:") else None)
+        size = len(line) if line is not None and refusal is None else 0
         cancel = threading.Event()
-        self.room.acquire()  # wait while the queue is full
         with self.lock:
+            while self._full(size):  # wait while too much waits
+                self.room.wait()
             self.ticket += 1
             ticket = self.ticket
-            if refusal is None:
-                self.active[ticket] = (req_id, cancel)
-        self.pool.submit(self._run, ticket, req, cancel, refusal)
+            self.active[ticket] = (req_id if refusal is None else None, cancel)
+            self.waiting_bytes += size
+        self.pool.submit(self._run, ticket, None if refusal is not None else line, cancel, refusal, size)
 
     def cancel_all(self) -> None:
-        with self.lock:
-            for _rid, cancel in self.active.values():
-                cancel.set()
+        for ev in self._matching(lambda rid: True):
+            ev.set()
 
     def close(self) -> None:
         """Wait for every request read so far to be answered."""

@@ -67,7 +67,7 @@ def test_team_game_reports_the_team_result(tmp_path):
         assert "your team wins" in r.stdout
     else:
         assert "your team loses" in r.stdout
-    assert "review the game with: cuttle-search review" in r.stdout and "--player" not in r.stdout
+    assert f"review the game with: cuttle-search review {log} --player p2" in r.stdout  # any seat: review takes it
 
 
 def test_moves_by_number_and_by_notation_play_the_same_game():

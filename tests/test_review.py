@@ -1,6 +1,7 @@
 """Game review: labels, masking, reproducibility, and cuttle.cards histories."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -181,3 +182,127 @@ def test_a_game_of_perfect_play_has_no_mistakes():
         if reviewed >= 10:
             break
     assert reviewed >= 10, "the endgames should hold unforced decisions"
+
+
+# ---------------------------------------------------------------- issue 25: review as players expect it
+def _luck_of_draw(top: str) -> float:
+    """p0 (14 points) draws with ``top`` on the deck; p1 (10 points) answers with a draw."""
+    start = build(p0Points=["TH", "4C"], p0Hand=["AS"], p1Points=["TS"], p1Hand=["4D"], deck_top=[top])
+    review = review_game(start, [Move.parse(t, None) for t in ("draw", "draw")], seats=(0,), iterations=4000, seed=3)
+    (d,) = review.decisions
+    assert d.luck is not None and d.luck.cards == (top,) and d.luck.ply == 0
+    assert review.summary["p0"]["luckEvents"] == 1 and review.summary["p0"]["luck"] == round(d.luck.luck, 6)
+    return d.luck.luck
+
+
+def test_luck_is_what_the_drawn_card_did_for_the_drawer():
+    good, bad = _luck_of_draw("7H"), _luck_of_draw("2H")  # 7H makes 21 with the Ace next turn
+    assert good > 0.05 and bad < 0 and good > bad
+
+
+def test_the_played_move_gets_as_many_visits_as_the_best():
+    review = review_game(**_review_args(_game(5)), iterations=2000, seed=0)
+    worse = [d for d in review.decisions if d.played != d.best and not any(c.proven for c in d.candidates)]
+    assert worse, "the game should hold moves other than the best"
+    for d in worse:
+        best = next(c for c in d.candidates if c.move == d.best)
+        main = next(c for c in d.candidates if c.move == d.played)
+        if main.visits < best.visits:
+            assert d.played_researched and d.played_visits == best.visits
+        assert d.sure_loss == pytest.approx(max(0.0, d.best_interval[0] - d.played_interval[1]))
+        assert d.label == label_for(d.sure_loss)
+
+
+def _review_args(log: dict) -> dict:
+    start, moves, about = read_game(log)
+    return {"start": start, "moves": moves, "players": about.get("players")}
+
+
+def test_review_without_a_budget_uses_the_default(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(_game(5)))
+    r = CliRunner().invoke(main, ["review", str(path), "--json", "--no-luck"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["iterationsPerDecision"] == 10_000 and out["decisions"]
+
+
+def test_the_text_names_players_winner_views_and_the_label_figure(tmp_path):
+    log = _game(5)
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(log))
+    r = CliRunner().invoke(main, ["review", str(path), "-n", "2000", "--candidates"])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    winner = log["result"]["winner"]
+    assert lines[0].endswith(f"p0 {log['players']['p0']} vs p1 {log['players']['p1']}")
+    assert f"winner {winner} ({log['players'][winner]})" in lines[1] and "each row from its player's view" in lines[1]
+    header = next(line for line in lines if line.startswith("ply"))
+    assert "sure loss" in header and "luck" in header
+    out = json.loads(CliRunner().invoke(main, ["review", str(path), "-n", "2000", "--json"]).stdout)
+    assert out["winner"] == winner and out["reviewed"] == ["p0", "p1"]
+    rows = [line for line in lines if re.match(r"^\d+ +p\d ", line)]
+    assert len(rows) == len(out["decisions"])
+    for row, d in zip(rows, out["decisions"]):
+        assert d["view"] == d["player"]
+        assert f"{d['sureLoss']:.3f}" in row and (d["label"] or "") in row  # the label's own figure is shown
+        assert d["label"] == label_for(d["sureLoss"])
+        assert len(d["candidates"]) >= 2 and d["candidates"][0]["gap"] == 0
+    assert sum(line.strip().startswith("candidate") for line in lines) == len(rows)  # --candidates: every decision
+
+
+def test_any_seat_of_the_game_can_be_reviewed(tmp_path):
+    from cuttle_search.play.arena import play_game as play
+
+    record = play(get_ruleset("cutthroat"), 4, tuple(make_agent("greedy") for _ in range(3)), 4).to_json()
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(record))
+    r = CliRunner().invoke(main, ["review", str(path), "-n", "300", "--player", "p2", "--json", "--no-luck"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["reviewed"] == ["p2"] and {d["player"] for d in out["decisions"]} == {"p2"}
+    two = tmp_path / "g.json"
+    two.write_text(json.dumps(_game(5)))
+    r = CliRunner().invoke(main, ["review", str(two), "--player", "p2"])
+    assert r.exit_code == 2 and "'p2' is not a seat of this 2-seat game (p0 to p1, all, both)" in r.stderr
+
+
+def test_luck_adds_up_to_the_luck_adjusted_result(tmp_path):
+    log = _game(7)
+    review = review_game(**_review_args(log), iterations=1000, seed=2)
+    for seat in ("p0", "p1"):
+        s = review.summary[seat]
+        events = [d.luck for d in review.decisions if d.luck is not None and d.luck.seat == int(seat[1])]
+        assert s["luckEvents"] == len(events) and s["luck"] == pytest.approx(sum(e.luck for e in events), abs=1e-5)
+        expected = 1.0 if log["result"]["winner"] == seat else 0.0
+        assert s["result"] == expected and s["luckAdjustedResult"] == pytest.approx(expected - s["luck"], abs=1e-5)
+    draws = [d for d in review.decisions if d.played.text() == "draw"]
+    assert draws and all(d.luck is not None and len(d.luck.cards) == 1 for d in draws)
+
+
+def test_the_html_report_shows_each_decision_board_and_a_clickable_chart(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(_game(5)))
+    report = tmp_path / "r.html"
+    r = CliRunner().invoke(main, ["review", str(path), "-n", "500", "--html", str(report), "--json"])
+    assert r.exit_code == 0, r.output
+    page = report.read_text()
+    decisions = json.loads(r.stdout)["decisions"]
+    assert page.count("<section class='decision'") == len(decisions) == page.count('<circle class="mark"')
+    assert page.count("<tr class='decision'") == len(decisions) and "addEventListener('click'" in page
+    assert "seen from p0's view" in page and "p0 (you)" in page  # the board as its decider saw it
+    assert "<table class='candidates'>" in page and ">ply</text>" in page
+
+
+def test_replay_lists_the_moves_and_shows_any_seat_view(tmp_path):
+    log = _game(5)
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(log))
+    r = CliRunner().invoke(main, ["replay", str(path), "--ply", "4", "--view", "p1"])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0] == "moves played (4):"
+    assert [line.split(None, 2)[2] for line in lines[1:5]] == log["moves"][:4]
+    assert lines[1].split()[1] == "p0" and "p1 (you)" in r.stdout
+    r = CliRunner().invoke(main, ["replay", str(path), "--view", "p3"])
+    assert r.exit_code == 2 and "'p3' is not a seat of this 2-seat game" in r.stderr

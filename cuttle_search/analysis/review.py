@@ -21,6 +21,7 @@ from ..engine.rng import game_seed
 from ..game.errors import CuttleError
 from ..game.moves import Move
 from ..game.position import Position, seat_name
+from .result import MoveStat
 
 LABELS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))  # by sure loss in score
 
@@ -37,9 +38,57 @@ def label_for(sure_loss: float) -> str | None:
     return None
 
 
+def _r(x: float) -> float:
+    return round(x, 6)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One move the search looked at, from the decider's side."""
+
+    move: Move
+    visits: int
+    score: float
+    interval: tuple[float, float]
+    gap: float  # the best move's score minus this one's
+    proven: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"move": self.move.text(), "visits": self.visits, "score": _r(self.score),
+                "interval": [_r(x) for x in self.interval], "gap": _r(self.gap),
+                **({"proven": self.proven} if self.proven is not None else {})}
+
+
+@dataclass(frozen=True)
+class Luck:
+    """A chance event the reviewed player's own move brought about: the deck cards it
+    brought to light (a draw, a 5's draws, a 7's reveal). ``before`` is the move's score
+    with those cards unknown, ``after`` with them known, each from an equal search of that
+    one move (same budget, same seed); ``luck`` is the difference."""
+
+    ply: int
+    seat: int
+    move: Move
+    cards: tuple[str, ...]
+    before: float
+    after: float
+
+    @property
+    def luck(self) -> float:
+        return self.after - self.before
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ply": self.ply, "player": seat_name(self.seat), "move": self.move.text(), "cards": list(self.cards),
+                "before": _r(self.before), "after": _r(self.after), "luck": _r(self.luck)}
+
+
 @dataclass(frozen=True)
 class Decision:
-    """One reviewed decision: the move played against the best move, from the decider's side."""
+    """One reviewed decision: the move played against the best move, from the decider's
+    side and view (``seat``). When the search gave the played move fewer visits than the
+    best, the played move's figures come from a second search of that move alone with as
+    many iterations as the best move got (``played_researched``), so a label never rests
+    on a starved estimate."""
 
     ply: int  # moves played before it
     seat: int
@@ -55,16 +104,20 @@ class Decision:
     sure_loss: float  # best lower bound - played upper bound, at least 0
     label: str | None
     seconds: float
+    candidates: tuple[Candidate, ...] = ()
+    played_researched: bool = False
+    luck: Luck | None = None
 
     def to_json(self) -> dict[str, Any]:
-        r = lambda x: round(x, 6)  # noqa: E731
         return {
-            "ply": self.ply, "player": seat_name(self.seat), "phase": self.phase,
+            "ply": self.ply, "player": seat_name(self.seat), "view": seat_name(self.seat), "phase": self.phase,
             "played": self.played.text(), "best": self.best.text(),
-            "playedScore": r(self.played_score), "playedInterval": [r(x) for x in self.played_interval],
-            "playedVisits": self.played_visits,
-            "bestScore": r(self.best_score), "bestInterval": [r(x) for x in self.best_interval],
-            "loss": r(self.loss), "sureLoss": r(self.sure_loss), "label": self.label,
+            "playedScore": _r(self.played_score), "playedInterval": [_r(x) for x in self.played_interval],
+            "playedVisits": self.played_visits, "playedResearched": self.played_researched,
+            "bestScore": _r(self.best_score), "bestInterval": [_r(x) for x in self.best_interval],
+            "loss": _r(self.loss), "sureLoss": _r(self.sure_loss), "label": self.label,
+            "candidates": [c.to_json() for c in self.candidates],
+            **({"luck": self.luck.to_json()} if self.luck is not None else {}),
         }
 
 
@@ -85,12 +138,16 @@ class Review:
     seconds: float = 0.0
     source: str = ""
     summary: dict[str, Any] = field(default_factory=dict)
+    shares: dict[int, float | None] = field(default_factory=dict)  # each seat's share of the result
 
     def __post_init__(self) -> None:
         for seat in self.seats:
             mine = [d for d in self.decisions if d.seat == seat]
             counts = {name: sum(d.label == name for d in mine) for name, _ in LABELS}
             swings = sorted(mine, key=lambda d: -d.sure_loss)[:3]
+            luck = [d.luck for d in mine if d.luck is not None]
+            total = sum(x.luck for x in luck)
+            share = self.shares.get(seat)
             self.summary[seat_name(seat)] = {
                 "decisions": len(mine),
                 "forcedSkipped": self.forced.get(seat, 0),
@@ -98,11 +155,19 @@ class Review:
                 **counts,
                 "biggestSwings": [{"ply": d.ply, "played": d.played.text(), "best": d.best.text(),
                                    "sureLoss": round(d.sure_loss, 6)} for d in swings if d.sure_loss > 0],
+                "luck": _r(total), "luckEvents": len(luck),
+                "result": share,
+                "luckAdjustedResult": None if share is None else _r(share - total),
             }
+
+    @property
+    def winner(self) -> str | None:
+        return self.result.get("winner")
 
     def to_json(self) -> dict[str, Any]:
         return {
             "rules": self.rules, "players": self.players, "plies": self.plies, "result": self.result,
+            "winner": self.winner, "reviewed": [seat_name(q) for q in self.seats],
             "iterationsPerDecision": self.iterations, "timePerDecision": self.time, "seed": self.seed,
             "labels": {name: threshold for name, threshold in LABELS},
             "summary": self.summary, "decisions": [d.to_json() for d in self.decisions],
@@ -115,21 +180,78 @@ def decision_seed(seed: int, ply: int) -> int:
     return int(game_seed(np.uint64(seed), ply)) & (2**63 - 1)
 
 
+def _one_move(view: Position, move: Move, iterations: int, seed: int, rollout: str) -> MoveStat:
+    """The figures of ``move`` alone: a search whose root may only play it."""
+    from . import analyse
+
+    return analyse(view, iterations=iterations, seed=seed, rollout=rollout, allow_moves=[move.text()]).moves[0]
+
+
 def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     """Analyse one masked decision (runs in a worker process): (game index, decision)."""
     from ..game.rules import get_ruleset
     from . import analyse
 
-    game, view_dict, rules_spec, ply, seat, played_code, iterations, seconds, seed, rollout = job
-    view = Position.from_dict(view_dict, rules=get_ruleset(rules_spec))
-    result = analyse(view, iterations=iterations, time=seconds, seed=decision_seed(seed, ply), rollout=rollout)
+    (game, view_dict, rules_spec, ply, seat, played_code, iterations, seconds, seed, rollout,
+     luck_dict, luck_cards) = job
+    rules = get_ruleset(rules_spec)
+    view = Position.from_dict(view_dict, rules=rules)
+    dseed = decision_seed(seed, ply)
+    result = analyse(view, iterations=iterations, time=seconds, seed=dseed, rollout=rollout)
     stats = {m.move.code(): m for m in result.moves}
     best = result.moves[0]
     played = stats[played_code]
-    loss = max(0.0, best.score - played.score)
-    sure = 0.0 if played is best else max(0.0, best.interval[0] - played.interval[1])
-    return game, Decision(ply, seat, view.phase_name, played.move, best.move, played.score, played.interval,
-                          played.visits, best.score, best.interval, loss, sure, label_for(sure), result.seconds)
+    searched = result.stop_reason != "proven" and not best.solved
+    again = (dseed + 1) & (2**63 - 1)
+    equal = max(best.visits, 1)
+    alone = None
+    if searched and (luck_dict is not None or (played is not best and played.visits < best.visits)):
+        alone = _one_move(view, played.move, equal, again, rollout)
+    resecond = alone is not None and played is not best and played.visits < best.visits
+    p_score, p_interval, p_visits = ((alone.score, alone.interval, alone.visits) if resecond else
+                                     (played.score, played.interval, played.visits))
+    loss = max(0.0, best.score - p_score)
+    sure = 0.0 if played is best else max(0.0, best.interval[0] - p_interval[1])
+    luck = None
+    if luck_dict is not None and alone is not None:
+        known = Position.from_dict(luck_dict, rules=rules)
+        after = _one_move(known, played.move, equal, again, rollout)
+        luck = Luck(ply, seat, played.move, tuple(luck_cards), alone.score, after.score)
+    candidates = tuple(Candidate(m.move, m.visits, m.score, m.interval, max(0.0, best.score - m.score), m.proven)
+                       for m in result.moves)
+    return game, Decision(ply, seat, view.phase_name, played.move, best.move, p_score, p_interval,
+                          p_visits, best.score, best.interval, loss, sure, label_for(sure), result.seconds,
+                          candidates, resecond, luck)
+
+
+def _luck_view(line: list[Position], ply: int, seat: int) -> tuple[dict[str, Any] | None, list[str]]:
+    """The view for the luck of the move played at ``ply`` by ``seat``: its position with
+    the deck cards that move brought to ``seat``'s knowledge named (None when it brought
+    none). Those cards are the top of the deck, counted down from the top, that ``seat``
+    knows once the move has played out: at its own next decision, or the next main
+    decision of another seat, whichever comes first (after a draw, the card drawn; after a
+    7, the cards it revealed; after a 5, the cards drawn)."""
+    here = line[ply]
+    if here.rules.players < 2:
+        return None, []
+    for later in line[ply + 1:]:
+        if later.is_over:
+            return None, []
+        if later.actor == seat or (later.actor >= 0 and later.phase_name == "main"):
+            break
+    else:
+        return None, []
+    known = later.known_to(seat)
+    before = here.deck_known_to(seat)
+    deck = here.deck_top_first()
+    after = before
+    while after < len(deck) and known >> deck[after] & 1:
+        after += 1
+    if after == before:
+        return None, []
+    from ..game.cards import card_str
+
+    return here.with_deck_top_known(after).view_of(seat).to_dict(), [card_str(c) for c in deck[before:after]]
 
 
 def review_games(
@@ -143,18 +265,23 @@ def review_games(
     progress: Callable[[int, int], None] | None = None,
     backend: str = "local",
     address: str | None = None,
+    luck: bool = True,
 ) -> list[Review]:
     """Review several games, each ``(start, moves, players)`` from a full-information start,
-    for the decisions of ``seats`` (by default every seat).
+    for the decisions of ``seats`` (by default every seat), with a budget of ``iterations``
+    and/or ``time`` a decision (neither: ``DEFAULT_ITERATIONS``). ``luck`` also measures
+    what chance did for each reviewed player (``Luck``).
     Every decision of every game is one job on the arena's backends: ``workers`` local
     processes, or Ray tasks (``backend="ray"``, ``address`` of a cluster); the result does
     not depend on which, nor on how many."""
     import time as clock
 
     from ..play.backends import make_backend
-    from . import DEFAULT_EXPLORATION, DEFAULT_ROLLOUT, Limit
+    from . import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit
     from .ismcts import check_search_options
 
+    if iterations is None and time is None:
+        iterations = DEFAULT_ITERATIONS
     limit = Limit(iterations, time)
     rollout = rollout or DEFAULT_ROLLOUT
     check_search_options(limit, 1, seed, rollout, DEFAULT_EXPLORATION)
@@ -165,18 +292,28 @@ def review_games(
     for g, (start, moves, _players) in enumerate(games):
         if start.view is not None:
             raise ReviewError("start: a game is reviewed from a full-information start")
-        pos = start.copy()
+        if seats is not None:
+            for q in seats:
+                if not 0 <= q < start.rules.players:
+                    raise ReviewError(f"player: p{q} is not a seat of this {start.rules.players}-seat game "
+                                      f"(p0 to p{start.rules.players - 1})")
+        line = [start.copy()]
+        for move in moves:
+            pos = line[-1].copy()
+            pos.push(move)
+            line.append(pos)
         skipped: dict[int, int] = {}
         for ply, move in enumerate(moves):
+            pos = line[ply]
             seat = pos.actor
             if seat >= 0 and (seats is None or seat in seats):
                 if len(pos.legal_codes()) == 1:
                     skipped[seat] = skipped.get(seat, 0) + 1
                 else:
+                    luck_dict, luck_cards = _luck_view(line, ply, seat) if luck else (None, [])
                     jobs.append((g, pos.view_of(seat).to_dict(), start.rules.spec, ply, seat, move.code(),
-                                 limit.iterations, limit.time, seed, rollout))
-            pos.push(move)
-        ends.append(pos)
+                                 limit.iterations, limit.time, seed, rollout, luck_dict, luck_cards))
+        ends.append(line[-1])
         forced.append(skipped)
     began = clock.perf_counter()
     found: list[list[Decision]] = [[] for _ in games]
@@ -191,72 +328,146 @@ def review_games(
     reviews = []
     for (start, moves, players), end, decisions, skipped in zip(games, ends, found, forced):
         result = end.result() if end.is_over else {"status": "unfinished", "winner": None}
+        reviewed = tuple(range(start.rules.players)) if seats is None else tuple(seats)
         reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
-                              sorted(decisions, key=lambda d: d.ply), skipped,
-                              tuple(range(start.rules.players)) if seats is None else tuple(seats), limit.iterations,
-                              limit.time, seed, seconds))
+                              sorted(decisions, key=lambda d: d.ply), skipped, reviewed, limit.iterations,
+                              limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed}))
     return reviews
 
 
 def review_game(start: Position, moves: Iterable[Move], seats: tuple[int, ...] | None = None, iterations: int | None = None,
                 time: float | None = None, seed: int = 0, workers: int = 1, rollout: str | None = None,
                 progress: Callable[[int, int], None] | None = None, players: dict[str, str] | None = None,
-                backend: str = "local", address: str | None = None) -> Review:
+                backend: str = "local", address: str | None = None, luck: bool = True) -> Review:
     """Review one game that plays ``moves`` from the full-information ``start``."""
     return review_games([(start, list(moves), players or {})], seats, iterations, time, seed, workers, rollout,
-                        progress, backend, address)[0]
+                        progress, backend, address, luck)[0]
+
+
+def decision_views(start: Position, moves: Iterable[Move], review: Review) -> dict[int, Position]:
+    """Each reviewed decision's position as its decider saw it, by ply (for boards)."""
+    wanted = {d.ply: d.seat for d in review.decisions}
+    pos, views = start.copy(), {}
+    for ply, move in enumerate(moves):
+        if ply in wanted:
+            views[ply] = pos.view_of(wanted[ply])
+        pos.push(move)
+    return views
 
 
 # ---------------------------------------------------------------- output
-def review_text(review: Review, title: str) -> str:
+def _players_line(review: Review) -> str:
+    names = [f"{seat} {spec}" for seat, spec in sorted(review.players.items())]
+    return " vs ".join(names) or "players not recorded"
+
+
+def _result_line(review: Review) -> str:
+    text = f"result {review.result['status']}"
+    if review.winner:
+        spec = review.players.get(review.winner)
+        text += f", winner {review.winner}" + (f" ({spec})" if spec else "")
+    return text
+
+
+def _candidates_lines(d: Decision, indent: str = "      ") -> list[str]:
+    rows = [(c.move.text(), f"{c.visits:,}", f"{c.score:.3f}", f"{c.interval[0]:.2f}-{c.interval[1]:.2f}",
+             "-" if c.gap == 0 else f"{c.gap:.3f}", c.proven or "") for c in d.candidates]
+    rows.insert(0, ("candidate", "visits", "score", "interval", "gap", ""))
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
+    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def review_text(review: Review, title: str, candidates: bool = False) -> str:
+    """The review as text: a header naming the players and the winner, a row per decision
+    (from its decider's view), the candidates of the labelled decisions (of every decision
+    with ``candidates``), and a summary per reviewed player with luck."""
     budget = f"{review.iterations:,} iterations" if review.iterations else f"{review.time:g} s"
-    who = " vs ".join(f"{n} ({s})" for s, n in sorted(review.players.items())) or "a game"
     lines = [
-        f"review of {title}: {who}, rules {review.rules}, {review.plies} moves, result {review.result['status']}"
-        + (f" ({review.result['winner']})" if review.result.get("winner") else ""),
-        f"{budget} a decision, seed {review.seed}, {len(review.decisions)} decisions in {review.seconds:.1f} s; "
-        f"labels by sure loss (best lower bound - played upper bound): "
-        + ", ".join(f"{n} >= {t:g}" for n, t in LABELS),
+        f"review of {title}: {_players_line(review)}",
+        f"rules {review.rules}, {review.plies} moves, {_result_line(review)}; "
+        f"reviewed: {', '.join(seat_name(q) for q in review.seats)} (each row from its player's view)",
+        f"{budget} a decision, seed {review.seed}, {len(review.decisions)} decisions in {review.seconds:.1f} s",
+        "labels by sure loss = best's lower bound - played's upper bound: "
+        + ", ".join(f"{n} >= {t:g}" for n, t in LABELS)
+        + "; * = the played move searched again alone with the best move's visits",
         "",
     ]
-    header = ("ply", "player", "played", "best", "played score", "best score", "loss", "label")
-    rows = [header]
-    for d in review.decisions:
-        rows.append((str(d.ply), seat_name(d.seat), d.played.text(), "=" if d.played == d.best else d.best.text(),
-                     f"{d.played_score:.3f} ({d.played_interval[0]:.2f}-{d.played_interval[1]:.2f})",
-                     f"{d.best_score:.3f} ({d.best_interval[0]:.2f}-{d.best_interval[1]:.2f})",
-                     f"{d.loss:.3f}", d.label or ""))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    for r in rows:
+    header = ("ply", "player", "played", "best", "played score", "best score", "loss", "sure loss", "label", "luck")
+    table = [header] + [
+        (str(d.ply), seat_name(d.seat), d.played.text(), "=" if d.played == d.best else d.best.text(),
+         f"{d.played_score:.3f} ({d.played_interval[0]:.2f}-{d.played_interval[1]:.2f})" + ("*" if d.played_researched else ""),
+         f"{d.best_score:.3f} ({d.best_interval[0]:.2f}-{d.best_interval[1]:.2f})",
+         f"{d.loss:.3f}", f"{d.sure_loss:.3f}", d.label or "",
+         "" if d.luck is None else f"{d.luck.luck:+.3f} {' '.join(d.luck.cards)}")
+        for d in review.decisions
+    ]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    lines.append("  ".join(c.ljust(w) for c, w in zip(header, widths)).rstrip())
+    for d, r in zip(review.decisions, table[1:]):
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if candidates or d.label:
+            lines += _candidates_lines(d)
     lines.append("")
     for seat, s in review.summary.items():
         acc = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}%"
         swings = ", ".join(f"ply {x['ply']} {x['played']} (best {x['best']}, -{x['sureLoss']:.2f})" for x in s["biggestSwings"])
+        luck = f"luck {s['luck']:+.3f} over {s['luckEvents']} events"
+        if s["result"] is not None:
+            luck += f", result {s['result']:.2f}, luck-adjusted {s['luckAdjustedResult']:.2f}"
         lines.append(f"{seat}: {s['decisions']} decisions ({s['forcedSkipped']} forced, skipped), accuracy {acc}, "
-                     f"{s['blunder']} blunders, {s['mistake']} mistakes, {s['inaccuracy']} inaccuracies"
+                     f"{s['blunder']} blunders, {s['mistake']} mistakes, {s['inaccuracy']} inaccuracies; {luck}"
                      + (f"; biggest swings: {swings}" if swings else ""))
     return "\n".join(lines)
 
 
 _COLOURS = {"blunder": "#c0392b", "mistake": "#e67e22", "inaccuracy": "#f1c40f", None: "#2c3e50"}
 
+_SCRIPT = """
+const rows = document.querySelectorAll('tr.decision');
+const panels = document.querySelectorAll('section.decision');
+function pick(i) {
+  rows.forEach(r => r.classList.toggle('chosen', r.dataset.i === String(i)));
+  panels.forEach(p => p.hidden = p.dataset.i !== String(i));
+  document.querySelectorAll('circle.mark').forEach(c => c.setAttribute('stroke', c.dataset.i === String(i) ? '#000' : 'none'));
+}
+document.querySelectorAll('[data-i]').forEach(el => el.addEventListener('click', () => pick(el.dataset.i)));
+document.addEventListener('keydown', e => {
+  const cur = document.querySelector('tr.decision.chosen');
+  const i = cur ? Number(cur.dataset.i) : -1;
+  if (e.key === 'ArrowRight' || e.key === 'j') pick(Math.min(i + 1, rows.length - 1));
+  if (e.key === 'ArrowLeft' || e.key === 'k') pick(Math.max(i - 1, 0));
+});
+if (rows.length) pick(0);
+"""
 
-def review_html(review: Review, title: str) -> str:
-    """A self-contained HTML report: p0's estimated win rate over the game as an inline SVG
-    line with every labelled decision marked, then the table."""
+
+def review_html(review: Review, title: str, boards: dict[int, str] | None = None) -> str:
+    """A self-contained HTML report: p0's (or its side's) estimated win rate over the game
+    as an inline SVG chart with a tick per move and a mark per decision; a click on a mark
+    or a row (or the arrow keys) selects that decision and shows its board as its decider
+    saw it (``boards``: text by ply), played against best, and the candidates table."""
+    esc = html.escape
+    boards = boards or {}
     w, h, pad = 760, 260, 36
     plies = max(review.plies, 1)
     pts = []
-    for d in review.decisions:
+    for i, d in enumerate(review.decisions):
         p0 = d.best_score if d.seat == 0 else 1 - d.best_score
-        pts.append((pad + (w - 2 * pad) * d.ply / plies, h - pad - (h - 2 * pad) * p0, d))
-    path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y, _) in enumerate(pts))
+        pts.append((pad + (w - 2 * pad) * d.ply / plies, h - pad - (h - 2 * pad) * p0, d, i))
+    path = " ".join(f"{'M' if k == 0 else 'L'}{x:.1f},{y:.1f}" for k, (x, y, _, _) in enumerate(pts))
+    step = max(1, plies // 20)
+    ticks = "".join(
+        f'<line x1="{pad + (w - 2 * pad) * t / plies:.1f}" y1="{h - pad}" x2="{pad + (w - 2 * pad) * t / plies:.1f}" '
+        f'y2="{h - pad + (6 if t % step == 0 else 3)}" stroke="#888"/>'
+        + (f'<text x="{pad + (w - 2 * pad) * t / plies - 6:.1f}" y="{h - pad + 18}" font-size="10">{t}</text>'
+           if t % step == 0 else "")
+        for t in range(0, review.plies + 1))
     marks = "".join(
-        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{5 if d.label else 2.5}" fill="{_COLOURS[d.label]}">'
-        f"<title>ply {d.ply} {seat_name(d.seat)}: {html.escape(d.played.text())} (best {html.escape(d.best.text())})"
+        f'<circle class="mark" data-i="{i}" cx="{x:.1f}" cy="{y:.1f}" r="{6 if d.label else 4}" fill="{_COLOURS[d.label]}" '
+        f'stroke-width="2" style="cursor:pointer">'
+        f"<title>ply {d.ply} {seat_name(d.seat)}: {esc(d.played.text())} (best {esc(d.best.text())})"
         f"{' - ' + d.label if d.label else ''}</title></circle>"
-        for x, y, d in pts
+        for x, y, d, i in pts
     )
     mid = h / 2
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
@@ -264,28 +475,52 @@ def review_html(review: Review, title: str) -> str:
            f'<rect x="{pad}" y="{pad}" width="{w - 2 * pad}" height="{h - 2 * pad}" fill="#f7f7f7" stroke="#ccc"/>'
            f'<line x1="{pad}" y1="{mid}" x2="{w - pad}" y2="{mid}" stroke="#bbb" stroke-dasharray="4 4"/>'
            f'<text x="4" y="{pad + 4}" font-size="11">p0 1.0</text><text x="4" y="{h - pad + 4}" font-size="11">0.0</text>'
-           f'<text x="{w / 2 - 20}" y="{h - 8}" font-size="11">move</text>'
+           f'{ticks}<text x="{w / 2 - 20}" y="{h - 2}" font-size="11">ply</text>'
            f'<path d="{path}" fill="none" stroke="#2c3e50" stroke-width="1.5"/>{marks}</svg>')
     rows = "".join(
-        f"<tr style='background:{'#fdecea' if d.label in ('blunder', 'mistake') else 'white'}'>"
-        f"<td>{d.ply}</td><td>{seat_name(d.seat)}</td><td>{html.escape(d.played.text())}</td>"
-        f"<td>{html.escape(d.best.text())}</td><td>{d.played_score:.3f}</td><td>{d.best_score:.3f}</td>"
-        f"<td>{d.loss:.3f}</td><td>{d.label or ''}</td></tr>"
-        for d in review.decisions
+        f"<tr class='decision' data-i='{i}' style='cursor:pointer;background:"
+        f"{'#fdecea' if d.label in ('blunder', 'mistake') else 'white'}'>"
+        f"<td>{d.ply}</td><td>{seat_name(d.seat)}</td><td>{esc(d.played.text())}</td>"
+        f"<td>{esc(d.best.text())}</td><td>{d.played_score:.3f}{'*' if d.played_researched else ''}</td>"
+        f"<td>{d.best_score:.3f}</td><td>{d.loss:.3f}</td><td>{d.sure_loss:.3f}</td><td>{d.label or ''}</td>"
+        f"<td>{'' if d.luck is None else f'{d.luck.luck:+.3f}'}</td></tr>"
+        for i, d in enumerate(review.decisions)
+    )
+    panels = "".join(
+        f"<section class='decision' data-i='{i}' hidden><h2>ply {d.ply}: {seat_name(d.seat)} to decide "
+        f"({esc(d.phase)}), seen from {seat_name(d.seat)}'s view</h2>"
+        f"<pre>{esc(boards.get(d.ply, ''))}</pre>"
+        f"<p>played <b>{esc(d.played.text())}</b> {d.played_score:.3f} "
+        f"({d.played_interval[0]:.2f}-{d.played_interval[1]:.2f}), best <b>{esc(d.best.text())}</b> {d.best_score:.3f} "
+        f"({d.best_interval[0]:.2f}-{d.best_interval[1]:.2f}); loss {d.loss:.3f}, sure loss {d.sure_loss:.3f}"
+        f"{', ' + d.label if d.label else ''}"
+        + ("" if d.luck is None else f"; luck {d.luck.luck:+.3f} ({esc(' '.join(d.luck.cards))})")
+        + "</p><table class='candidates'><tr><th>candidate</th><th>visits</th><th>score</th><th>interval</th>"
+        "<th>gap</th></tr>"
+        + "".join(f"<tr><td>{esc(c.move.text())}</td><td>{c.visits:,}</td><td>{c.score:.3f}</td>"
+                  f"<td>{c.interval[0]:.2f}-{c.interval[1]:.2f}</td><td>{c.gap:.3f}</td></tr>" for c in d.candidates)
+        + "</table></section>"
+        for i, d in enumerate(review.decisions)
     )
     summary = "".join(
         f"<li><b>{seat}</b>: accuracy {'-' if s['accuracy'] is None else s['accuracy']}%, {s['blunder']} blunders, "
-        f"{s['mistake']} mistakes, {s['inaccuracy']} inaccuracies ({s['decisions']} decisions)</li>"
+        f"{s['mistake']} mistakes, {s['inaccuracy']} inaccuracies ({s['decisions']} decisions); luck {s['luck']:+.3f}"
+        + ("" if s["result"] is None else f", result {s['result']:.2f}, luck-adjusted {s['luckAdjustedResult']:.2f}")
+        + "</li>"
         for seat, s in review.summary.items()
     )
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>cuttle_search review: {html.escape(title)}</title>"
+        f"<title>cuttle_search review: {esc(title)}</title>"
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}</style></head><body>"
-        f"<h1>Review of {html.escape(title)}</h1><p>rules {html.escape(review.rules)}, result "
-        f"{html.escape(str(review.result['status']))}; marks: "
+        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}tr.chosen{outline:2px solid #2c3e50}"
+        "pre{background:#f7f7f7;padding:8px;overflow-x:auto}</style></head><body>"
+        f"<h1>Review of {esc(title)}</h1><p>{esc(_players_line(review))}; rules {esc(review.rules)}, "
+        f"{esc(_result_line(review))}; marks: "
         + ", ".join(f"<span style='color:{_COLOURS[n]}'>&#9679;</span> {n}" for n, _ in LABELS)
-        + f"</p>{svg}<ul>{summary}</ul><table><tr><th>ply</th><th>player</th><th>played</th><th>best</th>"
-        f"<th>played score</th><th>best score</th><th>loss</th><th>label</th></tr>{rows}</table></body></html>\n"
+        + f". Click a mark or a row (or use the arrow keys) to see the decision.</p>{svg}<ul>{summary}</ul>"
+        f"<div id='detail'>{panels}</div>"
+        "<table><tr><th>ply</th><th>player (view)</th><th>played</th><th>best</th>"
+        f"<th>played score</th><th>best score</th><th>loss</th><th>sure loss</th><th>label</th><th>luck</th></tr>{rows}</table>"
+        f"<script>{_SCRIPT}</script></body></html>\n"
     )

@@ -22,7 +22,8 @@ from ..engine import layout as L
 from ..engine.apply import apply_move
 from ..engine.movegen import generate_moves, moves_overflowed
 from ..engine.setup import deal
-from ..engine.table import goal, points_total
+from ..engine.seats import sides
+from ..engine.table import goal, points_total, seat_returns
 from .moves import Move
 from .rules import Ruleset, get_ruleset
 
@@ -145,6 +146,18 @@ class Position:
         self.push(move)
         return move
 
+    def share_of(self, p: int) -> float | None:
+        """Seat ``p``'s share of the finished game: 1 when its side won, 0 when another did,
+        an equal share (1/sides) for a stalemate; None while the game goes on."""
+        if not self.is_over:
+            return None
+        out = np.zeros(L.MAX_PLAYERS, np.float64)
+        seat_returns(self.state, self.rules_array, out)
+        n = int(self.state[L.F_NPLAYERS])
+        if not out[:n].any():
+            return 1.0 / int(sides(self.state, self.rules_array))
+        return 1.0 if out[p] > 0 else 0.0
+
     def result(self) -> dict[str, Any]:
         st = int(self.state[L.F_STATUS])
         w = int(self.state[L.F_WINNER])
@@ -218,3 +231,29 @@ class Position:
         deck_unknown = int(self.state[L.F_DECK_N] - I.deck_known_to(self.state, p))
         revealed = bin(int(I.hidden_revealed(self.state, self.rules_array, p))).count("1")
         return Position(self.rules, state, p, Hidden(p, hands, deck_unknown, revealed), unknown, self.name, self.about)
+
+    # ------------------------------------------------------------ the deck, for review's luck
+    def deck_top_first(self) -> list[int]:
+        """The deck's cards, top first (a full-information position: a view's deck holds
+        placeholders for the cards its seat cannot see)."""
+        n = int(self.state[L.F_DECK_N])
+        return [int(self.state[L.F_DECK + i]) for i in range(n - 1, -1, -1)]
+
+    def deck_known_to(self, p: int) -> int:
+        """How many cards on top of the deck seat ``p`` knows."""
+        return int(I.deck_known_to(self.state, p))
+
+    def known_to(self, p: int) -> int:
+        """The mask of cards seat ``p`` can name in this full-information position (every
+        card but those its view hides)."""
+        return ~self.view_of(p).unknown_cards & ((1 << 64) - 1)
+
+    def with_deck_top_known(self, count: int) -> "Position":
+        """This full-information position with the top ``count`` cards of the deck known to
+        every seat (as after a 7 puts a card back): what a seat's view of it then names."""
+        if self.view is not None:
+            raise PositionError("view: the deck's known top is set on a full-information position")
+        pos = self.copy()
+        n = int(pos.state[L.F_DECK_N])
+        pos.state[L.F_DECK_KNOWN] = max(int(pos.state[L.F_DECK_KNOWN]), min(int(count), n))
+        return pos

@@ -632,3 +632,21 @@ def _set_phase(s: np.ndarray, r: np.ndarray, phase: int) -> None:
     if code:
         limit = int(r[SETUP_LIMITS[code]]) if code in SETUP_LIMITS else 0
         raise PositionError(SETUP_ERRORS[code].format(phase=PHASE_NAMES[phase], seat=seat_name(seat), limit=limit))
+
+
+# ================================================================ the keys a position may hold
+POSITION_KEYS = frozenset({
+    "about", "actions", "asked", "chainTop", "dealer", "deck", "deckKnown", "deckSeenBy", "format", "frozen",
+    "known", "name", "oneOff", "oneOffBy", "oneOffTarget", "options", "passes", "phase", "removed", "resolving",
+    "response", "revealed", "rules", "scrap", "scuttle", "seats", "turn", "turnPlayer", "twos", "version", "victim",
+    "view",
+    # a cuttle.cards GameStateRow's record of the move that made it (read by game logs, not here)
+    "id", "gameId", "playedBy", "moveType", "playedCard", "targetCard", "discardedCards", "createdAt", "updatedAt",
+})
+_SEAT_KEY = re.compile(r"^p\d(Hand|Points|FaceCards)?$")
+
+
+def is_position_key(key: str) -> bool:
+    """Whether a top-level key is one a position form reads (the v1 form, the seat-list form
+    or a cuttle.cards GameState's seat objects); used to name a request's unknown fields."""
+    return key in POSITION_KEYS or bool(_SEAT_KEY.match(key))

@@ -233,9 +233,7 @@ class Terminal:
     def review_command(self, path: str) -> str:
         import shlex
 
-        seat = self.session.seat
-        player = f" --player {seat_name(seat)}" if self.session.rules.players == 2 else ""
-        return f"cuttle-search review {shlex.quote(path)}{player}"
+        return f"cuttle-search review {shlex.quote(path)} --player {seat_name(self.session.seat)}"
 
     def outcome(self) -> str:
         res = self.session.result()

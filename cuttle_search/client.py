@@ -1,0 +1,240 @@
+"""A client for the hint server, in the spirit of python-chess's ``SimpleEngine``.
+
+    from cuttle_search.client import HintEngine
+
+    with HintEngine.popen() as engine:
+        answer = engine.analyse("positions/midgame-main-p0.json", iterations=20_000)
+        print(answer["move"], answer["winrate"])
+        with engine.analysis(position, time=5, every=0.25) as stream:
+            for partial in stream:           # partial answers while the search runs
+                if partial["moveInfos"][0]["visits"] > 50_000:
+                    stream.stop()            # a terminate: the final answer follows
+        print(stream.final["move"])
+
+It starts ``cuttle-search hint`` as a child process and speaks the JSON-lines protocol of
+docs/hint-protocol.md: every request gets its own ``id``, one reader thread hands each answer
+to the request it belongs to, so analyses and actions may be in flight at once. An error
+answer is raised as :class:`HintError`, whose ``field`` names the request field at fault; a
+server that dies is :class:`EngineTerminated`. Answers are the protocol's JSON objects.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO, Any, Iterator, Mapping, Sequence
+
+from .game.errors import CuttleError
+from .game.position import Position
+
+PositionLike = Position | Mapping[str, Any] | str | Path
+_DONE = object()
+
+
+class HintError(CuttleError):
+    """The server refused a request; ``field`` names the field at fault."""
+
+    def __init__(self, message: str, field: str | None = None, answer: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.answer = dict(answer or {})
+
+
+class EngineTerminated(RuntimeError):
+    """The hint server exited (or was closed) before it answered."""
+
+
+def _position_json(position: PositionLike) -> dict[str, Any]:
+    """A position as the request's ``position`` object."""
+    if isinstance(position, Position):
+        return position.to_dict()
+    if isinstance(position, Mapping):
+        return dict(position)
+    if isinstance(position, str) and position.lstrip().startswith("{"):
+        return json.loads(position)
+    return json.loads(Path(position).read_text(encoding="utf-8"))
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+class AnalysisStream:
+    """The answers to one request as they come: partial answers while the search runs
+    (iterate over them), then the final one (:attr:`final`, or :meth:`wait`). ``stop()``
+    asks the server to end the search now; the final answer still comes."""
+
+    def __init__(self, engine: "HintEngine", request_id: str) -> None:
+        self._engine = engine
+        self.id = request_id
+        self._answers: queue.Queue = queue.Queue()
+        self.final: dict[str, Any] | None = None
+        self.partials = 0
+
+    def _put(self, answer: Any) -> None:
+        self._answers.put(answer)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        while self.final is None:
+            answer = self._answers.get()
+            if answer is _DONE:
+                raise EngineTerminated("the hint server exited before its final answer")
+            if "error" in answer:
+                self.final = answer
+                raise HintError(answer["error"], answer.get("field"), answer)
+            if answer.get("isDuringSearch"):
+                self.partials += 1
+                yield answer
+            else:
+                self.final = answer
+
+    def wait(self) -> dict[str, Any]:
+        """The final answer (skipping any partial answers still to come)."""
+        for _ in self:
+            pass
+        assert self.final is not None
+        return self.final
+
+    def stop(self) -> None:
+        """End the search early (a ``terminate`` for this request)."""
+        if self.final is None:
+            self._engine._action({"action": "terminate", "terminateId": self.id})
+
+    def __enter__(self) -> "AnalysisStream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.final is None:
+            self.stop()
+            try:
+                self.wait()
+            except (HintError, EngineTerminated):
+                pass
+
+
+class HintEngine:
+    """A running ``cuttle-search hint`` process. Use :meth:`popen` and a ``with`` block (or
+    call :meth:`close`)."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._waiting: dict[str, AnalysisStream] = {}
+        self._closed = False
+        self._reader = threading.Thread(target=self._read, daemon=True, name="hint-client-reader")
+        self._reader.start()
+
+    @classmethod
+    def popen(cls, command: Sequence[str] | None = None, **options: Any) -> "HintEngine":
+        """Start a hint server: ``command`` (default: this Python's ``cuttle-search hint``)
+        with ``options`` as its flags (``workers=2`` becomes ``--workers 2``)."""
+        argv = list(command) if command is not None else [sys.executable, "-m", "cuttle_search.cli", "hint"]
+        for key, value in options.items():
+            argv += [f"--{key.replace('_', '-')}", str(value)]
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                   encoding="utf-8")
+        return cls(process)
+
+    # ------------------------------------------------------------ the wire
+    def _read(self) -> None:
+        stdout: IO[str] = self.process.stdout  # type: ignore[assignment]
+        for line in stdout:
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                continue
+            with self._lock:
+                stream = self._waiting.get(answer.get("id"))
+                final = not answer.get("isDuringSearch")
+                if stream is not None and final:
+                    self._waiting.pop(answer["id"], None)
+            if stream is not None:
+                stream._put(answer)
+        with self._lock:
+            streams, self._waiting = list(self._waiting.values()), {}
+        for stream in streams:
+            stream._put(_DONE)
+
+    def _send(self, request: dict[str, Any]) -> AnalysisStream:
+        request_id = f"c{next(self._ids)}"
+        stream = AnalysisStream(self, request_id)
+        with self._lock:
+            if self._closed or self.process.poll() is not None:
+                raise EngineTerminated("the hint server is not running")
+            self._waiting[request_id] = stream
+            try:
+                self.process.stdin.write(json.dumps({"id": request_id, **request}) + "\n")  # type: ignore[union-attr]
+                self.process.stdin.flush()  # type: ignore[union-attr]
+            except (BrokenPipeError, OSError):
+                self._waiting.pop(request_id, None)
+                raise EngineTerminated("the hint server is not running") from None
+        return stream
+
+    def _action(self, request: dict[str, Any]) -> dict[str, Any]:
+        return self._send(request).wait()
+
+    # ------------------------------------------------------------ the API
+    def analysis(self, position: PositionLike, iterations: int | None = None, time: float | None = None,
+                 every: float | None = 0.25, **fields: Any) -> AnalysisStream:
+        """Start analysing ``position``; partial answers about every ``every`` seconds (None:
+        none). ``fields`` are further request fields, in Python or protocol spelling
+        (``runners_up=5``, ``seed=3``, ``allow_moves=[...]``, ``moves=[...]``)."""
+        request: dict[str, Any] = {"position": _position_json(position)}
+        if iterations is not None:
+            request["iterations"] = iterations
+        if time is not None:
+            request["time"] = time
+        if every is not None:
+            request["reportDuringSearchEvery"] = every
+        request.update({_camel(k): v for k, v in fields.items()})
+        return self._send(request)
+
+    def analyse(self, position: PositionLike, iterations: int | None = None, time: float | None = None,
+                **fields: Any) -> dict[str, Any]:
+        """The final answer for ``position`` (see :meth:`analysis` for ``fields``)."""
+        return self.analysis(position, iterations, time, every=None, **fields).wait()
+
+    def version(self) -> dict[str, Any]:
+        """The server's ``query_version`` answer: version, protocol, rulesets, options."""
+        return self._action({"action": "query_version"})
+
+    def stop_all(self) -> int:
+        """End every running or waiting search; how many were cancelled."""
+        return int(self._action({"action": "terminate_all"})["cancelled"])
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop every search, close the server's input and wait for it to exit."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            busy = bool(self._waiting)
+        try:
+            if busy and self.process.poll() is None:
+                self.process.stdin.write(json.dumps({"id": None, "action": "terminate_all"}) + "\n")  # type: ignore[union-attr]
+                self.process.stdin.flush()  # type: ignore[union-attr]
+            self.process.stdin.close()  # type: ignore[union-attr]
+        except (BrokenPipeError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._reader.join(timeout=timeout)
+
+    def __enter__(self) -> "HintEngine":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+__all__ = ["HintEngine", "AnalysisStream", "HintError", "EngineTerminated"]

@@ -1,0 +1,196 @@
+"""Hint protocol 3 (docs/hint-protocol.md): moveInfos, warnings for unknown fields, ids on
+every error, game history with analyzeTurns, per-request rollout and exploration, actions
+that never wait behind searches, and the Python client against a real server process."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cuttle_search.analysis import analyse
+from cuttle_search.cli import main
+from cuttle_search.client import EngineTerminated, HintEngine, HintError
+from cuttle_search.game.position import Position
+from cuttle_search.hint import PROTOCOL_VERSION, ServerLimits, answer, answers, unknown_fields
+
+POS = Path(__file__).parent.parent / "positions"
+MIDGAME = json.loads((POS / "midgame-main-p0.json").read_text())
+
+
+def _cli() -> list[str]:
+    exe = Path(sys.executable).with_name("cuttle-search")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "cuttle_search.cli"]
+
+
+def test_move_infos_list_every_searched_move_best_first_in_one_shape():
+    a = answer(json.dumps({"id": 1, "position": MIDGAME, "iterations": 2000, "seed": 4, "runnersUp": 0}), {})
+    infos = a["moveInfos"]
+    legal = Position.from_dict(MIDGAME).legal_moves()
+    assert a["runnersUp"] == [] and len(infos) == len(legal)
+    assert [m["order"] for m in infos] == list(range(len(infos)))
+    assert infos[0]["move"] == a["move"] and infos[0]["winrate"] == a["winrate"]
+    assert sorted(m["move"] for m in infos) == sorted(m.text() for m in legal)
+    assert sum(m["visits"] for m in infos) == 2000
+    for m in infos:
+        assert {"order", "move", "moveJson", "visits", "winrate", "score", "lcb", "ucb", "pv", "seatScores"} <= set(m)
+        assert m["lcb"] <= m["score"] <= m["ucb"]
+
+
+def test_proven_moves_carry_their_value_in_move_infos():
+    a = answer(json.dumps({"id": 1, "position": json.loads((POS / "deck-out-endgame.json").read_text())}), {})
+    assert a["stopReason"] == "proven"
+    assert all(m["proven"] in ("win", "draw", "loss") and isinstance(m["plies"], int) for m in a["moveInfos"])
+
+
+def test_unknown_fields_get_a_warning_that_names_them():
+    mixed = answer(json.dumps({"id": 2, **MIDGAME, "iteratoins": 300, "iterations": 200}), {})
+    assert mixed["warning"] == "unknown request field ignored: 'iteratoins' (did you mean 'iterations'?)"
+    assert mixed["iterations"] == 200
+    nested = answer(json.dumps({"id": 3, "position": MIDGAME, "iterations": 200, "sede": 4, "colour": 1}), {})
+    assert "'sede' (did you mean 'seed'?)" in nested["warning"] and "'colour'" in nested["warning"]
+    clean = answer(json.dumps({"id": 4, "position": MIDGAME, "iterations": 200}), {})
+    assert "warning" not in clean
+    for path in POS.glob("*.json"):  # every shipped position, mixed into a request, is clean
+        assert unknown_fields(json.loads(path.read_text())) == [], path.name
+
+
+def test_per_request_rollout_and_exploration_within_the_caps():
+    base = {"id": 5, "position": MIDGAME, "iterations": 1500, "seed": 9}
+    got = answer(json.dumps({**base, "rollout": "random", "exploration": 1.5}), {})
+    want = analyse(Position.from_dict(MIDGAME), iterations=1500, seed=9, rollout="random", exploration=1.5)
+    assert [(m["move"], m["visits"]) for m in got["moveInfos"]] == [(m.move.text(), m.visits) for m in want.moves]
+    default = answer(json.dumps(base), {})
+    assert [m["visits"] for m in default["moveInfos"]] != [m["visits"] for m in got["moveInfos"]]
+    capped = answer(json.dumps({**base, "exploration": 3.0}), {}, ServerLimits(max_exploration=2.0))
+    assert capped == {"id": 5, "error": "exploration: expected a finite number from 0 to 2, got 3.0", "field": "exploration"}
+    bad = answer(json.dumps({**base, "rollout": "smart"}), {})
+    assert bad["field"] == "rollout" and bad["id"] == 5
+
+
+def _game(seed: int = 3, plies: int = 8) -> tuple[Position, list[str]]:
+    game = Position.deal("cuttle-cards", seed=seed)
+    start, moves = game.copy(), []
+    for _ in range(plies):
+        move = game.legal_moves()[0]
+        moves.append(move.text())
+        game.play(move)
+    return start, moves
+
+
+def test_a_game_history_is_analysed_turn_by_turn_from_each_deciders_view():
+    start, moves = _game()
+    req = {"id": "g", "position": start.to_dict(), "moves": moves, "analyzeTurns": [0, 5, 8], "iterations": 600, "seed": 1}
+    out = answers(json.dumps(req), {})
+    assert [a["turnNumber"] for a in out] == [0, 5, 8] and all(a["id"] == "g" for a in out)
+    for a in out:
+        game = start.copy()
+        for m in moves[: a["turnNumber"]]:
+            game.play(m)
+        seat = game.actor
+        assert a["pointOfView"] == f"p{seat}"
+        want = analyse(game.view_of(seat), iterations=600, seed=1, history=(start, moves[: a["turnNumber"]]))
+        assert a["move"] == want.best.move.text() and a["moveInfos"][0]["visits"] == want.best.visits
+    last = answer(json.dumps({**req, "analyzeTurns": None}), {})  # default: the last turn
+    assert last["turnNumber"] == len(moves)
+
+
+@pytest.mark.parametrize("extra, field, fragment", [
+    ({"analyzeTurns": [1]}, "analyzeTurns", "give the game's moves too"),
+    ({"moves": ["draw"], "analyzeTurns": [2]}, "analyzeTurns[0]", "from 0 to 1"),
+    ({"moves": ["draw"], "analyzeTurns": [True]}, "analyzeTurns[0]", "whole number"),
+    ({"moves": ["draw"], "analyzeTurns": []}, "analyzeTurns", "list of 1 to"),
+    ({"moves": "draw"}, "moves", "list of at most"),
+    ({"moves": ["royal KZ"]}, "moves[0]", "KZ"),
+])
+def test_bad_histories_are_refused_naming_the_field(extra, field, fragment):
+    start, _ = _game(plies=0)
+    a = answer(json.dumps({"id": 7, "position": start.to_dict(), "iterations": 100, **extra}), {})
+    assert a["id"] == 7 and a["field"] == field and fragment in a["error"], a
+
+
+def test_history_needs_a_full_information_start():
+    a = answer(json.dumps({"id": 8, "position": MIDGAME, "moves": []}), {})
+    assert a["field"] == "position" and "full-information start" in a["error"] and a["id"] == 8
+
+
+def _server(*args: str) -> subprocess.Popen:
+    return subprocess.Popen(_cli() + ["hint", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+
+def test_actions_overtake_a_full_queue_and_errors_echo_the_id():
+    """Seven long searches wait with one worker (more than the old read-ahead of four a
+    worker); query_version, a bad terminate and terminate_all are answered before any of
+    them, and terminate_all cancels them all. The order of the answers is the proof: no clock."""
+    position = json.loads((POS / "opening-p0.json").read_text())
+    proc = _server("--max-time", "60")
+    try:
+        for i in range(7):
+            proc.stdin.write(json.dumps({"id": i, "position": position, "time": 60, "reportDuringSearchEvery": 0.5}) + "\n")
+        proc.stdin.write(json.dumps({"id": "v", "action": "query_version"}) + "\n")
+        proc.stdin.write('{"id": "bad", "action": "terminate", "terminateId": 1e400}\n')
+        proc.stdin.write(json.dumps({"id": "nope", "action": "rewind"}) + "\n")
+        proc.stdin.write(json.dumps({"id": "all", "action": "terminate_all"}) + "\n")
+        proc.stdin.flush()
+        replies = []
+        while len([r for r in replies if "stopReason" in r]) < 7:
+            replies.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    actions = [r for r in replies if r["id"] in ("v", "bad", "nope", "all")]
+    first_final = next(i for i, r in enumerate(replies) if "stopReason" in r)
+    assert all(replies.index(a) < first_final for a in actions)  # none waited for a search
+    version, bad, nope, everything = actions
+    assert version["protocol"] == PROTOCOL_VERSION and "terminate_all" in version["actions"]
+    assert {"cutthroat", "team", "multiplayer"} <= set(version["rules"]) and "players" in version["options"]
+    assert bad == {"id": "bad", "error": "terminateId: expected a string, a number or null, got inf", "field": "terminateId"}
+    assert nope["id"] == "nope" and nope["field"] == "action"
+    assert everything == {"id": "all", "action": "terminate_all", "cancelled": 7}
+    finals = [r for r in replies if "stopReason" in r]
+    assert sorted(r["id"] for r in finals) == list(range(7)) and {r["stopReason"] for r in finals} == {"cancelled"}
+    assert all("stopReason" not in r for r in replies if r.get("isDuringSearch"))
+
+
+def test_rules_help_lists_every_ruleset_and_option():
+    for command in ("show", "analyse", "selfplay"):
+        text = "".join(CliRunner().invoke(main, [command, "--help"]).output.split())  # click wraps at hyphens
+        for name in ("cuttle-cards", "classic", "cutthroat", "team", "multiplayer", "players", "remove-ace-six"):
+            assert name in text, (command, name)
+
+
+# ---------------------------------------------------------------- the Python client
+def test_client_analyses_streams_stops_and_cleans_up():
+    with HintEngine.popen(workers=2) as engine:
+        assert engine.version()["protocol"] == PROTOCOL_VERSION
+        final = engine.analyse(POS / "midgame-main-p0.json", iterations=1500, seed=9)
+        direct = answer(json.dumps({"id": 0, "position": MIDGAME, "iterations": 1500, "seed": 9}), {})
+        assert final["moveInfos"] == direct["moveInfos"] and final["stopReason"] == "budget"
+        with engine.analysis(Position.from_dict(MIDGAME), time=60, every=0.1, seed=2) as stream:
+            for partial in stream:
+                assert partial["isDuringSearch"] and "stopReason" not in partial
+                if stream.partials == 2:
+                    stream.stop()
+        assert stream.final["stopReason"] == "cancelled" and stream.partials >= 2
+        with pytest.raises(HintError) as err:
+            engine.analyse(MIDGAME, iterations=0)
+        assert err.value.field == "iterations" and "from 1" in str(err.value)
+        with pytest.raises(HintError) as err:
+            engine.analyse(MIDGAME, iterations=10, runners_up=99)
+        assert err.value.field == "runnersUp"
+        process = engine.process
+    assert process.returncode == 0
+
+
+def test_client_says_when_the_server_is_gone():
+    engine = HintEngine.popen()
+    try:
+        engine.process.kill()
+        engine.process.wait()
+        with pytest.raises(EngineTerminated):
+            engine.analyse(MIDGAME, iterations=10)
+    finally:
+        engine.close()
