@@ -233,6 +233,11 @@ class Position:
         return Position(self.rules, state, p, Hidden(p, hands, deck_unknown, revealed), unknown, self.name, self.about)
 
     # ------------------------------------------------------------ the deck, for review's luck
+    @property
+    def deck_size(self) -> int:
+        """Cards in the deck."""
+        return int(self.state[L.F_DECK_N])
+
     def deck_top_first(self) -> list[int]:
         """The deck's cards, top first (a full-information position: a view's deck holds
         placeholders for the cards its seat cannot see)."""
