@@ -341,6 +341,33 @@ def test_replay_api_checks_every_move(tmp_path):
     assert replay(check_game_log(log)).is_over
 
 
+def test_a_log_whose_result_contradicts_its_moves_is_refused(tmp_path):
+    """Issue 26 item 10: the recorded result (winner, status) must be the end the moves
+    reach, for replay (at any ply) and review; a log without a result still replays."""
+    log = _log(tmp_path)
+    other = "p1" if log["result"]["winner"] == "p0" else "p0"
+    cases = [
+        (log | {"result": {"status": "won", "winner": other}}, "result.winner: the log says"),
+        (log | {"result": {"status": "stalemate (three passes)", "winner": None}}, "result.status: the log says"),
+        (log | {"result": {"status": "ongoing", "winner": None}}, "result.status: the log says 'ongoing'"),
+        (log | {"result": {"winner": log["result"]["winner"]}}, "result.status: the log says None"),
+        (log | {"result": None}, "result: expected an object"),
+        (log | {"result": "p0"}, "result: expected an object"),
+        (log | {"moves": log["moves"][:-1]}, "result.status: the log says 'won', but its moves end the game ongoing"),
+    ]
+    for data, fragment in cases:
+        path = write(tmp_path, data, "log.json")
+        refused(run("replay", path), fragment)
+        refused(run("replay", path, "--ply", "1"), fragment)
+        refused(run("review", path, "-n", "10"), fragment)
+        with pytest.raises(GameLogError, match="result"):
+            replay(check_game_log(data), 0)
+    no_result = {k: v for k, v in log.items() if k != "result"}
+    assert replay(check_game_log(no_result)).is_over
+    shortened = log | {"moves": log["moves"][:-1], "result": {"status": "ongoing", "winner": None}}
+    assert not replay(check_game_log(shortened)).is_over
+
+
 # ---------------------------------------------------------------- 8. paths
 def test_a_directory_as_position_is_one_line(tmp_path):
     refused(run("show", tmp_path), "is a directory")
