@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -628,6 +629,9 @@ class ArenaResult:
     seats: int = 2  # more seats: units are seat rotations, scores are shares (1/sides is even)
     sides: int | None = None  # with teams, 2 (a stalemate is half a win); else the seats
     by_seat: dict[str, dict[str, Any]] | None = None  # more seats: A's games and mean share by seat
+    games_asked: int | None = None  # --games (with a match format, matches)
+    games_planned: int | None = None  # rounded up to whole pairs or rotations (planned_games)
+    rounding: str | None = None  # the sentence saying so, when it rounds
 
     @property
     def elo(self) -> float:
@@ -676,6 +680,9 @@ class ArenaResult:
             "workers": self.workers,
             "pairsResumed": self.resumed,
             "poolRestarts": self.pool_restarts,
+            "gamesAsked": self.games_asked,
+            "gamesPlanned": self.games_planned,
+            "rounding": self.rounding,
         }
 
     def _shares_json(self) -> dict[str, Any]:
@@ -711,6 +718,9 @@ class ArenaResult:
             "workers": self.workers,
             "dealsResumed": self.resumed,
             "poolRestarts": self.pool_restarts,
+            "gamesAsked": self.games_asked,
+            "gamesPlanned": self.games_planned,
+            "rounding": self.rounding,
         }
 
     def report_lines(self) -> list[str]:
@@ -732,6 +742,23 @@ class ArenaResult:
                            unit="matches" if self.matches else "games")
 
 
+def planned_games(games: int, seats: int, match: str = "quick") -> tuple[int, str | None]:
+    """The games (with a match format, matches) a run asked for ``games`` plays: whole
+    pairs (two seats), or whole seat rotations, so that every deal is played from every
+    seat; and when that rounds ``games`` up, the sentence that says so."""
+    planned = max(1, math.ceil(games / seats)) * seats
+    if planned == games:
+        return planned, None
+    unit = "game" if match == "quick" else "match"
+    asked = f"{games} {unit if games == 1 else unit + ('es' if unit == 'match' else 's')} asked"
+    each = "each deal" if match == "quick" else "each match's deals"
+    if seats == 2:
+        why = f"whole pairs, {each} played twice with the seats swapped"
+    else:
+        why = f"whole rotations of {seats} seats, {each} played {seats} times with A in each seat"
+    return planned, f"{asked}; playing {planned}: {why}"
+
+
 def run_arena(
     spec_a: str,
     spec_b: str,
@@ -749,8 +776,9 @@ def run_arena(
     sprt: Sprt | str | None = None,
     sprt_model: str = "logistic",
 ) -> ArenaResult:
-    """Play ``games`` games (rounded up to whole pairs) or, with a match format, that many
-    matches; A's score counts a draw as half.
+    """Play ``games`` games or, with a match format, that many matches, rounded up to whole
+    pairs or seat rotations (:func:`planned_games`; the result's ``rounding`` says so); A's
+    score counts a draw as half.
 
     ``backend`` ``local`` runs ``workers`` processes; ``ray`` runs Ray tasks (a local Ray
     instance with ``workers`` CPUs, or the cluster at ``address``). ``save`` writes every
@@ -775,6 +803,9 @@ def run_arena(
     if not _is_int(games, 1, MAX_GAMES):
         raise ArenaError(f"games: expected a whole number 1-{MAX_GAMES:,}, got {games!r}")
     pairs = max(1, math.ceil(games / seats))  # pairs, or with more seats rotations
+    planned, rounding = planned_games(games, seats, match)
+    if progress and rounding and sys.stderr.isatty():
+        tqdm.write(rounding, file=sys.stderr)  # said above the progress bar, before the first game
     keep_logs = log_dir is not None
     logs = _prepare_log_dir(log_dir) if keep_logs else None
     be = make_backend(backend, workers, address)  # fails now if ray is missing or the cluster unreachable
@@ -848,6 +879,7 @@ def run_arena(
         result = _summarise_shares(units, spec_a, spec_b, rs.spec, seats, seed, match, elapsed, be.name, workers, resumed,
                                    rs.sides)
     result.pool_restarts = getattr(be, "restarts", None)
+    result.games_asked, result.games_planned, result.rounding = games, planned, rounding
     return result
 
 
