@@ -641,3 +641,9 @@ def test_resume_caps_the_file_size_before_reading_it(tmp_path):
     # blank lines (30 MB of them took 54 s) are refused at the first, read line by line
     path.write_text(head + "\n" + "\n" * 3_000_000)
     refused(run("arena", "greedy", "random", "--seed", "3", "--resume", path, "-n", "2"), "line 2 is blank")
+    # an over-long line is refused where it is, never taken for a cut last line and cut away
+    text = head + "\n" + "[" + " " * MAX_LINE + "]\n" + json.dumps(_units[0]) + "\n"
+    path.write_text(text)
+    refused(run("arena", "greedy", "random", "--seed", "3", "--resume", path, "-n", "2"),
+            f"line 2 is longer than {MAX_LINE} bytes")
+    assert path.read_text() == text

@@ -351,8 +351,8 @@ def _check_unit(u: Any, match: str, seats: int = 2, sides: int | None = None,
             if not _is_int(g.get(key), 0, hi):
                 raise ValueError(f"games[{k}].{key}: must be a whole number 0-{hi}")
         if g["aDecisions"] + g["bDecisions"] > g["plies"]:
-            raise ValueError(f"games[{k}].aDecisions: {g['aDecisions']} + {g['bDecisions']} decisions (bDecisions) "
-                             f"in a game of {g['plies']} plies")
+            raise ValueError(f"games[{k}].aDecisions: {g['aDecisions']} decisions for A and {g['bDecisions']} for B, "
+                             f"more than the game's {g['plies']} plies")
         for key in ("aSeconds", "bSeconds"):
             x = g.get(key)
             if not (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and 0 <= x < 1e9):
@@ -505,13 +505,13 @@ class ResultsFile:
         with self.path.open("rb") as f:
             n = 0
             while True:
-                raw = f.readline(MAX_LINE + 1)
+                raw = f.readline(MAX_LINE + 2)  # a line, its newline, and one byte to tell a longer one
                 if not raw:
                     break
                 n += 1
-                if len(raw) > MAX_LINE:
-                    raise ArenaError(f"{where}: line {n} is longer than {MAX_LINE} bytes")
                 body = raw[:-1] if raw.endswith(b"\n") else raw
+                if len(body) > MAX_LINE:
+                    raise ArenaError(f"{where}: line {n} is longer than {MAX_LINE} bytes")
                 if body is raw:  # the last line lacks its newline: a write the stop cut short?
                     try:
                         json.loads(body)
