@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..engine import layout as L
+from ..engine.seats import opponent
 from ..engine.setup import deal_by
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
@@ -188,9 +189,10 @@ def _card_key(text: str) -> str:
     return "".join(text.split()).upper().replace("10", "T")
 
 
-def _row_cards(items: Any, where: str, owner: int | None = None) -> list[str]:
+def _row_cards(items: Any, where: str, owner: int | None = None, other: int | None = None) -> list[str]:
     """The cards of a row's list field, each in one spelling (:func:`_card_key`). A card
-    object's jacks (``attachments``, bottom first) alternate seats, the top one ``owner``'s."""
+    object's jacks (``attachments``, bottom first) alternate seats, the top one ``owner``'s
+    and the one below it ``other``'s."""
     if not isinstance(items, list) or len(items) > 60:
         raise GameLogError(f"{where}: expected a list of cards, got {brief(items)}")
     out = []
@@ -204,7 +206,7 @@ def _row_cards(items: Any, where: str, owner: int | None = None) -> list[str]:
                                                       for j in jacks):
                 raise GameLogError(f"{where}[{k}].attachments: expected a list of jack cards, got {brief(jacks)}")
             n = len(jacks)
-            text += "(" + ",".join(f"{j['id']}-p{owner if (n - 1 - a) % 2 == 0 else 1 - owner}"
+            text += "(" + ",".join(f"{j['id']}-p{owner if (n - 1 - a) % 2 == 0 else other}"
                                    for a, j in enumerate(jacks)) + ")"
         out.append(_card_key(text))
     return out
@@ -246,7 +248,8 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
         if key not in row:
             continue
         owner = int(key[1]) if key.endswith("Points") else None
-        logged = _row_cards(row[key], f"rows[{i}].{key}", owner)
+        other = None if owner is None else int(opponent(pos.state, owner))
+        logged = _row_cards(row[key], f"rows[{i}].{key}", owner, other)
         why = _differ(logged if ordered else sorted(logged), ruled if ordered else sorted(ruled), ordered)
         if why:
             raise GameLogError(f"rows[{i}].{key}: {after} {why}")

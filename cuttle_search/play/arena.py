@@ -389,8 +389,7 @@ def _check_rounds(games: list[dict[str, Any]], match: str, seats: int, sides: in
         wins = losses = 0
         for k in range(1 if need is None else MAX_ROUNDS):
             if at == len(games):
-                raise ValueError(f"games: {len(games)} games, but {'the' if need is None else 'match'} "
-                                 f"{m}'s {'game' if need is None else 'rounds'} are missing")
+                raise ValueError(f"games: {len(games)} games, but match {m}'s rounds are missing")
             g = games[at]
             seat = (k + m) % 2 if seats == 2 else m
             if g["aSeat"] != seat:
