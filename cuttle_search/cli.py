@@ -558,14 +558,17 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     j = result.to_json()
     unit = "matches" if match != "quick" else "games"
     dealt = "paired deals" if result.seats == 2 else "deals (every seat rotation)"
+    if result.rounding:
+        click.echo(result.rounding)
     click.echo(f"{agent_a} vs {agent_b}: {result.pairs} {dealt}, {result.games} games, rules {result.rules}, seed {seed}"
                + (f" ({result.resumed} pairs from {resume})" if result.resumed else ""))
-    click.echo(f"  A won {result.wins}, drew {result.draws}, lost {result.losses} (games)")
+    click.echo(f"  games: A won {result.wins}, drew {result.draws}, lost {result.losses} of {result.games}")
     if result.matches:
         m = result.matches
         click.echo(f"  matches ({match}): A won {m['won']}, drew {m['drawn']}, lost {m['lost']} of {m['played']}")
     lo, hi = j["scoreInterval"]
-    click.echo(f"  score ({unit}) {result.score:.3f}  (95% interval {lo:.3f}-{hi:.3f})")
+    over = "paired deals" if result.seats == 2 else "deals"
+    click.echo(f"  score ({unit}) {result.score:.3f}  (95% interval {lo:.3f}-{hi:.3f} over the {result.pairs} {over})")
     if result.seats == 2:  # (a game of more seats scores win shares, with no Elo)
         click.echo(f"  Elo difference {j['elo']}  (95% interval {j['eloInterval'][0]} to {j['eloInterval'][1]})")
     click.echo(f"  mean length {result.mean_plies:.1f} plies; time per move A {result.seconds_per_move['A'] * 1000:.2f} ms, "

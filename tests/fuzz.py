@@ -38,19 +38,22 @@ def seed_game_log() -> dict[str, Any]:
 
 
 def seed_history(log: dict[str, Any]) -> list[dict[str, Any]]:
-    """The game of ``log`` as a cuttle.cards history: GameStateRow objects, the deal first."""
+    """The game of ``log`` as a cuttle.cards history: GameStateRow objects, the deal first,
+    every row with every GameState field (so mutations reach deck, turn, phase...)."""
     from cuttle_search.game.position import Position
 
     pos = Position.from_dict(log["start"])
-    rows = [{"playedBy": None, "moveType": "initialize", "turn": 0, "phase": 1, **pos.to_gamestate()}]
+    rows = [{"gameId": 1, "playedBy": None, "moveType": "initialize", "turn": 0, "phase": 1, **pos.to_gamestate()}]
     zones = ("p0Hand", "p1Hand", "p0Points", "p1Points", "p0FaceCards", "p1FaceCards", "scrap")
     for text in log["moves"]:
         by = pos.actor
         body = pos.play(text).to_json()
         d = pos.to_dict()
-        rows.append({"playedBy": by, "moveType": body["moveType"], "playedCard": body.get("cardId"),
-                     "targetCard": body.get("targetId"), "discardedCards": body.get("cardIds", []),
-                     **{k: d[k] for k in zones}})
+        state = pos.to_gamestate() if not pos.is_over else {
+            **{k: d[k] for k in zones}, "deck": d["deck"], "turn": d["turn"], "phase": 1, "oneOff": None,
+            "oneOffTarget": None, "twos": []}
+        rows.append({"gameId": 1, "playedBy": by, "moveType": body["moveType"], "playedCard": body.get("cardId"),
+                     "targetCard": body.get("targetId"), "discardedCards": body.get("cardIds", []), **state})
     return rows
 
 

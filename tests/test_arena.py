@@ -265,6 +265,34 @@ def test_cli_arena_smoke():
     assert j["scoreInterval"][0] <= j["score"] <= j["scoreInterval"][1]
 
 
+def test_the_arena_says_when_it_rounds_the_games_and_what_each_figure_counts():
+    """Issue 26 item 16: games rounded up to whole pairs or rotations are announced first
+    (text and JSON), and the pentanomial ratios say they count pairs, the W/D/L games."""
+    from cuttle_search.play.arena import planned_games
+
+    assert planned_games(10, 2) == (10, None)
+    assert planned_games(9, 2) == (10, "9 games asked; playing 10: whole pairs, each deal played twice with the "
+                                        "seats swapped")
+    assert planned_games(10, 3) == (12, "10 games asked; playing 12: whole rotations of 3 seats, each deal played 3 "
+                                        "times with A in each seat")
+    assert planned_games(1, 3, "bo3") == (3, "1 match asked; playing 3: whole rotations of 3 seats, each match's "
+                                             "deals played 3 times with A in each seat")
+    r = CliRunner().invoke(main, ["arena", "greedy", "random", "-n", "10", "--rules", "cutthroat", "--seed", "2"])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0] == planned_games(10, 3)[1] and lines[1].startswith("greedy vs random: 4 deals (every seat rotation), "
+                                                                       "12 games")
+    j = json.loads(CliRunner().invoke(main, ["arena", "greedy", "random", "-n", "10", "--rules", "cutthroat", "--json"]).stdout)
+    assert (j["gamesAsked"], j["gamesPlanned"], j["games"], j["rounding"]) == (10, 12, 12, planned_games(10, 3)[1])
+    j = json.loads(CliRunner().invoke(main, ["arena", "greedy", "random", "-n", "4", "--json"]).stdout)
+    assert (j["gamesAsked"], j["gamesPlanned"], j["rounding"]) == (4, 4, None)
+    r = CliRunner().invoke(main, ["arena", "greedy", "random", "-n", "9", "--seed", "2"])
+    text = r.stdout
+    assert text.splitlines()[0] == planned_games(9, 2)[1] and "games: A won " in text and " of 10\n" in text
+    assert "% of pairs (1 point of 2)" in text and "(pairs won / lost)" in text and "] of 5 pairs," in text
+    assert "by pairs of games (a pair: one deal played twice, the seats swapped)" in text
+
+
 # ---------------------------------------------------------------- results files, resume, logs, SPRT, workers dying
 def _lines(path):
     return [json.loads(x) for x in path.read_text().splitlines()]

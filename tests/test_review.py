@@ -126,6 +126,111 @@ def test_a_cuttle_cards_history_loads_and_reviews(tmp_path):
         read_game(bad)
 
 
+def _full_history(log: dict) -> list[dict]:
+    """:func:`_history` with every GameState field in every row, the last (game over) too:
+    its deck, twos and one-off as the replay leaves them, turn as counted, phase main."""
+    rows = _history(log)
+    end = Position.from_dict(log["start"])
+    for text in log["moves"]:
+        end.play(text)
+    d = end.to_dict()
+    rows[-1].update(deck=d["deck"], turn=d["turn"], phase=1, oneOff=None, oneOffTarget=None, twos=[])
+    return rows
+
+
+def _one_off_game() -> tuple[dict, int]:
+    """A game in which some row has a one-off waiting for counters, and that row."""
+    for seed in range(12, 40):
+        log = _game(seed)
+        rows = _history(log)
+        waiting = [i for i, row in enumerate(rows[1:-1], 1) if row.get("oneOff")]
+        if waiting:
+            return log, waiting[0]
+    raise AssertionError("no game with a one-off in seeds 12-39")
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("turn", "x", "rows[{i}].turn: expected a whole number, got 'x'"),
+    ("turn", None, "rows[{i}].turn: expected a whole number, got None"),
+    ("turn", -1, "rows[{i}].turn: after "),
+    ("turn", "+1", "rows[{i}].turn: after "),
+    ("phase", "x", "rows[{i}].phase: unknown phase 'x'"),
+    ("phase", None, "rows[{i}].phase: expected a cuttle.cards phase number, got None"),
+    ("phase", -1, "rows[{i}].phase: unknown cuttle.cards phase number -1"),
+    ("phase", 7, "rows[{i}].phase: after "),
+    ("deck", "x", "rows[{i}].deck: expected a list of cards, got 'x'"),
+    ("deck", None, "rows[{i}].deck: expected a list of cards, got None"),
+    ("deck", -1, "rows[{i}].deck: expected a list of cards, got -1"),
+    ("deck", "drop top", "rows[{i}].deck: after "),
+    ("deck", "swap", "(top first), the rules give"),
+    ("oneOff", "KS", "rows[{i}].oneOff: after "),
+    ("oneOff", None, "rows[{i}].oneOff: after "),
+    ("oneOffTarget", "KS", "rows[{i}].oneOffTarget: after "),
+    ("twos", ["2S"], "rows[{i}].twos: after "),
+    ("twos", None, "rows[{i}].twos: expected a list of cards, got None"),
+    ("playedBy", None, "rows[{i}].playedBy: None"),
+    ("playedBy", True, "rows[{i}].playedBy: True"),
+    ("gameId", 2, "rows[{i}].gameId: 2"),
+])
+def test_every_field_of_a_history_row_must_agree_with_the_replay(field, value, message, tmp_path):
+    """Issue 26 item 10: a later row whose deck, turn, phase, one-off, counters, jack owners,
+    player or game contradicts the replay (or holds a wrong type there) is refused by row
+    and field; the untouched history, every field written, is read."""
+    log, i = _one_off_game()
+    rows = _full_history(log)
+    start, moves, _ = read_game(rows)  # every field written, the game-over row too
+    assert [m.text() for m in moves] == log["moves"]
+    row = rows[i]
+    if field == "turn" and value == "+1":
+        value = row["turn"] + 1
+    elif value == "drop top":
+        value = row["deck"][1:]
+    elif value == "swap":
+        value = [row["deck"][1], row["deck"][0]] + row["deck"][2:]
+    bad = json.loads(json.dumps(rows))
+    bad[i][field] = value
+    with pytest.raises(GameLogError) as e:
+        read_game(bad)
+    assert message.format(i=i) in str(e.value), str(e.value)
+    assert "\n" not in str(e.value) and len(str(e.value)) < 400
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(bad))
+    r = CliRunner().invoke(main, ["review", str(path), "-n", "10"])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and message.format(i=i) in r.stderr, r.output
+
+
+def test_a_history_row_names_who_played_each_jack():
+    """A jack stack is compared whole: the jack's player too, in either spelling cuttle.cards
+    writes (a 'TH(JH-p0)' string, or a card object with attachments)."""
+    start = build(p0Hand=["JH", "3C"], p1Points=["TH"], p1Hand=["4D", "5S"])
+    pos = start.copy()
+    rows = [{"moveType": "initialize", "turn": 0, "phase": 1, **start.to_gamestate()}]
+    move = pos.play("jack JH TH").to_json()
+    rows.append({"playedBy": 0, "moveType": move["moveType"], "playedCard": move.get("cardId"),
+                 "targetCard": move.get("targetId"), **pos.to_gamestate()})
+    assert rows[1]["p0Points"] == ["TH(JH-p0)"]
+    assert [m.text() for m in read_game(rows)[1]] == ["jack JH TH"]
+    read_game([rows[0], dict(rows[1], p0Points=[{"id": "TH", "attachments": [{"id": "JH"}]}])])
+    for wrong in (["TH(JH-p1)"], ["TH"], ["TH", "JH"]):
+        with pytest.raises(GameLogError, match=r"rows\[1\]\.p0Points: after jack JH TH"):
+            read_game([rows[0], dict(rows[1], p0Points=wrong)])
+
+
+def test_the_row_that_ends_the_game_is_checked_too():
+    """The game-over row: phase must be a cuttle.cards phase, turn the replay's count (or
+    one more: cuttle.cards may count the winning turn), and its deck the replay's."""
+    log = _game(12)
+    rows = _full_history(log)
+    last = rows[-1]
+    for ok in (last["turn"], last["turn"] + 1):
+        read_game(rows[:-1] + [dict(last, turn=ok)])
+    for field, value, message in (("turn", last["turn"] + 2, "turn: after"), ("turn", "x", "turn: expected"),
+                                  ("phase", None, "phase: expected"), ("phase", "x", "phase: unknown"),
+                                  ("deck", last["deck"][1:], "deck: after"), ("deck", None, "deck: expected")):
+        with pytest.raises(GameLogError, match=rf"rows\[{len(rows) - 1}\]\.{message}"):
+            read_game(rows[:-1] + [dict(last, **{field: value})])
+
+
 def test_review_cli_text_json_and_html(tmp_path):
     log = _game(3)
     path = tmp_path / "g.json"

@@ -108,8 +108,11 @@ def test_sprt_bounds_decisions_and_parsing():
 def test_report_text_reads_like_fastchess():
     pairs = [[1, 0]] * 3 + [[0.5, 0.5]] * 2 + [[1, 1]] * 4 + [[0, 0.5]]
     lines = report_text("a vs b", (13, 4, 3), pairs, Sprt(0, 50))
-    assert lines[0] == "Results of a vs b:"
-    assert lines[4] == "Ptnml(0-2): [0, 1, 5, 0, 4], WL/DD Ratio: 1.50"
+    # each line says what it counts: the ratios count pairs, the W/L/D line games (issue 26 item 16)
+    assert lines[0] == "Results of a vs b, by pairs of games (a pair: one deal played twice, the seats swapped):"
+    # DrawRatio: 5 of the 10 pairs scored 1 point (3 won-lost, 2 drawn-drawn); PairsRatio: 4 won / 1 lost
+    assert lines[2].endswith(" %, DrawRatio: 50.00 % of pairs (1 point of 2), PairsRatio: 4.00 (pairs won / lost)")
+    assert lines[4] == "Ptnml(0-2): [0, 1, 5, 0, 4] of 10 pairs, WL/DD Ratio: 1.50"
     assert lines[3] == "Games: 20, Wins: 13, Losses: 4, Draws: 3, Points: 14.5 (72.50 %)"
     assert lines[5].startswith("LLR: ") and lines[5].endswith("[0.00, 50.00]: no decision yet")
 

@@ -341,6 +341,33 @@ def test_replay_api_checks_every_move(tmp_path):
     assert replay(check_game_log(log)).is_over
 
 
+def test_a_log_whose_result_contradicts_its_moves_is_refused(tmp_path):
+    """Issue 26 item 10: the recorded result (winner, status) must be the end the moves
+    reach, for replay (at any ply) and review; a log without a result still replays."""
+    log = _log(tmp_path)
+    other = "p1" if log["result"]["winner"] == "p0" else "p0"
+    cases = [
+        (log | {"result": {"status": "won", "winner": other}}, "result.winner: the log says"),
+        (log | {"result": {"status": "stalemate (three passes)", "winner": None}}, "result.status: the log says"),
+        (log | {"result": {"status": "ongoing", "winner": None}}, "result.status: the log says 'ongoing'"),
+        (log | {"result": {"winner": log["result"]["winner"]}}, "result.status: the log says None"),
+        (log | {"result": None}, "result: expected an object"),
+        (log | {"result": "p0"}, "result: expected an object"),
+        (log | {"moves": log["moves"][:-1]}, "result.status: the log says 'won', but its moves end the game ongoing"),
+    ]
+    for data, fragment in cases:
+        path = write(tmp_path, data, "log.json")
+        refused(run("replay", path), fragment)
+        refused(run("replay", path, "--ply", "1"), fragment)
+        refused(run("review", path, "-n", "10"), fragment)
+        with pytest.raises(GameLogError, match="result"):
+            replay(check_game_log(data), 0)
+    no_result = {k: v for k, v in log.items() if k != "result"}
+    assert replay(check_game_log(no_result)).is_over
+    shortened = log | {"moves": log["moves"][:-1], "result": {"status": "ongoing", "winner": None}}
+    assert not replay(check_game_log(shortened)).is_over
+
+
 # ---------------------------------------------------------------- 8. paths
 def test_a_directory_as_position_is_one_line(tmp_path):
     refused(run("show", tmp_path), "is a directory")
@@ -517,3 +544,106 @@ def test_the_hint_server_loads_the_search_before_the_first_request():
 )
 def test_agent_specs_are_checked_before_any_game(spec, fragment):
     refused(run("arena", spec, "random", "--games", "2"), fragment)
+
+
+# ---------------------------------------------------------------- issue 26 item 11: arena results files
+def _saved(tmp_path, *args, name="m.jsonl"):
+    """A results file the arena wrote (``--save``), as its header and unit lines."""
+    path = tmp_path / name
+    r = run("arena", "greedy", "random", "--seed", "3", "--save", path, *args)
+    assert r.exit_code == 0, r.output
+    head, *units = path.read_text().splitlines()
+    return path, head, [json.loads(u) for u in units]
+
+
+def _resume_refused(path, head, units, args, *fragments):
+    path.write_text("\n".join([head] + [u if isinstance(u, str) else json.dumps(u) for u in units]) + "\n")
+    return refused(run("arena", "greedy", "random", "--seed", "3", "--resume", path, *args), *fragments)
+
+
+def _edit(unit, game=None, **changes):
+    out = json.loads(json.dumps(unit))
+    if game is None:
+        out.update(changes)
+    else:
+        out["games"][game].update(changes)
+    return out
+
+
+def test_resume_refuses_pairs_no_match_can_produce(tmp_path):
+    args = ("-n", "4")
+    path, head, units = _saved(tmp_path, *args)
+    u = units[0]
+    assert [g["aSeat"] for g in u["games"]] == [0, 1]
+    cases = [
+        (_edit(u, 1, aSeat=0), "line 2: games[1].aSeat: 0, but A sits in seat 1"),
+        (_edit(u, 0, plies=0), "line 2: games[0].plies: must be a whole number 1-1000"),
+        (_edit(u, 0, plies=1001), "line 2: games[0].plies: must be a whole number 1-1000"),
+        (_edit(u, 0, aDecisions=u["games"][0]["plies"]), "line 2: games[0].aDecisions:"),
+        (_edit(u, 1, aDecisions=0, aSeconds=0.5), "line 2: games[1].aSeconds: 0.5 seconds of thinking over 0 decisions"),
+        (_edit(u, 1, bDecisions=0, bSeconds=0.5), "line 2: games[1].bSeconds: 0.5 seconds of thinking over 0 decisions"),
+    ]
+    for bad, fragment in cases:
+        _resume_refused(path, head, [bad] + units[1:], args, fragment)
+    _resume_refused(path, head, [units[0], "", units[1]], args, "line 3 is blank")
+    path.write_text("\n".join([head] + [json.dumps(x) for x in units]) + "\n")  # the file as saved still resumes
+    assert run("arena", "greedy", "random", "--seed", "3", "--resume", path, *args).exit_code == 0
+
+
+def test_resume_refuses_matches_their_rounds_do_not_give(tmp_path):
+    args = ("-n", "2", "--match", "bo3")
+    path, head, units = _saved(tmp_path, *args)
+    u = units[0]
+    games, matches = u["games"], u["matches"]
+    flipped = [1.0 - m if m != 0.5 else 1.0 for m in matches]
+    _resume_refused(path, head, [_edit(u, matches=flipped)], args, "line 2: matches[0]:", "its rounds' scores give")
+    _resume_refused(path, head, [_edit(u, games=games + games[-1:])], args,
+                    f"line 2: games: {len(games) + 1} games, but the unit's matches end after {len(games)}")
+    _resume_refused(path, head, [_edit(u, games=games[:-1])], args, "line 2: games")
+    seats = [(g["aSeat"] + 1) % 2 for g in games]
+    _resume_refused(path, head, [_edit(u, games=[dict(g, aSeat=s) for g, s in zip(games, seats)])], args,
+                    "line 2: games[0].aSeat: 1, but A sits in seat 0 in round 0 of match 0")
+
+
+def test_resume_refuses_rotations_no_match_can_produce(tmp_path):
+    args = ("-n", "3", "--rules", "cutthroat")
+    path, head, units = _saved(tmp_path, *args)
+    u = units[0]
+    dealer = u["games"][0]["dealer"]
+    assert {g["dealer"] for g in u["games"]} == {dealer}  # quick: every game of a rotation on the one deal
+    other = (dealer + 1) % 3
+    _resume_refused(path, head, [_edit(u, 2, dealer=other)], args,
+                    f"line 2: games[2].dealer: {other}, but round 0 of a rotation is dealt by seat {dealer}")
+    order = [u["games"][1], u["games"][0], u["games"][2]]
+    _resume_refused(path, head, [_edit(u, games=order)], args, "line 2: games[0].aSeat: 1, but A sits in seat 0")
+    args = ("-n", "3", "--rules", "cutthroat", "--match", "short")
+    path, head, units = _saved(tmp_path, *args, name="short.jsonl")
+    u = units[0]
+    won = next(k for k, g in enumerate(u["games"]) if g["score"] == 1)  # a match A took in one round
+    again = u["games"][:won + 1] + [u["games"][won]] + u["games"][won + 1:]
+    _resume_refused(path, head, [_edit(u, games=again)], args, f"line 2: games[{won + 1}]: round 1 of match",
+                    "the match was over after round 0")
+
+
+def test_resume_caps_the_file_size_before_reading_it(tmp_path):
+    from cuttle_search.game.rules import find_ruleset
+    from cuttle_search.play.arena import MAX_GAMES, MAX_LINE, max_results_bytes, max_unit_line
+
+    rs = find_ruleset("cuttle-cards")
+    line = max_unit_line(rs, "quick")
+    assert max_results_bytes(rs, "quick") == MAX_LINE + MAX_GAMES // 2 * line
+    assert max_unit_line(rs, "bo5") > 20 * line  # up to 25 rounds a match
+    path, head, _units = _saved(tmp_path, "-n", "2")
+    with path.open("r+b") as f:  # sparse: as large as the cap allows, plus one byte
+        f.truncate(max_results_bytes(rs, "quick") + 1)
+    refused(run("arena", "greedy", "random", "--seed", "3", "--resume", path, "-n", "2"),
+            "more than the largest results file a cuttle-cards arena with --match quick can write")
+    # blank lines (30 MB of them took 54 s) are refused at the first, read line by line
+    path.write_text(head + "\n" + "\n" * 3_000_000)
+    refused(run("arena", "greedy", "random", "--seed", "3", "--resume", path, "-n", "2"), "line 2 is blank")
+    # an over-long line is refused where it is, never taken for a cut last line and cut away
+    text = head + "\n" + "[" + " " * MAX_LINE + "]\n" + json.dumps(_units[0]) + "\n"
+    path.write_text(text)
+    refused(run("arena", "greedy", "random", "--seed", "3", "--resume", path, "-n", "2"),
+            f"line 2 is longer than {MAX_LINE} bytes")
+    assert path.read_text() == text

@@ -2,7 +2,8 @@
 
 A log is ``{"format": "cuttle-search/game", "rules", "start" (a full-information
 position), "moves" (text notation), "players" (every seat's), "dealSeed", "result"}``; replay
-checks every move for legality against the position it is played in. A ruleset whose
+checks every move for legality against the position it is played in, and the ``result``
+(``status``, ``winner``), when written, against the end the moves reach. A ruleset whose
 positions have no file form yet (``cutthroat``) logs no ``start``: its deal, ``dealSeed``
 and ``dealer`` (the seat that dealt; the engine's default deal without one), is dealt again
 by the engine."""
@@ -15,6 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..engine import layout as L
+from ..engine.seats import opponent
 from ..engine.setup import deal_by
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
@@ -61,6 +63,9 @@ def check_game_log(data: Any) -> dict[str, Any]:
     seed = data.get("dealSeed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
         raise GameLogError(f"dealSeed: expected a whole number from 0 to 2^64 - 1, got {brief(seed)}")
+    result = data.get("result", {})
+    if not isinstance(result, Mapping):
+        raise GameLogError(f"result: expected an object like {{\"status\": \"won\", \"winner\": \"p0\"}}, got {brief(result)}")
     dealer = data.get("dealer")
     if dealer is not None and not (isinstance(dealer, str) and len(dealer) == 2 and dealer[0] == "p"
                                    and dealer[1].isdigit()):
@@ -117,8 +122,9 @@ def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
 
 
 def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[Move]]:
-    """Play a checked log's first ``upto`` moves from its start: the position reached and
-    the moves as played (each checked for legality, errors naming the move)."""
+    """Play a checked log from its start: the position after its first ``upto`` moves (all
+    by default) and every move as played. Every move is checked for legality (errors name
+    the move) and the recorded ``result`` against the end the moves reach, whatever ``upto``."""
     if "start" not in log:
         pos = _dealt_start(log)
     else:
@@ -136,14 +142,31 @@ def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[
     if upto is not None and not 0 <= upto <= len(moves):
         raise GameLogError(f"ply: the game has {len(moves)} moves, so the ply must be 0-{len(moves)}")
     played = []
-    for i, text in enumerate(moves[:upto]):
+    at = pos.copy() if upto == 0 else None
+    for i, text in enumerate(moves):  # every move, whatever ``upto``: the whole log is checked
         if pos.is_over:
             raise GameLogError(f"moves[{i}]: the game was already over")
         try:
             played.append(pos.play(text))
         except CuttleError as e:
             raise GameLogError(f"moves[{i}]: {e}") from None
-    return pos, played
+        if i + 1 == upto:
+            at = pos.copy()
+    _check_result(log, pos)
+    return (pos if at is None else at), played
+
+
+def _check_result(log: Mapping[str, Any], end: Position) -> None:
+    """A log's recorded ``result`` (optional) must be the one its moves reach."""
+    if "result" not in log:
+        return
+    ruled = end.result()
+    for key in ("status", "winner"):
+        said = log["result"].get(key)
+        if said != ruled[key] or type(said) is not type(ruled[key]):
+            raise GameLogError(f"result.{key}: the log says {brief(said)}, but its moves end the game "
+                               f"{ruled['status']}" + (f" by {ruled['winner']}" if ruled["winner"] else "")
+                               + f" ({key} {brief(ruled[key])})")
 
 
 def describe(log: Mapping[str, Any], played: int) -> str:
@@ -161,23 +184,104 @@ HISTORY_ZONES = ("p0Hand", "p1Hand", "p0Points", "p1Points", "p0FaceCards", "p1F
 GAMESTATE_KEYS = HISTORY_ZONES + ("deck", "phase", "turn", "oneOff", "oneOffTarget", "twos")
 
 
-def _base_cards(items: Any, where: str) -> set[str]:
-    """The cards of a zone list, jack stacks reduced to their point card ('TH(JH-p0)' -> 'TH')
-    and the jacks on it."""
-    if items is None:
-        return set()
+def _card_key(text: str) -> str:
+    """A card or jack-stack string in one spelling: 'th(jh-p0)' and '10H(JH-p0)' -> 'TH(JH-P0)'."""
+    return "".join(text.split()).upper().replace("10", "T")
+
+
+def _row_cards(items: Any, where: str, owner: int | None = None, other: int | None = None) -> list[str]:
+    """The cards of a row's list field, each in one spelling (:func:`_card_key`). A card
+    object's jacks (``attachments``, bottom first) alternate seats, the top one ``owner``'s
+    and the one below it ``other``'s."""
     if not isinstance(items, list) or len(items) > 60:
         raise GameLogError(f"{where}: expected a list of cards, got {brief(items)}")
-    out: set[str] = set()
-    for item in items:
+    out = []
+    for k, item in enumerate(items):
         text = item.get("id") if isinstance(item, Mapping) else item
         if not isinstance(text, str):
-            raise GameLogError(f"{where}: expected card strings, got {brief(text)}")
-        for part in text.replace("(", ",").replace(")", "").split(","):
-            part = part.strip().split("-")[0].upper()
-            if part:
-                out.add(part)
+            raise GameLogError(f"{where}[{k}]: expected a card string, got {brief(text)}")
+        jacks = item.get("attachments") if isinstance(item, Mapping) and owner is not None else None
+        if jacks:
+            if not isinstance(jacks, list) or not all(isinstance(j, Mapping) and isinstance(j.get("id"), str)
+                                                      for j in jacks):
+                raise GameLogError(f"{where}[{k}].attachments: expected a list of jack cards, got {brief(jacks)}")
+            n = len(jacks)
+            text += "(" + ",".join(f"{j['id']}-p{owner if (n - 1 - a) % 2 == 0 else other}"
+                                   for a, j in enumerate(jacks)) + ")"
+        out.append(_card_key(text))
     return out
+
+
+def _differ(logged: list[str], ruled: list[str], ordered: bool) -> str | None:
+    """How a row's cards differ from the replay's (None if they agree): the cards one has
+    and the other lacks, or for an ordered field the first place the order differs."""
+    extra, missing = list(logged), list(ruled)
+    for c in ruled:
+        if c in extra:
+            extra.remove(c)
+            missing.remove(c)
+    if extra or missing:
+        parts = ([f"the log has {brief(sorted(extra), 120)} the rules do not"] if extra else []) + \
+                ([f"the rules give {brief(sorted(missing), 120)} the log lacks"] if missing else [])
+        return "; ".join(parts)
+    if ordered and logged != ruled:
+        k = next(k for k, (a, b) in enumerate(zip(logged, ruled)) if a != b)
+        return f"the log has {logged[k]} at [{k}] (top first), the rules give {ruled[k]}"
+    return None
+
+
+def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> None:
+    """Every GameState field of history row ``i`` agrees with the replay ``pos`` reached by
+    ``move``; a field may be left out, never written wrong. A finished game has no
+    cuttle.cards phase and the engine stops counting turns, so the row that ends it needs
+    only a cuttle.cards phase, and the replay's turn count or one more (the last turn
+    counted as complete)."""
+    from .position_file import CUTTLE_CARDS_PHASE, _parse_phase
+
+    mine = pos.to_dict()
+    after = f"after {move.text()}"
+    expected: dict[str, tuple[list[str], bool]] = {
+        key: ([_card_key(c) for c in mine[key]], False) for key in HISTORY_ZONES}
+    expected["deck"] = ([_card_key(c) for c in (mine.get("revealed") or []) + mine["deck"]], True)
+    expected["twos"] = ([_card_key(c) for c in mine["twos"]], False)
+    for key, (ruled, ordered) in expected.items():
+        if key not in row:
+            continue
+        owner = int(key[1]) if key.endswith("Points") else None
+        other = None if owner is None else int(opponent(pos.state, owner))
+        logged = _row_cards(row[key], f"rows[{i}].{key}", owner, other)
+        why = _differ(logged if ordered else sorted(logged), ruled if ordered else sorted(ruled), ordered)
+        if why:
+            raise GameLogError(f"rows[{i}].{key}: {after} {why}")
+    for key in ("oneOff", "oneOffTarget"):
+        if key not in row:
+            continue
+        value = row[key].get("id") if isinstance(row[key], Mapping) else row[key]
+        if value is not None and not isinstance(value, str):
+            raise GameLogError(f"rows[{i}].{key}: expected a card or null, got {brief(value)}")
+        logged_card = None if value is None else _card_key(value)
+        ruled_card = None if mine[key] is None else _card_key(mine[key])
+        if logged_card != ruled_card:
+            raise GameLogError(f"rows[{i}].{key}: {after} the log has {brief(value)}, the rules give {brief(mine[key])}")
+    turn = int(pos.state[L.F_TURN_COUNT])
+    if "turn" in row:
+        v = row["turn"]
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise GameLogError(f"rows[{i}].turn: expected a whole number, got {brief(v)}")
+        if not (v == turn or (pos.is_over and v == turn + 1)):
+            raise GameLogError(f"rows[{i}].turn: {after} the log has {brief(v)}, the rules give {turn}")
+    if "phase" in row:
+        v = row["phase"]
+        try:
+            if v is None:
+                raise PositionError("phase: expected a cuttle.cards phase number, got None")
+            phase = _parse_phase(v)
+        except PositionError as e:
+            raise GameLogError(f"rows[{i}].{e}") from None
+        if not pos.is_over and phase != pos.phase:
+            ruled_phase = CUTTLE_CARDS_PHASE.get(pos.phase, pos.phase_name)
+            raise GameLogError(f"rows[{i}].phase: {after} the log has {brief(v)}, the rules give {ruled_phase} "
+                               f"({pos.phase_name})")
 
 
 def _history_move(row: Mapping[str, Any], i: int) -> Move:
@@ -202,7 +306,9 @@ def read_history(rows: Any) -> tuple[Position, list[Move]]:
     """The start and the moves of a cuttle.cards game history: the list of GameStateRow
     objects its game-state API returns, each the state after one move. The first row (the
     deal, ``moveType`` "initialize") is the start; every later row's move is played on the
-    engine and the zones it leaves are checked against the row's."""
+    engine and every field the row writes (``playedBy``, ``gameId``, the zones, ``deck``,
+    ``turn``, ``phase``, ``oneOff``, ``oneOffTarget``, ``twos``) must agree with the replay
+    (:func:`_check_row`), or the row is refused naming the field."""
     if not isinstance(rows, list) or not rows:
         raise GameLogError("history: expected a non-empty list of GameStateRow objects")
     if len(rows) > 2001:
@@ -219,21 +325,18 @@ def read_history(rows: Any) -> tuple[Position, list[Move]]:
         if pos.is_over:
             raise GameLogError(f"rows[{i}]: the game was already over")
         move = _history_move(row, i)
-        by = row.get("playedBy")
-        if by is not None and by != pos.actor:
-            raise GameLogError(f"rows[{i}].playedBy: {brief(by)}, but it is p{pos.actor}'s decision ({pos.phase_name})")
+        if "playedBy" in row and (not isinstance(row["playedBy"], int) or isinstance(row["playedBy"], bool)
+                                  or row["playedBy"] != pos.actor):
+            raise GameLogError(f"rows[{i}].playedBy: {brief(row['playedBy'])}, but it is p{pos.actor}'s decision "
+                               f"({pos.phase_name}): expected {pos.actor}")
+        if "gameId" in row and (row["gameId"] != rows[0].get("gameId") or type(row["gameId"]) is not type(rows[0].get("gameId"))):
+            raise GameLogError(f"rows[{i}].gameId: {brief(row['gameId'])}, but the history's first row is game "
+                               f"{brief(rows[0].get('gameId'))} (a history is one game)")
         try:
             moves.append(pos.play(move))
         except CuttleError as e:
             raise GameLogError(f"rows[{i}]: {e}") from None
-        mine = pos.to_dict()
-        for key in HISTORY_ZONES:
-            if key not in row:
-                continue
-            logged, ruled = _base_cards(row[key], f"rows[{i}].{key}"), _base_cards(mine[key], key)
-            if logged != ruled:
-                raise GameLogError(f"rows[{i}].{key}: after {move.text()} the log has {sorted(logged)}, "
-                                   f"the rules give {sorted(ruled)}")
+        _check_row(row, i, pos, moves[-1])
     start = Position.from_dict({k: rows[0][k] for k in GAMESTATE_KEYS if k in rows[0]})
     return start, moves
 
@@ -245,6 +348,5 @@ def read_game(data: Any) -> tuple[Position, list[Move], dict[str, Any]]:
         start, moves = read_history(data)
         return start, moves, {"source": "cuttle.cards history", "players": {}}
     log = check_game_log(data)
-    start = replay(log, 0)
-    _end, moves = _play_log(log, None)
+    start, moves = _play_log(log, 0)
     return start, moves, {"source": "game log", "players": dict(log.get("players") or {}), "dealSeed": log.get("dealSeed")}

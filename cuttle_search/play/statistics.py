@@ -364,18 +364,24 @@ def pair_report(pair_games: Sequence[Sequence[float]], sprt: Sprt | None = None)
 def report_text(title: str, games: Sequence[int], pair_games: Sequence[Sequence[float]], sprt: Sprt | None = None,
                 unit: str = "games") -> list[str]:
     """fastchess-style lines: Elo and nElo, LOS and ratios, W/L/D, Ptnml(0-2) and the LLR.
-    ``games`` is A's (wins, losses, draws) in ``unit``."""
+    ``games`` is A's (wins, losses, draws) in ``unit``. The pentanomial figures count pairs
+    (a deal's two ``unit`` with the seats swapped), the W/L/D line counts ``unit``: each
+    line says which, since fastchess's DrawRatio (pairs) beside Draws (games) reads as a
+    contradiction otherwise."""
     j = pair_report(pair_games, sprt)
     w, l, d = games
     n = w + l + d
     points = w + d / 2
+    pairs = len(pair_games)
     lines = [
-        f"Results of {title}:",
+        f"Results of {title}, by pairs of {unit} (a pair: {'one deal' if unit == 'games' else 'the same deals'}"
+        f" played twice, the seats swapped):",
         f"Elo: {_fmt(j['elo'])} +/- {_fmt(j['eloError'])}, nElo: {_fmt(j['nElo'])} +/- "
         f"{_fmt((_f(j['nEloInterval'][1]) - _f(j['nEloInterval'][0])) / 2)}",
-        f"LOS: {100 * j['los']:.2f} %, DrawRatio: {100 * j['drawRatio']:.2f} %, PairsRatio: {_fmt(j['pairsRatio'])}",
+        f"LOS: {100 * j['los']:.2f} %, DrawRatio: {100 * j['drawRatio']:.2f} % of pairs (1 point of 2), "
+        f"PairsRatio: {_fmt(j['pairsRatio'])} (pairs won / lost)",
         f"{unit.capitalize()}: {n}, Wins: {w}, Losses: {l}, Draws: {d}, Points: {points:.1f} ({100 * points / max(n, 1):.2f} %)",
-        f"Ptnml(0-2): [{', '.join(map(str, j['counts']))}], WL/DD Ratio: {_fmt(j['wlDdRatio'])}",
+        f"Ptnml(0-2): [{', '.join(map(str, j['counts']))}] of {pairs} pairs, WL/DD Ratio: {_fmt(j['wlDdRatio'])}",
     ]
     if sprt is not None:
         s = j["sprt"]
