@@ -3,23 +3,49 @@
     import cuttle_search
     result = cuttle_search.analyse("positions/win-in-one-p0.json", iterations=20000, seed=1)
     print(result.best.move, result.best.score)
+
+    pos = cuttle_search.Position.load("positions/deck-out-endgame.json")
+    print(cuttle_search.solve(pos).moves[0].proven)
+
+The public names (``Position``, ``Move``, ``Limit``, ``analyse``, ``best_move``, ``solve``)
+are imported on first use, so ``import cuttle_search`` (and the command line's start) stays
+fast: the engine loads only when a name that needs it is touched.
 """
 
-__version__ = "0.2.0"
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from .version import __version__
+
+_PUBLIC = {
+    "Position": "cuttle_search.game.position",
+    "Move": "cuttle_search.game.moves",
+    "Limit": "cuttle_search.analysis",
+    "analyse": "cuttle_search.analysis",
+    "best_move": "cuttle_search.analysis",
+    "solve": "cuttle_search.analysis.solve",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis import analyse, best_move
+    from .analysis import Limit
+    from .analysis.solve import solve
+    from .game.moves import Move
+    from .game.position import Position
 
 
-def analyse(*args, **kwargs):
-    """See :func:`cuttle_search.analysis.analyse` (imported lazily: the CLI starts faster)."""
-    from .analysis import analyse as _analyse
-
-    return _analyse(*args, **kwargs)
-
-
-def best_move(*args, **kwargs):
-    """See :func:`cuttle_search.analysis.best_move`."""
-    from .analysis import best_move as _best_move
-
-    return _best_move(*args, **kwargs)
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        value = getattr(import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cuttle_search' has no attribute {name!r}")
 
 
-__all__ = ["analyse", "best_move", "__version__"]
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_PUBLIC))
+
+
+__all__ = ["Position", "Move", "Limit", "analyse", "best_move", "solve", "__version__"]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from . import __version__
+from .version import __version__
 from .engine import layout as L
 from .engine.apply import attach
 from .engine.movegen import action_space, random_discard_outcomes

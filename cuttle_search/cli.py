@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 
-from . import __version__
+from .version import __version__
 from .display import describe_decision, render
 from .engine.jit import warn_if_compiling
 from .game.errors import CuttleError

@@ -342,7 +342,7 @@ class Server:
         so the answer comes before theirs)."""
         action = req.get("action")
         if action == "query_version":
-            from . import __version__
+            from .version import __version__
             from .game.rules import OPTION_NAMES, RULESETS
 
             return {"id": req_id, "action": action, "version": __version__, "protocol": PROTOCOL_VERSION,

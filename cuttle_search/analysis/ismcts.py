@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..engine import layout as L
 from ..engine.ismcts import (
     ismcts_iterate,

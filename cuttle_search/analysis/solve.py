@@ -636,7 +636,7 @@ class FirstSolve:
 
     def analysis(self, pos: Position, threads: int, seed: int, rollout: str, exploration: float):
         """An ``AnalysisResult`` that is the solver's answer (no tree search)."""
-        from .. import __version__
+        from ..version import __version__
         from .result import AnalysisResult, MoveStat
 
         best = self.result.moves[0].score

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from .agent import win_share
 from .agents import Agent, make_agent
 from .backends import make_backend

@@ -17,7 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
-from .. import __version__
+from ..version import __version__
 from ..game.errors import CuttleError
 
 BACKENDS = ("local", "ray")
@@ -201,7 +201,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 def _versioned(fn: Callable[[Any], Any], job: Any) -> tuple[str, Any]:
     """Runs on a Ray worker: the job's result, with the worker's engine version (every
     machine of a cluster must run the same engine for a seed to mean the same games)."""
-    from .. import __version__ as version
+    from ..version import __version__ as version
 
     return version, fn(job)
 
