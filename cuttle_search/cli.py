@@ -323,10 +323,14 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
 def _analysis_table(result) -> str:
     pov = f"p{result.viewer}"
+    if result.stop_reason == "forced":  # one legal move: nothing was searched
+        searched = "only legal move: answered at once without a search (visits 0, score not estimated)"
+    else:
+        searched = (f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
+                    f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts")
     lines = [
         f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
-        f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
-        f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts",
+        searched,
         result.score_note() + "; gap = best score - score",
         "",
     ]
