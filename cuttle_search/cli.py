@@ -18,7 +18,7 @@ import click
 
 from . import __version__
 from .display import describe_decision, render
-from .engine.jit import warn_if_compiling
+from .engine import jit
 from .game.errors import CuttleError
 from .analysis.limits import (
     DEFAULT_EXPLORATION,
@@ -87,6 +87,14 @@ class _Number(click.ParamType):
             low = f"above {self.low:g}" if self.low_open else f"from {self.low:g}"
             self.fail(f"{value!r} is not a finite number {low} to {self.high:g}", param, ctx)
         return x
+
+
+def warn_if_compiling() -> None:
+    """On a first run (kernels not compiled yet) say so, then compile the whole engine with
+    progress per kernel before the command runs (``jit.warn_if_compiling``)."""
+    from .bench import warm_up
+
+    jit.warn_if_compiling(compile_all=warm_up)
 
 
 def _load(path: str, rules: str | None = None) -> Position:
