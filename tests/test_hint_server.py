@@ -2,6 +2,7 @@
 good requests must answer every one, in order, with flat memory, within its caps."""
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -99,8 +100,11 @@ def test_a_capped_time_request_returns_within_its_cap():
 
 
 def _server(*flags):
+    # (Ctrl-C back to its default in the server: a shell starts a background job, such as
+    # a test run, with it ignored, and the server would inherit that)
     return subprocess.Popen(_cli() + ["hint", *flags], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, bufsize=1)
+                            stderr=subprocess.PIPE, text=True, bufsize=1,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _send(proc, obj):
@@ -266,8 +270,6 @@ def test_actions_are_answered_while_a_search_runs_with_one_worker(timed):
 
 @pytest.mark.parametrize("timed", TIMED)
 def test_an_interrupted_server_stops_at_once(timed):
-    import signal
-
     position = json.loads((POS / "opening-p0.json").read_text())
     proc = _server("--max-time", "30")
     _send(proc, {"id": 0, "position": position, "iterations": 10})

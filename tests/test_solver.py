@@ -434,11 +434,21 @@ FULL_SOLVE_NODES = 77_000_000  # what the long position takes to solve (see _lon
 @pytest.fixture
 def ctrl_c_during_the_search(monkeypatch):
     """Press Ctrl-C half a second after the solver's search has started (not while the
-    command still loads: under load that can take longer than any fixed delay)."""
+    command still loads: under load that can take longer than any fixed delay). Python's
+    own Ctrl-C handler is put in place for the test: a shell starts a background job with
+    Ctrl-C ignored, and then no simulated Ctrl-C would arrive."""
+    import signal
+
     import cuttle_search.analysis.solve as S
 
-    real = S._watched
+    was = signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr(S, "_watched", _with_ctrl_c_after_half_a_second(S._watched))
+    yield
+    signal.signal(signal.SIGINT, was)
 
+
+def _with_ctrl_c_after_half_a_second(real):
+    """``_watched`` (the solver's wait for its worker thread) with a Ctrl-C half a second in."""
     def watched(*args, **kwargs):
         timer = _interrupt_after(0.5)
         try:
@@ -446,7 +456,7 @@ def ctrl_c_during_the_search(monkeypatch):
         finally:
             timer.cancel()
 
-    monkeypatch.setattr(S, "_watched", watched)
+    return watched
 
 
 def test_progress_is_reported_while_the_solver_runs(monkeypatch):
