@@ -92,9 +92,13 @@ class _Number(click.ParamType):
 def warn_if_compiling() -> None:
     """On a first run (kernels not compiled yet) say so, then compile the whole engine with
     progress per kernel before the command runs (``jit.warn_if_compiling``)."""
-    from .bench import warm_up
+    jit.warn_if_compiling(compile_all=_warm_up)
 
-    jit.warn_if_compiling(compile_all=warm_up)
+
+def _warm_up() -> None:
+    from .bench import warm_up  # (imported only on a first run: a warm start does without it)
+
+    warm_up()
 
 
 def _load(path: str, rules: str | None = None) -> Position:
