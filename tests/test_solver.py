@@ -501,7 +501,7 @@ def test_ctrl_c_without_interruptible_is_raised_at_once(ctrl_c_during_the_search
     with pytest.raises(KeyboardInterrupt):
         solve(pos, progress=lambda p: None, solver=sv)
     # the search stopped long before the full solve's nodes (counted, not timed), and its thread is gone
-    assert 0 < sv.ctl[V.CTL_NODES] < FULL_SOLVE_NODES // 4 and sv.ctl[V.CTL_STOP]
+    assert sv.ctl[V.CTL_NODES] < FULL_SOLVE_NODES // 4 and sv.ctl[V.CTL_STOP]
     assert not any(t.name == "cuttle-solve" and t.is_alive() for t in threading.enumerate())
 
 
