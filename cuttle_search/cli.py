@@ -18,7 +18,7 @@ import click
 
 from .version import __version__
 from .display import describe_decision, render
-from .engine.jit import warn_if_compiling
+from .engine import jit
 from .game.errors import CuttleError
 from .analysis.limits import (
     DEFAULT_EXPLORATION,
@@ -87,6 +87,18 @@ class _Number(click.ParamType):
             low = f"above {self.low:g}" if self.low_open else f"from {self.low:g}"
             self.fail(f"{value!r} is not a finite number {low} to {self.high:g}", param, ctx)
         return x
+
+
+def warn_if_compiling() -> None:
+    """On a first run (kernels not compiled yet) say so, then compile the whole engine with
+    progress per kernel before the command runs (``jit.warn_if_compiling``)."""
+    jit.warn_if_compiling(compile_all=_warm_up)
+
+
+def _warm_up() -> None:
+    from .bench import warm_up  # (imported only on a first run: a warm start does without it)
+
+    warm_up()
 
 
 def _load(path: str, rules: str | None = None) -> Position:
@@ -325,10 +337,14 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
 def _analysis_table(result) -> str:
     pov = f"p{result.viewer}"
+    if result.stop_reason == "forced":  # one legal move: nothing was searched
+        searched = "only legal move: answered at once without a search (visits 0, score not estimated)"
+    else:
+        searched = (f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
+                    f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts")
     lines = [
         f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
-        f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
-        f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts",
+        searched,
         result.score_note() + "; gap = best score - score",
         "",
     ]

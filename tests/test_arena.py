@@ -151,7 +151,8 @@ def _pimc_solver_position():
                  deck_top=["5D", "6D", "7D"], rest="scrap")
 
 
-@pytest.mark.parametrize("budget", ["iterations=2000", "time=0.5"])
+# (a time budget's worlds depend on the machine's speed and load: that case runs with -m slow)
+@pytest.mark.parametrize("budget", ["iterations=2000", pytest.param("time=0.5", marks=pytest.mark.slow)])
 def test_pimc_solver_solves_each_sampled_deal_near_the_end_of_the_deck(budget):
     pos = _pimc_solver_position()
     view = pos.view_of(0)

@@ -2,12 +2,18 @@
 good requests must answer every one, in order, with flat memory, within its caps."""
 
 import json
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
 POS = Path(__file__).parent.parent / "positions"
+# a test's wall-clock checks (how soon an answer comes) run only with -m slow: on a loaded
+# machine they fail for reasons that are not the server's; what they check by count runs always
+TIMED = [False, pytest.param(True, marks=pytest.mark.slow, id="timed")]
 
 
 def _cli() -> list[str]:
@@ -69,12 +75,6 @@ def test_hint_server_survives_abuse():
                         assert answer["id"] == rid, answer
             if r in (20, 133):
                 rss.append(_rss_kib(proc.pid))
-        # a capped time request returns within its cap (plus start-up slack)
-        t0 = time.perf_counter()
-        proc.stdin.write(json.dumps({"id": "t", "time": 0.5, "position": position}).encode() + b"\n")
-        proc.stdin.flush()
-        answer = json.loads(proc.stdout.readline())
-        assert answer["id"] == "t" and answer["seconds"] <= 0.6 and time.perf_counter() - t0 < 2.0
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
@@ -83,9 +83,28 @@ def test_hint_server_survives_abuse():
     assert b"Traceback" not in proc.stderr.read()
 
 
+@pytest.mark.slow  # wall clock
+def test_a_capped_time_request_returns_within_its_cap():
+    position = json.loads((POS / "midgame-main-p0.json").read_text())
+    proc = _server("--max-time", "0.5")
+    try:
+        _send(proc, {"id": 0, "position": position, "iterations": 10})
+        assert _read(proc)["id"] == 0  # the server is up (its start-up time is not what this tests)
+        t0 = time.perf_counter()
+        _send(proc, {"id": "t", "time": 0.5, "position": position})
+        answer = _read(proc)
+        assert answer["id"] == "t" and answer["seconds"] <= 0.6 and time.perf_counter() - t0 < 2.0
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
 def _server(*flags):
+    # (Ctrl-C back to its default in the server: a shell starts a background job, such as
+    # a test run, with it ignored, and the server would inherit that)
     return subprocess.Popen(_cli() + ["hint", *flags], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, bufsize=1)
+                            stderr=subprocess.PIPE, text=True, bufsize=1,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _send(proc, obj):
@@ -97,14 +116,20 @@ def _read(proc):
     return json.loads(proc.stdout.readline())
 
 
-def test_partial_answers_then_the_same_final_answer():
+@pytest.mark.parametrize("timed", TIMED)
+def test_partial_answers_then_the_same_final_answer(timed):
     position = json.loads((POS / "midgame-main-p0.json").read_text())
     proc = _server()
+    # untimed: a partial answer every 0.05 s (the shortest allowed) of a search of 300,000
+    # iterations, which takes some 20 times that on any machine today: at least one comes
+    every = 0.1 if timed else 0.05
+    iterations = 300000
     try:
-        _send(proc, {"id": "plain", "position": position, "iterations": 300000, "seed": 4})
+        _send(proc, {"id": "plain", "position": position, "iterations": iterations, "seed": 4})
         plain = _read(proc)
         t0 = time.perf_counter()
-        _send(proc, {"id": "live", "position": position, "iterations": 300000, "seed": 4, "reportDuringSearchEvery": 0.1})
+        _send(proc, {"id": "live", "position": position, "iterations": iterations, "seed": 4,
+                     "reportDuringSearchEvery": every})
         partials, stamps = [], []
         while True:
             a = _read(proc)
@@ -116,11 +141,12 @@ def test_partial_answers_then_the_same_final_answer():
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
-    assert len(partials) >= 3 and all(p["id"] == "live" for p in partials)
+    assert len(partials) >= (3 if timed else 1) and all(p["id"] == "live" for p in partials)
     its = [p["iterations"] for p in partials]
-    assert its == sorted(its) and its[-1] <= 300000
-    gaps = [b - a for a, b in zip(stamps, stamps[1:len(partials)])]
-    assert sorted(gaps)[len(gaps) // 2] < 0.5  # roughly the requested cadence
+    assert its == sorted(its) and its[-1] <= iterations
+    if timed:
+        gaps = [b - a for a, b in zip(stamps, stamps[1:len(partials)])]
+        assert sorted(gaps)[len(gaps) // 2] < 0.5  # roughly the requested cadence
     strip = lambda a: {k: v for k, v in a.items() if k not in ("id", "seconds")}  # noqa: E731
     assert strip(final) == strip(plain) and final["stopReason"] == "budget"
 
@@ -140,7 +166,8 @@ def test_confidence_stop_ends_early_and_says_why():
     assert bad["field"] == "stop.minIterations"
 
 
-def test_workers_answer_out_of_order_and_terminate_cancels():
+@pytest.mark.parametrize("timed", TIMED)
+def test_workers_answer_out_of_order_and_terminate_cancels(timed):
     position = json.loads((POS / "opening-p0.json").read_text())
     proc = _server("--workers", "2", "--max-time", "30")
     try:
@@ -161,7 +188,8 @@ def test_workers_answer_out_of_order_and_terminate_cancels():
     ack = next(r for r in replies if r["id"] == "t")
     cancelled = next(r for r in replies if r["id"] == "long")
     assert ack == {"id": "t", "action": "terminate", "terminateId": "long", "cancelled": 1}
-    assert cancelled["stopReason"] == "cancelled" and "move" in cancelled and waited < 5
+    assert cancelled["stopReason"] == "cancelled" and "move" in cancelled  # (before its 20 s ran out)
+    assert waited < 5 or not timed
 
 
 def test_hint_server_survives_abuse_with_two_workers():
@@ -221,7 +249,8 @@ def _legal(position):
     return json.loads(CliRunner().invoke(main, ["moves", str(POS / "midgame-main-p0.json"), "--json"]).stdout)["moves"]
 
 
-def test_actions_are_answered_while_a_search_runs_with_one_worker():
+@pytest.mark.parametrize("timed", TIMED)
+def test_actions_are_answered_while_a_search_runs_with_one_worker(timed):
     position = json.loads((POS / "opening-p0.json").read_text())
     proc = _server("--max-time", "30")
     try:
@@ -235,12 +264,12 @@ def test_actions_are_answered_while_a_search_runs_with_one_worker():
         proc.stdin.close()
         proc.wait(timeout=30)
     assert first == {"id": "t", "action": "terminate", "terminateId": 17, "cancelled": 1}
-    assert second["id"] == 17 and second["stopReason"] == "cancelled" and waited < 5
+    assert second["id"] == 17 and second["stopReason"] == "cancelled"  # (before its 20 s ran out)
+    assert waited < 5 or not timed
 
 
-def test_an_interrupted_server_stops_at_once():
-    import signal
-
+@pytest.mark.parametrize("timed", TIMED)
+def test_an_interrupted_server_stops_at_once(timed):
     position = json.loads((POS / "opening-p0.json").read_text())
     proc = _server("--max-time", "30")
     _send(proc, {"id": 0, "position": position, "iterations": 10})
@@ -250,4 +279,5 @@ def test_an_interrupted_server_stops_at_once():
     t0 = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=30)
-    assert time.perf_counter() - t0 < 5 and json.loads(out.splitlines()[0])["stopReason"] == "cancelled"
+    assert json.loads(out.splitlines()[0])["stopReason"] == "cancelled"  # (before its 20 s ran out)
+    assert time.perf_counter() - t0 < 5 or not timed

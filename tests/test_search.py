@@ -215,6 +215,12 @@ def test_a_full_tree_grows_and_the_search_is_unchanged():
 
 def test_time_budget_stops():
     r = analyse(POS / "opening-p0.json", time=0.3, seed=1)
+    assert r.stop_reason == "time" and r.iterations > 0
+
+
+@pytest.mark.slow  # wall clock: how close to its budget a timed search stops
+def test_time_budget_stops_near_the_budget():
+    r = analyse(POS / "opening-p0.json", time=0.3, seed=1)
     assert 0.25 < r.seconds < 3 and r.iterations > 0
 
 

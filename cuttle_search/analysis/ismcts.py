@@ -270,6 +270,9 @@ def run_search(
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
     policy = ROLLOUTS[rollout]
     roots = root_restriction(pos, allow_moves, avoid_moves)
+    legal = pos.legal_codes()
+    if len(legal) == 1:  # nothing to choose: answer at once, whatever the budget
+        return only_move(pos, viewer, int(legal[0]), threads, seed, rollout, exploration, model)
     from .solve import solve_first
 
     # exact when nothing is hidden, within the budget (a two-sided proof: not under a model of random opponents)
@@ -348,6 +351,25 @@ def run_search(
     result.compile_seconds = compile_seconds
     result.stop_reason = reason[0]
     return result if first is None else first.annotate(result)
+
+
+def only_move(pos: Position, viewer: int, code: int, threads: int, seed: int, rollout: str, exploration: float,
+              model: str) -> AnalysisResult:
+    """The answer for a position with one legal move: that move, unsearched (visits 0, the
+    score not estimated: 0 with the interval 0-1, as for any move the search never reached),
+    ``stop_reason`` "forced"."""
+    seats = pos.rules.players
+    move = Move.from_code(code)
+    stat = MoveStat(rank=1, move=move, visits=0, wins=0, draws=0, availability=0, score=0.0, win_rate=0.0,
+                    draw_rate=0.0, interval=(0.0, 1.0), gap=0.0, pv=[move], seat_scores=(0.0,) * seats,
+                    seat_win_rates=(0.0,) * seats)
+    return AnalysisResult(
+        viewer=viewer, phase=pos.phase_name, rules=pos.rules.spec, moves=[stat], iterations=0, determinizations=0,
+        nodes=0, seconds=0.0, threads=threads, seed=seed, rollout=rollout, exploration=float(exploration),
+        engine_version=__version__, position=pos.name, stop_reason="forced", seats=seats,
+        sides=int(sides(pos.state, pos.rules_array)), partner=int(partner(pos.state, pos.rules_array, viewer)),
+        model=model,
+    )
 
 
 class Snapshot:

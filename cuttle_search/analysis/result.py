@@ -100,7 +100,7 @@ class AnalysisResult:
     engine_version: str
     position: str = ""
     compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
-    stop_reason: str = "budget"  # budget | time | confident | cancelled | proven
+    stop_reason: str = "budget"  # budget | time | confident | cancelled | proven | forced (one legal move)
     during_search: bool = False  # a partial result, taken while the search goes on
     solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
     seats: int = 2

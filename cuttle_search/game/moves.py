@@ -165,12 +165,19 @@ class Move:
             return self.target - L.TARGET_SEAT
         return None
 
-    __str__ = text
+    __str__ = text  # str(move) is its text notation
+
+    def __repr__(self) -> str:
+        """Readable and executable, like python-chess's ``Move.from_uci('e2e4')``:
+        ``Move.parse('scuttle 9S 7H')``, with ``from_seven=True`` for a card played from a
+        7's reveal (the text notation does not show it)."""
+        return f"Move.parse({self.text()!r}{', from_seven=True' if self.from_seven else ''})"
 
     @classmethod
-    def parse(cls, text: str, legal: Iterable["Move"] | None = None) -> "Move":
+    def parse(cls, text: str, legal: Iterable["Move"] | None = None, *, from_seven: bool = False) -> "Move":
         """Parse the text notation. With ``legal`` given, also check legality and find
-        the 7-reveal form of a card played from a reveal."""
+        the 7-reveal form of a card played from a reveal; ``from_seven`` asks for that form
+        without a position (what ``repr`` writes)."""
         if not isinstance(text, str) or not text.strip():
             raise MoveError("empty move text")
         words = text.strip().lower().replace(",", " ").split()
@@ -194,6 +201,10 @@ class Move:
             move = cls(kind, move.card, L.TARGET_SEAT + seat)
         if receiver is not None:
             move = cls(kind, move.card, move.target, receiver=receiver)
+        if from_seven:
+            if move.kind not in SEVEN_KINDS and move.kind != "glasses":
+                raise MoveError(f"{brief(text)}: a {move.kind!r} move is never played from a 7's reveal")
+            move = cls(move.kind, move.card, move.target, move.cards, True, move.receiver)
         return move if legal is None else move.resolve_against(legal)
 
     @classmethod

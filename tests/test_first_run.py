@@ -1,0 +1,217 @@
+"""What a first run shows and measures (issue 26, items 13 and 15): the compile notice and
+its progress per kernel, and a solver rate that leaves the kernels' load out."""
+
+import json
+import time as real_time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import cuttle_search.analysis.solve as S
+from cuttle_search.cli import main
+
+POS = Path(__file__).parent.parent / "positions"
+
+
+# ---------------------------------------------------------------- item 15: the solver's rate
+class _Clock:
+    """``time`` as ``solve`` reads it, with ``skew`` seconds added from the moment the
+    kernels' load adds them (a load that "took" 1,000 seconds, without waiting)."""
+
+    def __init__(self) -> None:
+        self.skew = 0.0
+
+    def perf_counter(self) -> float:
+        return real_time.perf_counter() + self.skew
+
+
+def test_the_solvers_seconds_and_rate_leave_the_kernels_load_out(monkeypatch):
+    clock = _Clock()
+    real_load = S.load_kernels
+
+    def slow_load(*args):
+        real_load(*args)
+        clock.skew += 1000.0
+
+    monkeypatch.setattr(S, "_time", clock)
+    monkeypatch.setattr(S, "load_kernels", slow_load)
+    res = S.solve(POS / "deck-out-endgame.json")
+    assert res.proven and res.nodes == 166
+    assert res.compile_seconds >= 1000.0 and res.seconds < 1000.0
+    assert res.nodes_per_second == res.nodes / res.seconds
+    j = res.to_json()
+    assert j["compileSeconds"] >= 1000.0 and j["seconds"] < 1000.0 and j["nodesPerSecond"] > 166 / 1000.0
+
+
+def test_the_solve_command_shows_the_load_apart_from_the_rate():
+    r = CliRunner().invoke(main, ["solve", str(POS / "deck-out-endgame.json")])
+    assert r.exit_code == 0, r.output
+    line = r.output.splitlines()[1]
+    assert line.startswith("proven: win for p0; 166 nodes in ") and "nodes/s; loading the engine " in line
+    assert line.endswith(" s, not counted)")
+    j = json.loads(CliRunner().invoke(main, ["solve", str(POS / "deck-out-endgame.json"), "--json"]).output)
+    assert {"seconds", "compileSeconds", "nodesPerSecond"} <= set(j)
+
+
+def test_every_kernel_a_solve_calls_is_loaded_before_its_clock_starts(monkeypatch):
+    """Once ``load_kernels`` has run, the solve calls no kernel it has not called: every
+    kernel the timed part uses was compiled or loaded for the same argument types."""
+    from cuttle_search.engine import jit
+
+    calls: list[tuple[str, tuple]] = []
+    loading = [False]
+    seen_in_load: set[tuple[str, tuple]] = set()
+    real_load = S.load_kernels
+
+    def load(*args):
+        loading[0] = True
+        try:
+            real_load(*args)
+        finally:
+            loading[0] = False
+
+    def typed(args):
+        import numba
+
+        return tuple(numba.typeof(a) for a in args)
+
+    kernels = {id(k) for k in jit.KERNELS}
+    for module in (S.V, S):
+        for name in dir(module):
+            obj = getattr(module, name)
+            if id(obj) in kernels:
+                def spy(*args, _k=obj, _n=name):
+                    key = (_n, typed(args))
+                    (seen_in_load.add if loading[0] else calls.append)(key)
+                    return _k(*args)
+                monkeypatch.setattr(module, name, spy)
+    monkeypatch.setattr(S, "load_kernels", load)
+    S.solve(POS / "deck-out-endgame.json")
+    timed = {c for c in calls if c[0] != "root_moves"}  # (root_moves runs before the load)
+    assert timed and timed <= seen_in_load
+
+
+# ---------------------------------------------------------------- item 13: the compile notice and its progress
+import io  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import numba  # noqa: E402
+import pytest  # noqa: E402
+
+from cuttle_search.engine import jit  # noqa: E402
+from cuttle_search.engine.jit import CompileProgress  # noqa: E402
+
+
+def test_progress_lines_count_each_expected_kernel_once():
+    out = io.StringIO()
+    progress = CompileProgress(["deal", "generate_moves", "apply_move"], out, bar=False)
+    for name in ("deal", "not_expected", "deal", "apply_move"):
+        progress.done(name)
+    assert out.getvalue().splitlines() == ["compiling the engine: 1/3 kernels (deal)",
+                                           "compiling the engine: 2/3 kernels (apply_move)"]
+    assert progress.finished == ["deal", "apply_move"]
+
+
+def test_progress_without_a_total_counts_whatever_compiles():
+    out = io.StringIO()
+    progress = CompileProgress(None, out, bar=False)
+    progress.done("deal")
+    progress.done("deal")
+    progress.done("solve_moves")
+    assert out.getvalue().splitlines() == ["compiling the engine: kernel 1 (deal)",
+                                           "compiling the engine: kernel 2 (solve_moves)"]
+
+
+def test_progress_is_a_bar_on_a_terminal():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    with CompileProgress(["a", "b"], out) as progress:
+        assert progress._bar is not None
+        progress.done("a")
+        assert progress._bar.n == 1
+    assert "1/2" in out.getvalue() and "\n" not in out.getvalue().rstrip("\n")  # one bar, redrawn
+
+
+def _fresh_kernels():
+    """Two small kernels, new in every call (so Numba compiles them), the first calling the second."""
+    @numba.njit(cache=False)
+    def inner_kernel(x):
+        return x + 1
+
+    @numba.njit(cache=False)
+    def outer_kernel(x):
+        return inner_kernel(x) * 2
+
+    return outer_kernel
+
+
+def test_progress_follows_numbas_real_compiles():
+    out = io.StringIO()
+    outer = _fresh_kernels()
+    with CompileProgress(["outer_kernel", "inner_kernel"], out, bar=False):
+        assert outer(1) == 4
+        assert outer(2) == 6  # compiled already: nothing more to report
+    assert out.getvalue().splitlines() == ["compiling the engine: 1/2 kernels (inner_kernel)",
+                                           "compiling the engine: 2/2 kernels (outer_kernel)"]
+    outer = _fresh_kernels()
+    outer(1)  # the listener is gone once the block ends
+    assert len(out.getvalue().splitlines()) == 2
+
+
+def test_the_notice_gives_an_honest_estimate_then_compiles_with_progress(monkeypatch):
+    monkeypatch.setattr(jit, "_warned", False)
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: ["outer_kernel", "inner_kernel"])
+    monkeypatch.setattr(jit, "_import_every_kernel", lambda: None)
+    out = io.StringIO()
+    outer = _fresh_kernels()
+    assert jit.warn_if_compiling(out, compile_all=lambda: outer(1))
+    assert out.getvalue().splitlines() == [
+        "compiling the engine: 2 kernels, first run only (about a minute of CPU time; a few minutes on a slow or "
+        "busy machine)…",
+        "compiling the engine: 1/2 kernels (inner_kernel)",
+        "compiling the engine: 2/2 kernels (outer_kernel)",
+    ]
+    assert not jit.warn_if_compiling(out, compile_all=lambda: outer(1))  # once per process
+
+
+def test_without_a_cache_the_notice_says_every_run(monkeypatch):
+    monkeypatch.setattr(jit, "_warned", False)
+    monkeypatch.setattr(jit, "CACHE", False)
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: ["outer_kernel"])
+    out = io.StringIO()
+    assert jit.warn_if_compiling(out)
+    assert out.getvalue() == ("compiling the engine (no writable cache directory, so on every run; about a minute of "
+                              "CPU time; a few minutes on a slow or busy machine)…\n")
+
+
+def test_the_command_line_compiles_the_whole_engine_before_the_command(monkeypatch):
+    from cuttle_search import bench
+
+    ran = []
+    monkeypatch.setattr(jit, "_warned", False)
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: ["generate_moves"])
+    monkeypatch.setattr(bench, "warm_up", lambda: ran.append("warm_up"))
+    r = CliRunner().invoke(main, ["moves", str(POS / "win-in-one-p0.json")])
+    assert r.exit_code == 0 and ran == ["warm_up"]
+    assert r.stderr.startswith("compiling the engine: 1 kernel, first run only (about a minute of CPU time")
+
+
+@pytest.mark.slow  # a cold compile of the whole engine: a minute or more of CPU
+def test_a_cold_start_shows_progress_per_kernel_then_never_compiles_again(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    cli = [sys.executable, "-m", "cuttle_search.cli", "moves", str(POS / "win-in-one-p0.json")]
+    first = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=1800)
+    assert first.returncode == 0, first.stderr[-2000:]
+    lines = first.stderr.splitlines()
+    total = int(lines[0].split(": ")[1].split()[0])
+    assert lines[0].startswith(f"compiling the engine: {total} kernels, first run only")
+    counts = [int(line.split(": ")[1].split("/")[0]) for line in lines[1:]]
+    assert counts == list(range(1, len(counts) + 1)) and len(counts) == total
+    assert all(line.endswith(f"/{total} kernels ({line.split('(')[-1]}") for line in lines[1:])
+    again = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == first.stdout
