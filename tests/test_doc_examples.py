@@ -22,6 +22,8 @@ NOT_RUN = {
     "arena": "hundreds of games of a 10,000-iteration search: minutes",
     "hint": "reads and writes the reader's own files",
     "review": "reviews a log the reader saved with arena --log-dir",
+    "play": "interactive: reads the player's moves at its prompt (tests/test_play.py drives whole games)",
+    "serve": "starts a web server (tests/test_web.py drives it in a browser)",
 }
 
 
