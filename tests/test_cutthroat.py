@@ -29,6 +29,7 @@ from cuttle_search.game.cards import card_str, parse_card
 from cuttle_search.game.rules import N_SEAT_RULESETS
 
 from .reference import cards_of, move_text, read_table, reference_moves_n, table_errors
+from .seat_table import SeatTable
 
 RULES = N_SEAT_RULESETS["cutthroat"]
 R = RULES.to_array()
@@ -705,6 +706,15 @@ def test_the_fourth_consecutive_pass_is_a_stalemate():
     assert not t.over and t.turn == 0
     t.play("pass")
     assert t.over and t.result() == (L.ST_STALEMATE_PASSES, -1)
+
+
+def test_the_stalemate_status_counts_the_four_passes():
+    # issue 26: the result said "three passes" whatever the seats; N + 1 = 4 with three seats
+    t = SeatTable("cutthroat", (["9C"], ["9D"], ["9H"]), rest="scrap")
+    t.play("pass", "pass", "pass")
+    assert not t.over
+    t.play("pass")
+    assert t.pos.result() == {"status": "stalemate (four passes)", "winner": None}
 
 
 def test_a_play_breaks_the_run_of_passes():

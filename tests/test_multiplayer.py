@@ -208,6 +208,8 @@ def test_n_plus_one_consecutive_passes_end_in_a_stalemate(n):
     t.play("pass")
     assert t.result() == (L.ST_STALEMATE_PASSES, -1)
     assert all(win_share(t.s, t.rules.array, p) == pytest.approx(1 / n) for p in range(n))
+    words = {3: "four", 4: "five", 8: "nine"}[n]
+    assert t.pos.result() == {"status": f"stalemate ({words} passes)", "winner": None}  # the game's own count
 
 
 # ====================================================================== remove-ace-six

@@ -322,6 +322,7 @@ def test_the_fifth_consecutive_pass_is_a_stalemate_worth_half_to_each_team():
     t.play("pass")
     assert t.result() == (L.ST_STALEMATE_PASSES, -1)
     assert [win_share(t.s, R, p) for p in range(4)] == [0.5, 0.5, 0.5, 0.5]
+    assert t.pos.result() == {"status": "stalemate (five passes)", "winner": None}  # issue 26: not "three"
 
 
 def test_a_draw_breaks_a_run_of_passes():
