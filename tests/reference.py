@@ -532,14 +532,16 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
             return t.royal_controller(x)
         return t.point_controller(x)
 
-    def open_to_single(q: int, x: int) -> bool:
-        """May an opponent of q aim a 2, a 9, a Jack or a Joker at q's card x?"""
+    def open_to_single(q: int, x: int, by: int) -> bool:
+        """May an opponent of q aim a card of rank ``by`` (a 2, a 9, or 13 for a Joker) at q's card x?"""
         qs = t.queens(q)
         if not qs:
             return True
         if team:  # cuttle-cards: one Queen only itself, two or more nothing
             return len(qs) == 1 and x == qs[0]
-        return rank_id(x) == R_QUEEN  # multiplayer: a Queen is always open to a 2 or a 9
+        # multiplayer: while q controls a Queen no 9 (and no Jack) may target any of its cards,
+        # its Queens included; a 2 may target only its Queens
+        return by == R_TWO and rank_id(x) == R_QUEEN
 
     def tops(q: int) -> list[int]:
         """The tops of q's stacks a 2 or 9 may take off: top Jacks with no Joker, top Jokers."""
@@ -585,7 +587,7 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
                 for q in range(n):
                     bases = t.royals_of(q) + [t.jacks[b][-1][0] for b in t.points_of(q) if t.jacks.get(b)]
                     if not side(me, q):
-                        bases = [x for x in bases if open_to_single(q, x)]
+                        bases = [x for x in bases if open_to_single(q, x, 13)]
                     for b in bases:
                         out |= {gift(L.MT_JOKER, c, b, x, seven) for x in range(n) if x != ctrl_of(b)}
             if r in (R_ACE, R_SIX):
@@ -606,7 +608,7 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
                     targets = permanents(q)
                     if r == R_NINE and team:
                         targets += t.points_of(q)
-                    out |= {move(L.MT_ONE_OFF, c, x, seven) for x in targets if open_to_single(q, x)}
+                    out |= {move(L.MT_ONE_OFF, c, x, seven) for x in targets if open_to_single(q, x, r)}
         return out
 
     if t.phase == L.PH_MAIN:

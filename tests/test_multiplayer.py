@@ -408,20 +408,49 @@ def test_queens_do_not_stop_counters():
 
 
 # ====================================================================== Queens
+# RULES.md 3.3: while a seat controls a Queen, no 9 and no Jack may target any of its cards,
+# its Queens included, and a 2 may target only its Queens; a 6 scraps them all as usual.
 def test_a_queen_protects_its_players_points_and_permanents_from_two_nine_and_jack():
     t = four(["2C", "9C", "JC"], ["9D"], points={1: ["TD"]}, royals={1: ["QD", "KD"]})
     assert t.with_prefix("one-off 2C") == {"one-off 2C QD"}
-    assert t.with_prefix("one-off 9C") == {"one-off 9C QD"}
+    assert t.with_prefix("one-off 9C") == set()  # issue 26: the 9 aimed at the Queen
     assert not t.with_prefix("jack")
 
 
-def test_a_queen_is_open_to_a_two_and_a_nine_even_next_to_another_queen():
+def test_a_queen_is_open_to_a_two_even_next_to_another_queen_never_to_a_nine():
     t = four(["2C", "9C", "JC"], ["9D"], points={1: ["TD"]}, royals={1: ["QD", "QH", "KD"]})
     assert t.with_prefix("one-off 2C") == {"one-off 2C QD", "one-off 2C QH"}
-    assert t.with_prefix("one-off 9C") == {"one-off 9C QD", "one-off 9C QH"}
+    assert t.with_prefix("one-off 9C") == set()  # issue 26: the 9 aimed at either Queen
     assert not t.with_prefix("jack")
     t.play("one-off 2C QH", "resolve", "resolve", "resolve")
-    assert t.royals(1) == ["QD", "KD"]
+    assert t.royals(1) == ["QD", "KD"] and t.scrap() == ["2C", "QH"]
+
+
+def test_a_nine_still_aims_at_the_seats_without_a_queen():
+    t = four(["9C", "JC"], ["9D"], ["3H"], points={1: ["TD"], 2: ["7H"]}, royals={1: ["QD"], 2: ["KH", "8H"]})
+    assert t.with_prefix("one-off 9C") == {"one-off 9C KH", "one-off 9C 8H"}
+    assert t.with_prefix("jack") == {"jack JC 7H"}
+    t.play("one-off 9C KH", "resolve", "resolve", "resolve")
+    assert t.hand(2) == ["3H", "KH"] and t.royals(2) == ["8H"] and t.royals(1) == ["QD"]
+
+
+def test_a_seat_whose_jack_holds_a_queens_seats_card_is_shielded_from_nines_too():
+    # p1 controls 7H through its Jack and holds a Queen: neither the Jack nor anything of p1 is a 9's
+    t = four(["9C", "2C"], ["9D"], points={2: ["7H(JD-p1)"]}, royals={1: ["QD"]})
+    assert t.with_prefix("one-off 9C") == set()
+    assert t.with_prefix("one-off 2C") == {"one-off 2C QD"}
+
+
+def test_a_six_scraps_every_queen_and_what_they_protected():
+    t = four(["6C"], ["9D"], points={2: ["7H(JD-p1)"]}, royals={1: ["QD", "QH", "KD"]})
+    t.play("one-off 6C", "resolve", "resolve", "resolve")
+    assert t.royals(1) == [] and t.points(2) == ["7H"] and t.points(1) == []
+    assert t.scrap() == ["6C", "JD", "QD", "QH", "KD"]
+
+
+def test_two_seats_queens_shield_from_nines_as_well():
+    t = T((["9C", "2C"], ["3D"]), rules="multiplayer:players=2", royals={1: ["QD", "KD"]})
+    assert t.with_prefix("one-off 9C") == set() and t.with_prefix("one-off 2C") == {"one-off 2C QD"}
 
 
 def test_a_jack_takes_another_players_point_card_and_stacks():

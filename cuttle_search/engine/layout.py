@@ -234,6 +234,7 @@ R_EIGHT_SHOWS_ALL = 39  # an 8 shows the other seats' hands to every seat (not o
 R_DISCARD_SINGLY = 40  # the hand-limit discard is one card a decision
 R_REMOVE_ACE_SIX = 41  # each shuffle takes one Ace and one Six out of the game
 R_DEAL_DEALER = 42  # cards for the dealer (R_DEAL_OTHER: the seats between the first and the dealer)
+R_QUEEN_STOPS_NINES = 43  # no 9 may target any card of a seat with a Queen, its Queens included (multiplayer)
 RULES_SIZE = 48
 
 HL_NONE = 0
