@@ -108,7 +108,7 @@ def test_drawing_at_seven_is_allowed():
 def test_a_seat_pushed_over_seven_out_of_turn_discards_only_at_the_end_of_its_own_turn():
     t = four(["9C"], ["AD", "2D", "3D", "4D", "5D", "6D", "7D"], royals={1: ["KD"]}, deck_top=["TC", "TH"])
     t.play("one-off 9C KD", "resolve", "resolve", "resolve")
-    assert len(t.hand(1)) == 8 and t.turn == 1 and t.phase == "main" and t.frozen(1) is None
+    assert len(t.hand(1)) == 8 and t.turn == 1 and t.phase == "main" and t.frozen(1) == []
     t.play("royal KD")
     assert t.turn == 2 and len(t.hand(1)) == 7  # its own action brought it back to 7
 
@@ -349,7 +349,7 @@ def test_the_nine_returns_a_permanent_to_its_players_hand_unfrozen_never_a_point
     t = four(["9C"], ["3D"], points={1: ["8D"], 2: ["4H(JD-p1)"]}, royals={1: ["KD"]})
     assert t.with_prefix("one-off 9C") == {"one-off 9C KD", "one-off 9C JD"}
     t.play("one-off 9C JD", "resolve", "resolve", "resolve")
-    assert t.hand(1) == ["3D", "JD"] and t.frozen(1) is None and t.points(2) == ["4H"]
+    assert t.hand(1) == ["3D", "JD"] and t.frozen(1) == [] and t.points(2) == ["4H"]
     t.play("jack JD 4H")  # p1 may play it again at once
     assert t.points(1) == ["4H", "8D"]
 

@@ -66,7 +66,7 @@ def test_view_keeps_known_cards_named():
     pos.play("one-off 9C KH")
     pos.play("resolve")
     v = pos.view_of(0).to_dict()
-    assert v["p1Hand"] == ["KH", "??", "??"] and v["frozen"] == "KH"
+    assert v["p1Hand"] == ["KH", "??", "??"] and v["frozen"] == ["KH"]
 
 
 def test_glasses_show_the_whole_hand():
@@ -102,7 +102,7 @@ def test_cuttle_cards_unpacked_gamestate_with_card_objects():
     gs["deck"] = [card_str(c) for c in range(52) if card_str(c) not in named]
     pos = Position.from_dict(gs)
     d = pos.to_dict()
-    assert d["p0Points"] == ["9D(JH-p0)"] and d["frozen"] == "QH" and pos.actor == 1
+    assert d["p0Points"] == ["9D(JH-p0)"] and d["frozen"] == ["QH"] and pos.actor == 1
 
 
 def test_gamestate_refuses_hidden_positions():

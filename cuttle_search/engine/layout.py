@@ -79,7 +79,8 @@ Per-seat fields, ``MAX_PLAYERS`` slots each, indexed by seat::
     F_FACE + p      royals p controls: Kings, Queens, glasses 8s
     F_OWNED + p     point cards on the table that p played (who gets them back)
     F_PUBLIC + p    cards in p's hand that every player knows
-    F_FROZEN + p    card p may not play as their next action, or -1
+    F_FROZEN + p    mask of the cards p may not play yet (a 9 returned them: each is frozen
+                    on its own, so a seat hit by several 9s holds several), 0 for none
     F_SPENT + p     2s p countered with out of turn, waiting before it: its next turn
                     only discards them (``R_COUNTER_COSTS_TURN``)
 
