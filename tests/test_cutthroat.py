@@ -26,6 +26,7 @@ from cuttle_search.engine.rng import game_seed
 from cuttle_search.engine.setup import BLANK_STATE, POSITION_ERRORS, check_invariants, clear_state, deal, position_error
 from cuttle_search.engine.table import goal
 from cuttle_search.game.cards import card_str, parse_card
+from cuttle_search.game.position import Position
 from cuttle_search.game.rules import N_SEAT_RULESETS
 
 from .reference import cards_of, move_text, read_table, reference_moves_n, table_errors
@@ -993,6 +994,42 @@ def test_a_frozen_card_may_be_discarded_to_its_holders_own_five():
     assert t.phase == L.PH_FIVE and "discard 2C" in t.moves()
     t.play("discard 2C")
     assert "2C" in t.scrap() and t.frozen(1) == [] and t.turn == 2
+
+
+def _two_nines_on_p2():
+    """RULES.md 3.0: p0's 9 sends p2's KH home, then p1's 9 sends p2's 7H: each is frozen on
+    its own, so at p2's turn it holds both frozen (issue 26: the second overwrote the first)."""
+    t = SeatTable("cutthroat", (["9C", "AC"], ["9D", "AD"], ["AH", "3H"]), points={2: ["7H"]}, royals={2: ["KH"]})
+    t.play("one-off 9C KH", "resolve", "resolve")
+    assert t.frozen(2) == ["KH"] and t.turn == 1
+    t.play("one-off 9D 7H", "resolve", "resolve")
+    assert t.turn == 2 and t.hand(2) == ["AH", "3H", "7H", "KH"] and t.public(2) == ["7H", "KH"]
+    return t
+
+
+def test_two_nines_from_two_opponents_freeze_two_cards_of_one_seat():
+    t = _two_nines_on_p2()
+    assert t.frozen(2) == ["7H", "KH"]
+    assert not [m for m in t.moves() if "KH" in m or "7H" in m]  # neither may be played
+    assert "points AH" in t.moves() and "royal KH" not in t.moves() and "points 7H" not in t.moves()
+    t.play("draw")
+    assert t.frozen(2) == [] and t.turn == 0  # both thaw when p2's own turn ends
+
+
+def test_several_frozen_cards_round_trip_through_the_seat_list_form():
+    t = _two_nines_on_p2()
+    d = t.pos.to_dict()
+    assert d["seats"][2]["frozen"] == ["7H", "KH"] and d["seats"][0]["frozen"] == []
+    back = Position.from_json(t.pos.to_json())
+    assert back.to_dict() == d and list(back.state) == list(t.pos.state)
+    assert {m.text() for m in back.legal_moves()} == t.moves()
+
+
+def test_a_discard_takes_only_the_discarded_card_out_of_the_frozen_set():
+    # (an engine check on a built table: the 4's victim holds two frozen cards)
+    t = Table(hands=(["4C"], ["AD", "2D", "KD"], ["AH"]), frozen={1: ["2D", "KD"]})
+    t.play("one-off 4C p1", "resolve", "resolve", "discard AD KD")
+    assert t.hand(1) == ["2D"] and t.frozen(1) == ["2D"] and t.scrap() == ["AD", "4C", "KD"]
 
 
 # ====================================================================== 3.0-3.1 visibility

@@ -178,6 +178,19 @@ def test_a_nine_on_your_own_turn_sends_a_gifted_jack_to_its_player_frozen():
     assert t.frozen(1) == []
 
 
+def test_both_opponents_nines_freeze_a_card_each_of_one_seat_until_its_own_turn_ends():
+    # RULES.md 3.0: p1's 9 and then p3's each return one of p0's royals; both stay frozen
+    t = T((["3C"], ["9D", "3D"], ["3H"], ["9S", "3S"]), royals={0: ["KC", "QC"]}, turn=1)
+    t.play("one-off 9D QC", "resolve", "resolve", "resolve")  # asked: p2, p3, p0
+    assert t.frozen(0) == ["QC"] and t.turn == 2
+    t.play("draw")
+    t.play("one-off 9S KC", "resolve", "resolve", "resolve")
+    assert t.turn == 0 and t.frozen(0) == ["QC", "KC"] and t.hand(0) == ["3C", "QC", "KC"]
+    assert "royal KC" not in t.moves() and "royal QC" not in t.moves()
+    t.play("draw")
+    assert t.frozen(0) == []
+
+
 # ====================================================================== the other team only
 def test_scuttles_twos_nines_and_fours_aim_at_the_other_team_only():
     t = T(

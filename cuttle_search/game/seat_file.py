@@ -5,7 +5,7 @@ number of seats (docs/position-format.md). Two-seat files keep the v1 form
     {"format": "cuttle-search/position", "version": 2, "rules": "cutthroat",
      "view": "p0", "dealer": "p2", "turn": 4, "phase": "main",
      "seats": [{"hand": ["7H", "??"], "points": ["9C(JH-p1,X1-p2)"], "royals": ["KS(X2-p1)"],
-                "frozen": null, "known": []}, ...],
+                "frozen": [], "known": []}, ...],
      "deck": ["??", ...], "deckSeenBy": null, "scrap": [...], "passes": 0, "actions": 17}
 
 Stacks are listed under the seat that played their base card (its owner), attachments from
