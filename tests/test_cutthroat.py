@@ -17,6 +17,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
+from cuttle_search.display import render
 from cuttle_search.engine import layout as L
 from cuttle_search.engine.apply import apply_move
 from cuttle_search.engine.harness import checked_random_games
@@ -1023,6 +1024,7 @@ def test_several_frozen_cards_round_trip_through_the_seat_list_form():
     back = Position.from_json(t.pos.to_json())
     assert back.to_dict() == d and list(back.state) == list(t.pos.state)
     assert {m.text() for m in back.legal_moves()} == t.moves()
+    assert "frozen: 7H KH" in render(back)  # the display names them all
 
 
 def test_a_discard_takes_only_the_discarded_card_out_of_the_frozen_set():
