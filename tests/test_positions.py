@@ -160,7 +160,8 @@ def test_a_frozen_card_at_its_holders_main_decision_loads():
 
 
 @pytest.mark.parametrize("fields, message", [
-    (dict(turn=2), "frozen: p1 holds 1 frozen card (KH) in phase 'main' of p0's turn (turn 2), where it can hold none"),
+    (dict(turn=2), "frozen: p1 holds 1 frozen card (KH) in phase 'main' of p0's turn (turn 2), "
+                   "where it can hold none"),
     (dict(turn=0, p0Hand=["KH", "3C"], p1Hand=["AC", "4D"]), "frozen: p0 holds 1 frozen card (KH) in phase 'main' of "
                                                             "p0's turn (turn 0), where it can hold none"),
     (dict(turn=3, frozen=["KH", "4D"]), "frozen: p1 holds 2 frozen cards (4D KH) in phase 'main' of p1's turn (turn 3), "
@@ -212,8 +213,8 @@ def _cutthroat_with_frozen(frozen: dict[int, list[str]], turn: int) -> dict:
     # turn-end thawing: seat q holds one card per turn of the seats after it up to the turn's
     # seat (all others while it is its own turn), never more than the turns played
     ({2: ["KH", "7H"]}, 5, None),  # p2's turn: p0's and p1's 9s
-    ({2: ["KH", "7H", "QS"]}, 5, "seats[2].frozen: p2 holds 3 frozen cards (7H QS KH) in phase 'main' of p2's turn (turn 5), "
-                                 "where it can hold at most 2"),
+    ({2: ["KH", "7H", "QS"]}, 5, "seats[2].frozen: p2 holds 3 frozen cards (7H QS KH) in phase 'main' of p2's "
+                                 "turn (turn 5), where it can hold at most 2"),
     ({2: ["KH"]}, 2, None),  # p2's turn after p0's and p1's first turns
     ({2: ["KH", "7H"]}, 1, "seats[2].frozen: p2 holds 2 frozen cards (7H KH) in phase 'main' of p1's turn (turn 1), "
                            "where it can hold at most 1"),

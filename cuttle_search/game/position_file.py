@@ -606,9 +606,9 @@ def _frozen_problem(pos: Position, code: int, detail: int, why: str) -> str:
     held = [card_str(c) for c in cards_in(int(s[L.F_FROZEN + q]))]
     cap = int(frozen_capacity(s, r, q))
     can = "none" if cap == 0 else f"at most {cap}"
-    return (f"{field}: p{q} holds {len(held)} frozen card{'s' * (len(held) != 1)} ({' '.join(held)}) in phase '{pos.phase_name}' of "
-            f"p{int(s[L.F_TURN])}'s turn (turn {int(s[L.F_TURN_COUNT])}), where it can hold {can}: a card a 9 "
-            f"froze thaws {_thaw_rule(pos)}, and a turn freezes one card at most")
+    return (f"{field}: p{q} holds {len(held)} frozen card{'s' * (len(held) != 1)} ({' '.join(held)}) in phase "
+            f"'{pos.phase_name}' of p{int(s[L.F_TURN])}'s turn (turn {int(s[L.F_TURN_COUNT])}), where it can hold "
+            f"{can}: a card a 9 froze thaws {_thaw_rule(pos)}, and a turn freezes one card at most")
 
 
 def _thaw_rule(pos: Position) -> str:

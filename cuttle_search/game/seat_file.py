@@ -176,8 +176,8 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
 def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     """A position from the seat-list form under ruleset ``rs``."""
     from .position_file import (
-        _Cards, _card, _card_list, _impossible, _int_field, _list_field, _parse_phase, frozen_cards, read_deck, read_pending,
-        read_twos,
+        _Cards, _card, _card_list, _impossible, _int_field, _list_field, _parse_phase, frozen_cards, read_deck,
+        read_pending, read_twos,
     )
 
     r = rs.array
