@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .game.cards import card_str
+from .game.cards import card_str, cards_in
 from .engine import layout as L
 from .engine.seats import partner, seat_after
 from .game.position import Position, seat_name
@@ -61,7 +61,7 @@ def render(pos: Position) -> str:
         out.append("  points:  " + (" ".join(points) or "-"))
         out.append("  royals:  " + (" ".join(royals) or "-"))
         fz = int(s[L.F_FROZEN + p])
-        extra = f"   frozen: {card_str(fz)}" if fz >= 0 else ""
+        extra = f"   frozen: {' '.join(card_str(c) for c in cards_in(fz))}" if fz else ""
         out.append(f"  hand ({len(hand)}): " + (" ".join(hand) or "-") + extra)
         if s[L.F_SPENT + p]:
             waiting = " ".join(card_str(c) for c in range(L.N_CARDS) if (int(s[L.F_SPENT + p]) >> c) & 1)

@@ -49,7 +49,9 @@ def reference_moves(d: dict, rules: Ruleset) -> set[str]:
     faces = {p: list(d[f"p{p}FaceCards"]) for p in (0, 1)}
     deck = d["deck"]
     scrap = d["scrap"]
-    frozen = d.get("frozen")
+    frozen = d.get("frozen") or []  # the cards 9s froze (one card in the older form)
+    if isinstance(frozen, str):
+        frozen = [frozen]
     limit = rules.hand_limit_size
 
     def queens(p):
@@ -122,7 +124,7 @@ def reference_moves(d: dict, rules: Ruleset) -> set[str]:
                 out.add("draw")
         else:
             out.add("pass")
-        out |= plays(t, [c for c in hands[t] if c != frozen], len(deck))
+        out |= plays(t, [c for c in hands[t] if c not in frozen], len(deck))
         return out or {"pass"}
     if phase == "countering":
         n = len(d["twos"])
@@ -130,7 +132,7 @@ def reference_moves(d: dict, rules: Ruleset) -> set[str]:
         chain_top = 1 - decider
         out = {"resolve"}
         if not queens(chain_top):
-            out |= {f"counter {c}" for c in hands[decider] if rank(c) == "2" and c != frozen}
+            out |= {f"counter {c}" for c in hands[decider] if rank(c) == "2" and c not in frozen}
         return out
     if phase == "resolvingThree":
         return {f"take {c}" for c in scrap if rules.three_takes_three or rank(c) != "3"}
@@ -147,7 +149,7 @@ def reference_moves(d: dict, rules: Ruleset) -> set[str]:
         out = plays(t, rev, len(deck) + len(rev) - 1)
         return out or {f"scrap {c}" for c in rev}
     if phase == "counteringScuttle":
-        return {"resolve"} | {f"block {c}" for c in hands[o] if rank(c) == "T" and c != frozen}
+        return {"resolve"} | {f"block {c}" for c in hands[o] if rank(c) == "T" and c not in frozen}
     if phase == "gameOver":
         return set()
     raise AssertionError(f"unknown phase {phase}")
@@ -220,7 +222,7 @@ class Table:
     face_seat: dict[int, int]  # royal on the table -> the seat whose royal zone holds it
     scrap: list[int]
     deck: list[int]  # bottom first; deck[-1] is the top
-    frozen: list[int]
+    frozen: list[list[int]]  # each seat's frozen cards (several 9s may hit one seat)
     victim: int
     revealed: list[int]
     twos: list[int]
@@ -323,7 +325,7 @@ def read_table(s) -> Table:
         face_seat=face_seat,
         scrap=cards_of(s[L.F_SCRAP]),
         deck=[s[L.F_DECK + i] for i in range(s[L.F_DECK_N])],
-        frozen=[s[L.F_FROZEN + p] for p in range(n)],
+        frozen=[cards_of(s[L.F_FROZEN + p]) for p in range(n)],
         victim=s[L.F_VICTIM],
         revealed=cards_of(s[L.F_REVEALED]),
         twos=cards_of(s[L.F_TWOS]),
@@ -397,8 +399,9 @@ def table_errors(s, rules: Ruleset) -> list[str]:
                 errors.append(f"{card_str(x)} on {card_str(base)} remembers p{frm}, not p{below}")
             below = t.given_to.get(x, by)
     for p in range(t.n):
-        if t.frozen[p] >= 0 and t.frozen[p] not in t.hands[p]:
-            errors.append(f"p{p}'s frozen {card_str(t.frozen[p])} is not in p{p}'s hand")
+        for c in t.frozen[p]:
+            if c not in t.hands[p]:
+                errors.append(f"p{p}'s frozen {card_str(c)} is not in p{p}'s hand")
     return errors
 
 
@@ -470,14 +473,14 @@ def reference_moves_n(s, rules: Ruleset) -> set[int]:
         can_draw = bool(t.deck) and len(hand) < limit
         if can_draw:
             out.add(move(L.MT_DRAW))
-        out |= plays([c for c in hand if c != t.frozen[me]], False)
+        out |= plays([c for c in hand if c not in t.frozen[me]], False)
         if not t.deck or not out:  # an empty deck, or the no-dead-end pass
             out.add(move(L.MT_PASS))
         return out
     if t.phase == L.PH_COUNTER:
         a = t.actor
         out = {move(L.MT_RESOLVE)}
-        out |= {move(L.MT_COUNTER, c) for c in t.hands[a] if rank_id(c) == R_TWO and c != t.frozen[a]}
+        out |= {move(L.MT_COUNTER, c) for c in t.hands[a] if rank_id(c) == R_TWO and c not in t.frozen[a]}
         return out
     if t.phase == L.PH_THREE:
         return {move(L.MT_TAKE, c) for c in t.scrap if rules.three_takes_three or rank_id(c) != R_THREE}
@@ -532,14 +535,16 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
             return t.royal_controller(x)
         return t.point_controller(x)
 
-    def open_to_single(q: int, x: int) -> bool:
-        """May an opponent of q aim a 2, a 9, a Jack or a Joker at q's card x?"""
+    def open_to_single(q: int, x: int, by: int) -> bool:
+        """May an opponent of q aim a card of rank ``by`` (a 2, a 9, or 13 for a Joker) at q's card x?"""
         qs = t.queens(q)
         if not qs:
             return True
         if team:  # cuttle-cards: one Queen only itself, two or more nothing
             return len(qs) == 1 and x == qs[0]
-        return rank_id(x) == R_QUEEN  # multiplayer: a Queen is always open to a 2 or a 9
+        # multiplayer: while q controls a Queen no 9 (and no Jack) may target any of its cards,
+        # its Queens included; a 2 may target only its Queens
+        return by == R_TWO and rank_id(x) == R_QUEEN
 
     def tops(q: int) -> list[int]:
         """The tops of q's stacks a 2 or 9 may take off: top Jacks with no Joker, top Jokers."""
@@ -585,7 +590,7 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
                 for q in range(n):
                     bases = t.royals_of(q) + [t.jacks[b][-1][0] for b in t.points_of(q) if t.jacks.get(b)]
                     if not side(me, q):
-                        bases = [x for x in bases if open_to_single(q, x)]
+                        bases = [x for x in bases if open_to_single(q, x, 13)]
                     for b in bases:
                         out |= {gift(L.MT_JOKER, c, b, x, seven) for x in range(n) if x != ctrl_of(b)}
             if r in (R_ACE, R_SIX):
@@ -606,7 +611,7 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
                     targets = permanents(q)
                     if r == R_NINE and team:
                         targets += t.points_of(q)
-                    out |= {move(L.MT_ONE_OFF, c, x, seven) for x in targets if open_to_single(q, x)}
+                    out |= {move(L.MT_ONE_OFF, c, x, seven) for x in targets if open_to_single(q, x, r)}
         return out
 
     if t.phase == L.PH_MAIN:
@@ -631,19 +636,19 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
                 out.add(move(L.MT_DRAW))
             else:
                 out.add(move(L.MT_PASS))
-        out |= plays([c for c in hand if c != t.frozen[me]], False, len(t.deck))
+        out |= plays([c for c in hand if c not in t.frozen[me]], False, len(t.deck))
         return out or {move(L.MT_PASS)}
     if t.phase == L.PH_COUNTER:
         a = t.actor
         out = {move(L.MT_RESOLVE)}
         if team and t.queens(sv[L.F_CHAIN_TOP]):
             return out
-        return out | {move(L.MT_COUNTER, c) for c in t.hands[a] if rank_id(c) == R_TWO and c != t.frozen[a]}
+        return out | {move(L.MT_COUNTER, c) for c in t.hands[a] if rank_id(c) == R_TWO and c not in t.frozen[a]}
     if t.phase == L.PH_RESPONSE:
         a = t.actor
         royal = sv[L.F_RESPONSE]
         return {move(L.MT_RESOLVE)} | {move(L.MT_ONE_OFF, c, royal) for c in t.hands[a]
-                                       if rank_id(c) == R_NINE and c != t.frozen[a]}
+                                       if rank_id(c) == R_NINE and c not in t.frozen[a]}
     if t.phase == L.PH_THREE:
         return {move(L.MT_TAKE, c) for c in t.scrap if not team or rank_id(c) != R_THREE}
     if t.phase == L.PH_FOUR:

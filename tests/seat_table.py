@@ -128,9 +128,9 @@ class SeatTable:
     def public(self, p) -> list[str]:
         return strs(self.s[L.F_PUBLIC + p])
 
-    def frozen(self, p):
-        c = int(self.s[L.F_FROZEN + p])
-        return None if c < 0 else card_str(c)
+    def frozen(self, p) -> list[str]:
+        """Seat p's frozen cards."""
+        return strs(self.s[L.F_FROZEN + p])
 
     def scrap(self) -> list[str]:
         return strs(self.s[L.F_SCRAP])

@@ -17,6 +17,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
+from cuttle_search.display import render
 from cuttle_search.engine import layout as L
 from cuttle_search.engine.apply import apply_move
 from cuttle_search.engine.harness import checked_random_games
@@ -26,9 +27,11 @@ from cuttle_search.engine.rng import game_seed
 from cuttle_search.engine.setup import BLANK_STATE, POSITION_ERRORS, check_invariants, clear_state, deal, position_error
 from cuttle_search.engine.table import goal
 from cuttle_search.game.cards import card_str, parse_card
+from cuttle_search.game.position import Position
 from cuttle_search.game.rules import N_SEAT_RULESETS
 
 from .reference import cards_of, move_text, read_table, reference_moves_n, table_errors
+from .seat_table import SeatTable
 
 RULES = N_SEAT_RULESETS["cutthroat"]
 R = RULES.to_array()
@@ -132,8 +135,10 @@ class Table:
         for i, c in enumerate(reversed(deck)):  # the last slot is the top
             s[L.F_DECK + i] = c
         s[L.F_DECK_N] = len(deck)
-        for p, card in (frozen or {}).items():
-            s[L.F_FROZEN + p] = parse_card(card)
+        for p, cards in (frozen or {}).items():  # a card, or a list of cards
+            for c in _cards([cards] if isinstance(cards, str) else cards):
+                s[L.F_FROZEN + p] |= 1 << c
+                s[L.F_PUBLIC + p] |= 1 << c  # a card a 9 returned: every seat saw it
         s[L.F_TURN] = s[L.F_ACTOR] = turn
         s[L.F_DEALER] = (turn - 1) % N
         s[L.F_PHASE] = L.PH_MAIN
@@ -189,9 +194,9 @@ class Table:
         n = int(self.s[L.F_DECK_N])
         return [card_str(int(self.s[L.F_DECK + i])) for i in range(n - 1, -1, -1)]
 
-    def frozen(self, p) -> str | None:
-        c = int(self.s[L.F_FROZEN + p])
-        return None if c < 0 else card_str(c)
+    def frozen(self, p) -> list[str]:
+        """Seat p's frozen cards."""
+        return _strs(self.s[L.F_FROZEN + p])
 
     def jacks(self) -> dict[str, list[tuple[str, int]]]:
         return {card_str(c): [(card_str(j), by) for j, by in st] for c, st in read_table(self.s).jacks.items()}
@@ -497,14 +502,14 @@ def test_a_nine_on_a_top_joker_of_a_jack_gives_the_card_back_to_the_jacks_player
     t = Table(hands=(["9C", "AC"], ["AD"], ["AH"]), points={1: ["TD(JH-p2,X1-p1)"]})
     assert t.points(1) == ["TD"]
     t.play("one-off 9C X1", "resolve", "resolve")
-    assert t.hand(1) == ["AD", "X1"] and t.frozen(1) == "X1"
+    assert t.hand(1) == ["AD", "X1"] and t.frozen(1) == ["X1"]
     assert t.points(2) == ["TD"] and t.jacks() == {"TD": [("JH", 2)]} and t.jokers() == {}
 
 
 def test_a_nine_on_a_point_card_scraps_its_jacks_and_jokers():
     t = Table(hands=(["9C", "AC"], ["AD"], ["AH"]), points={2: ["TD(JH-p2,X1-p1)"]}, turn=0)
     t.play("one-off 9C TD", "resolve", "resolve")
-    assert t.hand(1) == ["AD", "TD"] and t.frozen(1) == "TD"
+    assert t.hand(1) == ["AD", "TD"] and t.frozen(1) == ["TD"]
     assert t.points(1) == [] and t.points(2) == [] and t.jacks() == {} and t.jokers() == {}
     assert t.scrap() == ["9C", "JH", "X1"]
 
@@ -563,13 +568,13 @@ def test_a_two_on_a_royal_scraps_it_with_every_joker_on_it():
 def test_a_nine_returns_a_top_joker_to_its_player_frozen_and_control_goes_one_level_down():
     t = Table(hands=(["9C", "AC"], ["AD"], ["AH"]), royals={1: ["KD(X1-p2)"]})
     t.play("one-off 9C X1", "resolve", "resolve")
-    assert t.hand(2) == ["AH", "X1"] and t.frozen(2) == "X1" and "X1" in t.public(2)
+    assert t.hand(2) == ["AH", "X1"] and t.frozen(2) == ["X1"] and "X1" in t.public(2)
     assert t.royals(1) == ["KD"] and t.royals(2) == [] and t.jokers() == {}
     assert t.scrap() == ["9C"] and t.turn == 1
     t.play("draw")
     assert t.turn == 2 and not _with("joker", t.moves())  # frozen for p2's turn
     t.play("draw")
-    assert t.frozen(2) is None  # thawed when p2's own turn ended
+    assert t.frozen(2) == []  # thawed when p2's own turn ended
     t.play("draw", "draw")
     assert "joker X1 KD" in t.moves()
 
@@ -578,7 +583,7 @@ def test_a_nine_on_a_stolen_king_sends_it_to_the_thief_and_scraps_the_joker():
     t = Table(hands=(["9C", "AC"], ["AD"], ["AH"]), royals={1: ["KD(X1-p2)"]}, points={2: ["8H"]})
     assert t.goal(2) == 9 and t.goal(1) == 14
     t.play("one-off 9C KD", "resolve", "resolve")
-    assert t.hand(2) == ["AH", "KD"] and t.frozen(2) == "KD"
+    assert t.hand(2) == ["AH", "KD"] and t.frozen(2) == ["KD"]
     assert t.royals(1) == [] and t.royals(2) == [] and t.jokers() == {}
     assert t.scrap() == ["9C", "X1"] and t.goal(2) == 14 and t.turn == 1
 
@@ -707,6 +712,15 @@ def test_the_fourth_consecutive_pass_is_a_stalemate():
     assert t.over and t.result() == (L.ST_STALEMATE_PASSES, -1)
 
 
+def test_the_stalemate_status_counts_the_four_passes():
+    # issue 26: the result said "three passes" whatever the seats; N + 1 = 4 with three seats
+    t = SeatTable("cutthroat", (["9C"], ["9D"], ["9H"]), rest="scrap")
+    t.play("pass", "pass", "pass")
+    assert not t.over
+    t.play("pass")
+    assert t.pos.result() == {"status": "stalemate (four passes)", "winner": None}
+
+
 def test_a_play_breaks_the_run_of_passes():
     t = Table(hands=(["9C"], ["9D"], ["9H", "2H"]), rest="scrap")
     t.play("pass", "pass", "points 9H", "pass", "pass", "pass")
@@ -737,7 +751,7 @@ def test_no_dead_end_a_seat_with_no_play_that_cannot_draw_may_pass():
     assert t.moves() == {"pass"}
     t.play("pass")
     assert t.turn == 1 and not t.over and t.hand(0) == ["9C", "JC", "JD", "JH", "JS", "X1", "X2"]
-    assert t.frozen(0) is None  # p0's turn has ended
+    assert t.frozen(0) == []  # p0's turn has ended
 
 
 def test_the_table_after_a_no_dead_end_pass_is_a_legal_position():
@@ -912,7 +926,7 @@ def test_the_nine_returns_a_stolen_point_card_to_the_thief():
     t = Table(hands=(["9C", "AC"], ["AD"], ["AH"]), points={1: ["TD(JH-p2)"]})
     assert t.points(2) == ["TD"]
     t.play("one-off 9C TD", "resolve", "resolve")
-    assert t.hand(2) == ["AH", "TD"] and t.frozen(2) == "TD" and t.public(2) == ["TD"]
+    assert t.hand(2) == ["AH", "TD"] and t.frozen(2) == ["TD"] and t.public(2) == ["TD"]
     assert t.points(1) == [] and t.points(2) == [] and t.owned(1) == []
     assert t.scrap() == ["9C", "JH"] and t.jacks() == {}
 
@@ -921,14 +935,14 @@ def test_the_nine_returns_a_top_jack_to_the_seat_that_played_it():
     t = Table(hands=(["9C", "AC"], ["AD"], ["AH"]), points={1: ["TD(JH-p2,JC-p1)"]})
     assert t.points(1) == ["TD"]
     t.play("one-off 9C JC", "resolve", "resolve")
-    assert t.hand(1) == ["AD", "JC"] and t.frozen(1) == "JC"
+    assert t.hand(1) == ["AD", "JC"] and t.frozen(1) == ["JC"]
     assert t.points(2) == ["TD"] and t.jacks() == {"TD": [("JH", 2)]} and t.scrap() == ["9C"]
 
 
 def test_the_nine_returns_a_royal_to_its_controller_frozen():
     t = Table(hands=(["9C", "AC"], ["AD"], ["AH"]), royals={2: ["QH"]})
     t.play("one-off 9C QH", "resolve", "resolve")
-    assert t.hand(2) == ["AH", "QH"] and t.frozen(2) == "QH" and t.royals(2) == []
+    assert t.hand(2) == ["AH", "QH"] and t.frozen(2) == ["QH"] and t.royals(2) == []
 
 
 def _frozen_two():
@@ -940,7 +954,7 @@ def _frozen_two():
         turn=2,
     )
     t.play("one-off 9H 2C", "resolve", "resolve")
-    assert t.frozen(1) == "2C" and t.hand(1) == ["AD", "2C", "5D"] and t.turn == 0
+    assert t.frozen(1) == ["2C"] and t.hand(1) == ["AD", "2C", "5D"] and t.turn == 0
     return t
 
 
@@ -949,10 +963,10 @@ def test_a_frozen_card_can_neither_be_played_nor_counter_before_its_holders_turn
     t.play("one-off 6C")
     assert t.actor == 1 and t.moves() == {"resolve"}  # frozen: no counter
     t.play("resolve", "resolve")
-    assert t.turn == 1 and t.frozen(1) == "2C"
+    assert t.turn == 1 and t.frozen(1) == ["2C"]
     assert not any("2C" in m for m in t.moves())  # nor played on the holder's turn
     t.play("draw")
-    assert t.frozen(1) is None  # the holder's own turn has ended
+    assert t.frozen(1) == []  # the holder's own turn has ended
     t.play("one-off 6H")
     assert t.actor == 0
     t.play("resolve")
@@ -964,14 +978,14 @@ def test_a_frozen_card_may_be_discarded_to_a_four():
     t.play("one-off 4C p1", "resolve", "resolve")
     assert "discard AD 2C" in t.moves() and "discard 2C 5D" in t.moves()
     t.play("discard AD 5D")
-    assert t.hand(1) == ["2C"] and t.frozen(1) == "2C"
+    assert t.hand(1) == ["2C"] and t.frozen(1) == ["2C"]
 
 
 def test_a_frozen_card_discarded_to_a_four_is_frozen_no_more():
     t = _frozen_two()
     t.play("one-off 4C p1", "resolve", "resolve", "discard AD 2C")
     assert t.hand(1) == ["5D"] and "2C" in t.scrap()
-    assert t.frozen(1) is None
+    assert t.frozen(1) == []
 
 
 def test_a_frozen_card_may_be_discarded_to_its_holders_own_five():
@@ -980,7 +994,44 @@ def test_a_frozen_card_may_be_discarded_to_its_holders_own_five():
     t.play("one-off 5D", "resolve", "resolve")
     assert t.phase == L.PH_FIVE and "discard 2C" in t.moves()
     t.play("discard 2C")
-    assert "2C" in t.scrap() and t.frozen(1) is None and t.turn == 2
+    assert "2C" in t.scrap() and t.frozen(1) == [] and t.turn == 2
+
+
+def _two_nines_on_p2():
+    """RULES.md 3.0: p0's 9 sends p2's KH home, then p1's 9 sends p2's 7H: each is frozen on
+    its own, so at p2's turn it holds both frozen (issue 26: the second overwrote the first)."""
+    t = SeatTable("cutthroat", (["9C", "AC"], ["9D", "AD"], ["AH", "3H"]), points={2: ["7H"]}, royals={2: ["KH"]})
+    t.play("one-off 9C KH", "resolve", "resolve")
+    assert t.frozen(2) == ["KH"] and t.turn == 1
+    t.play("one-off 9D 7H", "resolve", "resolve")
+    assert t.turn == 2 and t.hand(2) == ["AH", "3H", "7H", "KH"] and t.public(2) == ["7H", "KH"]
+    return t
+
+
+def test_two_nines_from_two_opponents_freeze_two_cards_of_one_seat():
+    t = _two_nines_on_p2()
+    assert t.frozen(2) == ["7H", "KH"]
+    assert not [m for m in t.moves() if "KH" in m or "7H" in m]  # neither may be played
+    assert "points AH" in t.moves() and "royal KH" not in t.moves() and "points 7H" not in t.moves()
+    t.play("draw")
+    assert t.frozen(2) == [] and t.turn == 0  # both thaw when p2's own turn ends
+
+
+def test_several_frozen_cards_round_trip_through_the_seat_list_form():
+    t = _two_nines_on_p2()
+    d = t.pos.to_dict()
+    assert d["seats"][2]["frozen"] == ["7H", "KH"] and d["seats"][0]["frozen"] == []
+    back = Position.from_json(t.pos.to_json())
+    assert back.to_dict() == d and list(back.state) == list(t.pos.state)
+    assert {m.text() for m in back.legal_moves()} == t.moves()
+    assert "frozen: 7H KH" in render(back)  # the display names them all
+
+
+def test_a_discard_takes_only_the_discarded_card_out_of_the_frozen_set():
+    # (an engine check on a built table: the 4's victim holds two frozen cards)
+    t = Table(hands=(["4C"], ["AD", "2D", "KD"], ["AH"]), frozen={1: ["2D", "KD"]})
+    t.play("one-off 4C p1", "resolve", "resolve", "discard AD KD")
+    assert t.hand(1) == ["2D"] and t.frozen(1) == ["2D"] and t.scrap() == ["AD", "4C", "KD"]
 
 
 # ====================================================================== 3.0-3.1 visibility

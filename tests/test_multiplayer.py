@@ -108,7 +108,7 @@ def test_drawing_at_seven_is_allowed():
 def test_a_seat_pushed_over_seven_out_of_turn_discards_only_at_the_end_of_its_own_turn():
     t = four(["9C"], ["AD", "2D", "3D", "4D", "5D", "6D", "7D"], royals={1: ["KD"]}, deck_top=["TC", "TH"])
     t.play("one-off 9C KD", "resolve", "resolve", "resolve")
-    assert len(t.hand(1)) == 8 and t.turn == 1 and t.phase == "main" and t.frozen(1) is None
+    assert len(t.hand(1)) == 8 and t.turn == 1 and t.phase == "main" and t.frozen(1) == []
     t.play("royal KD")
     assert t.turn == 2 and len(t.hand(1)) == 7  # its own action brought it back to 7
 
@@ -208,6 +208,8 @@ def test_n_plus_one_consecutive_passes_end_in_a_stalemate(n):
     t.play("pass")
     assert t.result() == (L.ST_STALEMATE_PASSES, -1)
     assert all(win_share(t.s, t.rules.array, p) == pytest.approx(1 / n) for p in range(n))
+    words = {3: "four", 4: "five", 8: "nine"}[n]
+    assert t.pos.result() == {"status": f"stalemate ({words} passes)", "winner": None}  # the game's own count
 
 
 # ====================================================================== remove-ace-six
@@ -347,7 +349,7 @@ def test_the_nine_returns_a_permanent_to_its_players_hand_unfrozen_never_a_point
     t = four(["9C"], ["3D"], points={1: ["8D"], 2: ["4H(JD-p1)"]}, royals={1: ["KD"]})
     assert t.with_prefix("one-off 9C") == {"one-off 9C KD", "one-off 9C JD"}
     t.play("one-off 9C JD", "resolve", "resolve", "resolve")
-    assert t.hand(1) == ["3D", "JD"] and t.frozen(1) is None and t.points(2) == ["4H"]
+    assert t.hand(1) == ["3D", "JD"] and t.frozen(1) == [] and t.points(2) == ["4H"]
     t.play("jack JD 4H")  # p1 may play it again at once
     assert t.points(1) == ["4H", "8D"]
 
@@ -406,20 +408,49 @@ def test_queens_do_not_stop_counters():
 
 
 # ====================================================================== Queens
+# RULES.md 3.3: while a seat controls a Queen, no 9 and no Jack may target any of its cards,
+# its Queens included, and a 2 may target only its Queens; a 6 scraps them all as usual.
 def test_a_queen_protects_its_players_points_and_permanents_from_two_nine_and_jack():
     t = four(["2C", "9C", "JC"], ["9D"], points={1: ["TD"]}, royals={1: ["QD", "KD"]})
     assert t.with_prefix("one-off 2C") == {"one-off 2C QD"}
-    assert t.with_prefix("one-off 9C") == {"one-off 9C QD"}
+    assert t.with_prefix("one-off 9C") == set()  # issue 26: the 9 aimed at the Queen
     assert not t.with_prefix("jack")
 
 
-def test_a_queen_is_open_to_a_two_and_a_nine_even_next_to_another_queen():
+def test_a_queen_is_open_to_a_two_even_next_to_another_queen_never_to_a_nine():
     t = four(["2C", "9C", "JC"], ["9D"], points={1: ["TD"]}, royals={1: ["QD", "QH", "KD"]})
     assert t.with_prefix("one-off 2C") == {"one-off 2C QD", "one-off 2C QH"}
-    assert t.with_prefix("one-off 9C") == {"one-off 9C QD", "one-off 9C QH"}
+    assert t.with_prefix("one-off 9C") == set()  # issue 26: the 9 aimed at either Queen
     assert not t.with_prefix("jack")
     t.play("one-off 2C QH", "resolve", "resolve", "resolve")
-    assert t.royals(1) == ["QD", "KD"]
+    assert t.royals(1) == ["QD", "KD"] and t.scrap() == ["2C", "QH"]
+
+
+def test_a_nine_still_aims_at_the_seats_without_a_queen():
+    t = four(["9C", "JC"], ["9D"], ["3H"], points={1: ["TD"], 2: ["7H"]}, royals={1: ["QD"], 2: ["KH", "8H"]})
+    assert t.with_prefix("one-off 9C") == {"one-off 9C KH", "one-off 9C 8H"}
+    assert t.with_prefix("jack") == {"jack JC 7H"}
+    t.play("one-off 9C KH", "resolve", "resolve", "resolve")
+    assert t.hand(2) == ["3H", "KH"] and t.royals(2) == ["8H"] and t.royals(1) == ["QD"]
+
+
+def test_a_seat_whose_jack_holds_a_queens_seats_card_is_shielded_from_nines_too():
+    # p1 controls 7H through its Jack and holds a Queen: neither the Jack nor anything of p1 is a 9's
+    t = four(["9C", "2C"], ["9D"], points={2: ["7H(JD-p1)"]}, royals={1: ["QD"]})
+    assert t.with_prefix("one-off 9C") == set()
+    assert t.with_prefix("one-off 2C") == {"one-off 2C QD"}
+
+
+def test_a_six_scraps_every_queen_and_what_they_protected():
+    t = four(["6C"], ["9D"], points={2: ["7H(JD-p1)"]}, royals={1: ["QD", "QH", "KD"]})
+    t.play("one-off 6C", "resolve", "resolve", "resolve")
+    assert t.royals(1) == [] and t.points(2) == ["7H"] and t.points(1) == []
+    assert t.scrap() == ["6C", "JD", "QD", "QH", "KD"]
+
+
+def test_two_seats_queens_shield_from_nines_as_well():
+    t = T((["9C", "2C"], ["3D"]), rules="multiplayer:players=2", royals={1: ["QD", "KD"]})
+    assert t.with_prefix("one-off 9C") == set() and t.with_prefix("one-off 2C") == {"one-off 2C QD"}
 
 
 def test_a_jack_takes_another_players_point_card_and_stacks():

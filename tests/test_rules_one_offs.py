@@ -304,10 +304,10 @@ def test_classic_seven_jack_must_go_on_your_own_card():
 def test_nine_returns_a_royal_frozen():
     pos = build(p0Hand=["9C"], p1FaceCards=["KH"], p1Hand=["AS"])
     d = after(pos, "one-off 9C KH", "resolve")
-    assert d["p1Hand"] == ["AS", "KH"] and d["frozen"] == "KH" and d["known"] == {"p1": ["KH"]}
+    assert d["p1Hand"] == ["AS", "KH"] and d["frozen"] == ["KH"] and d["known"] == {"p1": ["KH"]}
     assert "royal KH" not in texts(pos)
     d = after(pos, "draw")
-    assert d["frozen"] is None
+    assert d["frozen"] == []
     after(pos, "draw")  # p0
     assert "royal KH" in texts(pos)
 
@@ -315,15 +315,15 @@ def test_nine_returns_a_royal_frozen():
 def test_frozen_card_thaws_within_the_same_turn_as_a_counter():
     pos = build(p0Hand=["9C", "2H"], p1Points=["2D"], p1Hand=["6S"])
     d = after(pos, "one-off 9C 2D", "resolve")
-    assert d["frozen"] == "2D" and "points 2D" not in texts(pos)
+    assert d["frozen"] == ["2D"] and "points 2D" not in texts(pos)
     after(pos, "one-off 6S", "counter 2H")  # p1 acted (the 6): the 2 is free again
-    assert pos.to_dict()["frozen"] is None and "counter 2D" in texts(pos)
+    assert pos.to_dict()["frozen"] == [] and "counter 2D" in texts(pos)
 
 
 def test_nine_returns_a_jack_to_whoever_played_it_frozen():
     pos = build(p0Hand=["9C", "AH"], p1Hand=["TS"], p1Points=["2S(JD-p1)"], p0Points=["5C"])
     d = after(pos, "one-off 9C JD", "resolve")
-    assert d["frozen"] == "JD" and d["p0Points"] == ["2S", "5C"] and "JD" in d["p1Hand"]
+    assert d["frozen"] == ["JD"] and d["p0Points"] == ["2S", "5C"] and "JD" in d["p1Hand"]
     assert not any(m.startswith("jack JD") for m in texts(pos))
 
 
@@ -337,7 +337,7 @@ def test_nine_on_a_point_card_scraps_its_jacks():
 def test_cuttle_cards_2_nine_puts_the_target_on_the_deck():
     pos = build("cuttle-cards-2", p0Hand=["9C"], p1FaceCards=["KH"], p1Hand=["AS"])
     d = after(pos, "one-off 9C KH", "resolve")
-    assert d["deck"][0] == "KH" and d["deckKnown"] == 1 and d["frozen"] is None
+    assert d["deck"][0] == "KH" and d["deckKnown"] == 1 and d["frozen"] == []
     assert d["p1Hand"] == ["AS"]
 
 
@@ -350,7 +350,7 @@ def test_bga_nine_cannot_target_point_cards(rules):
 def test_bga_traditional_nine_does_not_freeze():
     pos = build("bga-traditional", p0Hand=["9C"], p1FaceCards=["KS"], p1Hand=["AS"])
     d = after(pos, "one-off 9C KS", "resolve")
-    assert d["frozen"] is None and "royal KS" in texts(pos)
+    assert d["frozen"] == [] and "royal KS" in texts(pos)
 
 
 # ---------------------------------------------------------------- options

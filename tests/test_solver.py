@@ -317,7 +317,7 @@ def test_a_queen_forbids_the_counter():
 
 def test_a_frozen_card_cannot_be_played():
     fields = dict(p0Hand=["TH"], p0Points=["9C", "2C"], p1Hand=["2D"], p1Points=["TD", "9D"], rest="scrap")
-    frozen = build(frozen="TH", **fields)
+    frozen = build(frozen="TH", turn=2, **fields)  # (a card frozen in p1's turn: not the game's first)
     res = solve(frozen)
     assert _values(res) == {"pass": "loss"}  # TH would reach 21 but is frozen; p1 plays 2D
     assert res.moves[0].plies == 2

@@ -171,11 +171,24 @@ def test_a_nine_on_your_own_turn_sends_a_gifted_jack_to_its_player_frozen():
     # p1 took p0's 7C and gave it to p3; p0's 9 sends JH to p1's hand, frozen, 7C comes home
     t = T((["9C"], ["3D"], ["3H"], ["3S"]), points={0: ["7C(JH-p1>p3)"]})
     t.play("one-off 9C JH", "resolve", "resolve", "resolve")
-    assert t.hand(1) == ["3D", "JH"] and t.frozen(1) == "JH"
+    assert t.hand(1) == ["3D", "JH"] and t.frozen(1) == ["JH"]
     assert t.points(0) == ["7C"] and t.points(3) == [] and t.scrap() == ["9C"]
     assert t.turn == 1 and "jack JH 7C p1" not in t.moves()  # frozen until p1's own turn ends
     t.play("draw")
-    assert t.frozen(1) is None
+    assert t.frozen(1) == []
+
+
+def test_both_opponents_nines_freeze_a_card_each_of_one_seat_until_its_own_turn_ends():
+    # RULES.md 3.0: p1's 9 and then p3's each return one of p0's royals; both stay frozen
+    t = T((["3C"], ["9D", "3D"], ["3H"], ["9S", "3S"]), royals={0: ["KC", "QC"]}, turn=1)
+    t.play("one-off 9D QC", "resolve", "resolve", "resolve")  # asked: p2, p3, p0
+    assert t.frozen(0) == ["QC"] and t.turn == 2
+    t.play("draw")
+    t.play("one-off 9S KC", "resolve", "resolve", "resolve")
+    assert t.turn == 0 and t.frozen(0) == ["QC", "KC"] and t.hand(0) == ["3C", "QC", "KC"]
+    assert "royal KC" not in t.moves() and "royal QC" not in t.moves()
+    t.play("draw")
+    assert t.frozen(0) == []
 
 
 # ====================================================================== the other team only
@@ -235,7 +248,7 @@ def test_the_answer_sends_the_royal_back_to_its_players_hand_unfrozen_and_ends_i
     t.play("one-off 9D KH")  # p1 answers, out of turn
     assert t.phase == "countering" and t.actor == 2  # an ordinary chain, from the seat after p1
     t.play("resolve", "resolve", "resolve")  # p2, p3, p0
-    assert t.hand(0) == ["3C", "KH"] and t.frozen(0) is None and t.royals(0) == []
+    assert t.hand(0) == ["3C", "KH"] and t.frozen(0) == [] and t.royals(0) == []
     assert t.scrap() == ["9D"] and t.hand(1) == ["5D"]
     assert t.phase == "main" and t.turn == 1  # p1's own turn comes as usual: the answer cost nothing
     assert "draw" in t.moves()
@@ -257,7 +270,7 @@ def test_an_answer_countered_lets_the_next_opponent_answer():
 def test_an_answered_jack_goes_back_to_its_player_and_the_card_to_its_controller():
     t = T((["JH"], ["9D"], ["3H"], ["3S"]), points={1: ["8D"]})
     t.play("jack JH 8D p2", "one-off 9D JH", "resolve", "resolve", "resolve")
-    assert t.hand(0) == ["JH"] and t.frozen(0) is None and t.points(1) == ["8D"] and t.stacks(1) == ["8D"]
+    assert t.hand(0) == ["JH"] and t.frozen(0) == [] and t.points(1) == ["8D"] and t.stacks(1) == ["8D"]
     assert t.turn == 1
 
 
@@ -292,7 +305,7 @@ def test_a_royal_played_from_a_seven_can_be_answered():
     t.play("royal KH")
     assert t.phase == "answeringRoyal" and t.actor == 1 and t.deck()[0] == "4C"
     t.play("one-off 9D KH", "resolve", "resolve", "resolve")
-    assert t.hand(0) == ["KH"] and t.frozen(0) is None and sorted(t.scrap()) == ["7C", "9D"]
+    assert t.hand(0) == ["KH"] and t.frozen(0) == [] and sorted(t.scrap()) == ["7C", "9D"]
     assert t.turn == 1 and t.deck()[0] == "4C"
 
 
@@ -322,6 +335,7 @@ def test_the_fifth_consecutive_pass_is_a_stalemate_worth_half_to_each_team():
     t.play("pass")
     assert t.result() == (L.ST_STALEMATE_PASSES, -1)
     assert [win_share(t.s, R, p) for p in range(4)] == [0.5, 0.5, 0.5, 0.5]
+    assert t.pos.result() == {"status": "stalemate (five passes)", "winner": None}  # issue 26: not "three"
 
 
 def test_a_draw_breaks_a_run_of_passes():

@@ -45,8 +45,7 @@ def random_deck_out(spec: str, seed: int, max_hand: int = 4, near_cap: bool = Fa
             s[L.F_HAND + p] &= ~(1 << int(c))
             s[L.F_PUBLIC + p] &= ~(1 << int(c))
             s[L.F_SCRAP] |= 1 << int(c)
-            if int(s[L.F_FROZEN + p]) == int(c):
-                s[L.F_FROZEN + p] = -1
+            s[L.F_FROZEN + p] &= ~(1 << int(c))
     s[L.F_ACTIONS] = min(int(s[L.F_ACTIONS]), int(r[L.R_ACTION_LIMIT]) - 50)
     found: list[np.ndarray] = []
     for _ in range(int(rng.integers(1, 12))):

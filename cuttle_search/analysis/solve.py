@@ -292,10 +292,9 @@ def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray
 
 
 # ---------------------------------------------------------------- twin root moves
-_MASK_FIELDS = [L.F_TWOS, L.F_REVEALED, L.F_SCRAP] + [f + p for f in (L.F_HAND, L.F_POINTS, L.F_FACE, L.F_OWNED)
-                                                     for p in range(2)]
-_CARD_FIELDS = [L.F_ONEOFF, L.F_ONEOFF_TARGET, L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_SEVEN, L.F_FROZEN,
-                L.F_FROZEN + 1]
+_MASK_FIELDS = [L.F_TWOS, L.F_REVEALED, L.F_SCRAP] + [
+    f + p for f in (L.F_HAND, L.F_POINTS, L.F_FACE, L.F_OWNED, L.F_FROZEN) for p in range(2)]
+_CARD_FIELDS = [L.F_ONEOFF, L.F_ONEOFF_TARGET, L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_SEVEN]
 _MASK_MOVES = (L.MT_DISCARD, L.MT_RANDOM_DISCARD)
 
 

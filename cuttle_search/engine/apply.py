@@ -436,7 +436,7 @@ def _nine(s, r, t, answer):
         s[F_HAND + receiver] |= bit(t)
         s[F_PUBLIC + receiver] |= bit(t)
         if mode == NINE_FROZEN:
-            s[F_FROZEN + receiver] = t
+            s[F_FROZEN + receiver] |= bit(t)  # frozen on its own, beside any card an earlier 9 froze
 
 
 @njit(cache=True)
@@ -482,7 +482,7 @@ def _check_win(s, r):
 @njit(cache=True)
 def _pass_turn(s, r):
     if r[R_FREEZE_UNTIL_TURN_ENDS]:
-        s[F_FROZEN + s[F_TURN]] = -1  # the holder's own turn is over: its frozen card thaws
+        s[F_FROZEN + s[F_TURN]] = 0  # the holder's own turn is over: its frozen cards thaw
     t = next_seat(s, s[F_TURN])
     s[F_TURN] = t
     s[F_ACTOR] = t
@@ -714,7 +714,7 @@ def apply_move(s, r, m):
     a = s[F_ACTOR]
     s[F_ACTIONS] += 1
     if a >= 0 and not r[R_FREEZE_UNTIL_TURN_ENDS]:
-        s[F_FROZEN + a] = -1  # a frozen card thaws once its holder has acted
+        s[F_FROZEN + a] = 0  # a frozen card thaws once its holder has acted
     mt = m & MT_MASK
     ph = s[F_PHASE]
     if ph == PH_MAIN or ph == PH_SEVEN:
@@ -813,8 +813,7 @@ def apply_move(s, r, m):
         mask = move_mask(m)
         s[F_HAND + victim] &= ~mask
         s[F_PUBLIC + victim] &= ~mask
-        if s[F_FROZEN + victim] >= 0 and (mask >> s[F_FROZEN + victim]) & 1:
-            s[F_FROZEN + victim] = -1  # a frozen card discarded is frozen no more
+        s[F_FROZEN + victim] &= ~mask  # a frozen card discarded is frozen no more
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
         s[F_VICTIM] = -1
@@ -833,8 +832,7 @@ def apply_move(s, r, m):
         mask = move_mask(m)
         s[F_HAND + a] &= ~mask
         s[F_PUBLIC + a] &= ~mask
-        if s[F_FROZEN + a] >= 0 and (mask >> s[F_FROZEN + a]) & 1:
-            s[F_FROZEN + a] = -1
+        s[F_FROZEN + a] &= ~mask
         s[F_SCRAP] |= mask
         s[F_DISCARDS] = 0
         _draw(s, r, a, r[R_FIVE_DRAW])
@@ -843,6 +841,7 @@ def apply_move(s, r, m):
         mask = move_mask(m)
         s[F_HAND + a] &= ~mask
         s[F_PUBLIC + a] &= ~mask
+        s[F_FROZEN + a] &= ~mask  # a frozen card discarded is frozen no more
         s[F_SCRAP] |= mask
         s[F_DISCARDS] -= popcount(mask)
         s[F_PASSES] = 0  # a discard is an action: it breaks a run of passes

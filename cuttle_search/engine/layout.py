@@ -79,7 +79,8 @@ Per-seat fields, ``MAX_PLAYERS`` slots each, indexed by seat::
     F_FACE + p      royals p controls: Kings, Queens, glasses 8s
     F_OWNED + p     point cards on the table that p played (who gets them back)
     F_PUBLIC + p    cards in p's hand that every player knows
-    F_FROZEN + p    card p may not play as their next action, or -1
+    F_FROZEN + p    mask of the cards p may not play yet (a 9 returned them: each is frozen
+                    on its own, so a seat hit by several 9s holds several), 0 for none
     F_SPENT + p     2s p countered with out of turn, waiting before it: its next turn
                     only discards them (``R_COUNTER_COSTS_TURN``)
 
@@ -234,6 +235,7 @@ R_EIGHT_SHOWS_ALL = 39  # an 8 shows the other seats' hands to every seat (not o
 R_DISCARD_SINGLY = 40  # the hand-limit discard is one card a decision
 R_REMOVE_ACE_SIX = 41  # each shuffle takes one Ace and one Six out of the game
 R_DEAL_DEALER = 42  # cards for the dealer (R_DEAL_OTHER: the seats between the first and the dealer)
+R_QUEEN_STOPS_NINES = 43  # no 9 may target any card of a seat with a Queen, its Queens included (multiplayer)
 RULES_SIZE = 48
 
 HL_NONE = 0

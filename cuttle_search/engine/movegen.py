@@ -168,10 +168,7 @@ def _push_playable(out, n, s, a, rank_cards, mt, target):
     """One ``mt`` move (aimed at ``target``) for each card of ``rank_cards`` in seat
     ``a``'s hand that is not frozen: the answers out of turn (a counter 2, an answering 9,
     a blocking 10)."""
-    cards = s[F_HAND + a] & rank_cards
-    fz = s[F_FROZEN + a]
-    if fz >= 0:
-        cards &= ~bit(fz)
+    cards = s[F_HAND + a] & rank_cards & ~s[F_FROZEN + a]
     while cards:
         c = lowest(cards)
         cards &= cards - 1
@@ -285,9 +282,7 @@ def generate_moves(s, r, out):
                 n = _put(out, n, make_move(MT_DRAW, NO_CARD, NO_CARD))
         else:
             n = _put(out, n, make_move(MT_PASS, NO_CARD, NO_CARD))
-        fz = s[F_FROZEN + a]
-        if fz >= 0:
-            hand &= ~bit(fz)
+        hand &= ~s[F_FROZEN + a]
         n = generate_plays(s, r, out, n, a, hand, 0, deck_n)
         if n == 0:  # nothing legal at all (never in reachable play): let the seat pass
             n = _put(out, n, make_move(MT_PASS, NO_CARD, NO_CARD))

@@ -59,6 +59,7 @@ from .layout import (
     F_SPENT,
     F_TOP_SEEN_BY,
     F_TURN,
+    F_TURN_COUNT,
     F_TWO_BY,
     F_TWOS,
     F_VICTIM,
@@ -68,6 +69,7 @@ from .layout import (
     JOKER_1,
     JOKERS,
     KINGS,
+    lowest,
     make_move,
     MAX_MOVES,
     MAX_PLAYERS,
@@ -95,17 +97,22 @@ from .layout import (
     R_DEAL_FIRST,
     R_DEAL_OTHER,
     R_FIVE_DISCARD,
+    R_FREEZE_UNTIL_TURN_ENDS,
     R_FOUR_RANDOM,
+    R_GIFT,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
+    R_JACK_SWITCH,
     R_JOKERS,
     R_NINE_MODE,
+    R_NINE_POINTS,
     R_NPLAYERS,
     R_PASS_LIMIT,
     R_REMOVE_ACE_SIX,
     R_RESHUFFLE,
     R_RESPONSE_NINE,
     R_SEVEN_REVEAL,
+    R_TARGET_ANY_SIDE,
     R_TEN_COUNTERS_SCUTTLE,
     RANK_ACE,
     RANK_NINE,
@@ -141,7 +148,6 @@ def _blank_state() -> np.ndarray:
     s[F_VICTIM] = -1
     s[F_RESPONSE] = -1
     s[F_TOP_SEEN_BY] = -1
-    s[F_FROZEN : F_FROZEN + MAX_PLAYERS] = -1
     s[F_DECK : F_DECK + DECK_SLOTS] = -1
     return s
 
@@ -294,6 +300,8 @@ def check_invariants(s, r):
             return 2
         if s[F_PUBLIC + q] & ~s[F_HAND + q]:
             return 3
+        if s[F_FROZEN + q] & ~s[F_PUBLIC + q]:  # a card a 9 returns is in the hand, seen by all
+            return 15
         if s[F_SPENT + q] & ~TWOS:
             return 2
         pts |= s[F_POINTS + q]
@@ -341,6 +349,41 @@ def _was_offered(s, r, p, card, move):
     return False
 
 
+@njit(cache=True)
+def frozen_capacity(s, r, q):
+    """How many frozen cards seat ``q`` can hold in this state: one for each 9 that can have
+    hit it since its frozen cards last thawed (one 9 a turn: the main action or a 7's card).
+
+    - Thawing when the holder's own turn ends (``R_FREEZE_UNTIL_TURN_ENDS``): the turns since
+      q's last one, that is of the seats after q up to the turn's seat (all n - 1 others
+      while it is q's turn), no more than the turns played; and the current turn's 9 once it
+      has resolved (the turn is at its hand-limit discard), unless the turn is q's own and
+      no 9 returns a card to its own player.
+    - Thawing at the holder's next decision, two seats: the opponent's 9 freezes q's card
+      as its turn's action, and q's next decision is its main action (the 9's player is not
+      over the hand limit after it: its hand only shrank). So q holds one only at its own
+      main decision, and not in the game's first turn.
+    A 9 returns a card to its own player only where it may target either side, Jacks switch
+    control or a Jack or Joker may be given away (``R_TARGET_ANY_SIDE``, ``R_JACK_SWITCH``,
+    ``R_GIFT``); with two seats those are not derived (any number), nor with more seats
+    thawing at the next decision, nor once the game is over."""
+    n = s[F_NPLAYERS]
+    ph = s[F_PHASE]
+    t = s[F_TURN]
+    own = r[R_TARGET_ANY_SIDE] != 0 or r[R_JACK_SWITCH] != 0 or r[R_GIFT] != 0
+    if ph == PH_OVER:
+        return 64
+    if r[R_FREEZE_UNTIL_TURN_ENDS]:
+        prior = n - 1 if t == q else (t - q - 1 + n) % n
+        prior = min(prior, s[F_TURN_COUNT])
+        if ph == PH_HAND_LIMIT and (t != q or own):
+            prior += 1
+        return prior
+    if n != 2 or own:
+        return 64
+    return 1 if t == q and ph == PH_MAIN and s[F_TURN_COUNT] > 0 else 0
+
+
 @njit(cache=True, nrt=True)
 def position_error(s, r):
     """Why a loaded position cannot happen under rules ``r``, as ``(code, detail)``;
@@ -348,7 +391,11 @@ def position_error(s, r):
     ``check_invariants``); ``detail`` is the seat or card concerned."""
     err = check_invariants(s, r)
     if err:
-        return err, 0
+        detail = 0
+        for q in range(s[F_NPLAYERS]):
+            if err == 15 and s[F_FROZEN + q] & ~s[F_PUBLIC + q]:
+                detail = lowest(s[F_FROZEN + q] & ~s[F_PUBLIC + q])
+        return err, detail
     n = s[F_NPLAYERS]
     for q in range(n):
         if points_total(s, q) >= goal(s, r, q) and s[F_RESPONSE] < 0:  # (a royal being answered
@@ -362,11 +409,14 @@ def position_error(s, r):
     if s[F_PASSES] > 0 and (s[F_DECK_N] > 0 or (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0)) and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
         return 13, 0  # (a seat stuck at a blocking hand limit may pass with cards in the deck)
     for q in range(n):
-        if s[F_FROZEN + q] >= 0:
+        fz = s[F_FROZEN + q]
+        if fz != 0:
             if r[R_NINE_MODE] != NINE_FROZEN:
-                return 14, s[F_FROZEN + q]
-            if not (s[F_HAND + q] >> s[F_FROZEN + q]) & 1:
-                return 15, s[F_FROZEN + q]
+                return 14, lowest(fz)
+            if not r[R_NINE_POINTS] and fz & POINT_RANKS & ~EIGHTS:
+                return 21, lowest(fz & POINT_RANKS & ~EIGHTS)
+            if popcount(fz) > frozen_capacity(s, r, q):
+                return 22, q
     c = s[F_ONEOFF]
     if c >= 0:
         t = s[F_ONEOFF_TARGET]
@@ -543,10 +593,12 @@ POSITION_ERRORS = {
     12: "the passes already end the game in a stalemate",
     13: "passes are counted but the deck is not empty (a seat that can draw does not pass)",
     14: "a frozen card, but a 9 does not freeze cards in this ruleset",
-    15: "the frozen card is not in that seat's hand",
+    15: "a frozen card must be in its holder's hand, known to every seat (a card a 9 returned)",
     16: "the pending one-off could not have been played on this table (card or target)",
     17: "the pending scuttle could not have been played (a point card scuttles a lower opponent point card)",
     18: "the 7 revealed fewer cards than it must while the deck still holds more",
     19: "a 7 resolves exactly while its revealed cards wait (phase 'resolvingSeven'), and it must be a 7",
     20: "a Joker sits on a card that is not a royal or a Jack on the table",
+    21: "a 9 returns no point card to a hand in this ruleset, so it cannot have frozen one",
+    22: "more frozen cards than 9s could have returned since they would have thawed",
 }

@@ -51,7 +51,7 @@ hardest benchmark position took 10.1 million nodes, against 6.5 million with the
 The key mixes every state field a rule reads, each with its
 own random constant, and XORs them: the phase, turn, actor, the pending one-off and
 counter chain, discards, revealed cards, the pending scuttle, the scrap, the deck (count
-and order), the jacks, each seat's hand, points, royals, owned cards and frozen card, and
+and order), the jacks, each seat's hand, points, royals, owned cards and frozen cards, and
 the consecutive passes (``F_PASSES``: the three-pass stalemate depends on them). Left out
 are the fields no rule reads: the turn counter, which hand cards are public and how many
 deck cards are known.
@@ -484,9 +484,7 @@ def drop_twins(s, r, moves, n):
         return k
     if ph == PH_MAIN:
         hand = s[F_HAND + a]
-        fz = s[F_FROZEN + a]
-        if fz >= 0:
-            hand &= ~(np.int64(1) << fz)
+        hand &= ~s[F_FROZEN + a]
         for i in range(n):
             m = moves[i]
             mt = m & MT_MASK

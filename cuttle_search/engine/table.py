@@ -43,6 +43,7 @@ from .layout import (
     R_JOKERS,
     R_NINE_MODE,
     R_NINE_POINTS,
+    R_QUEEN_STOPS_NINES,
     R_QUEENS_PROTECT_QUEENS,
     R_REMOVE_ACE_SIX,
     R_TARGET_ANY_SIDE,
@@ -223,9 +224,16 @@ def opponents_points(s, r, p, protected):
 
 @njit(cache=True)
 def nine_targets(s, r, p):
+    """Targets of a 9 of ``p``: a 2's, and where a 9 may take them the point cards the
+    Queens leave open; with ``R_QUEEN_STOPS_NINES`` nothing of a seat that controls a Queen
+    (Cuttle Multiplayer: its Queens included, though a 2 may take them)."""
     t = permanent_targets(s, r, p)
     if r[R_NINE_POINTS]:
         t |= opponents_points(s, r, p, True)
+    if r[R_QUEEN_STOPS_NINES]:
+        for q in range(s[F_NPLAYERS]):
+            if q != p and has_queen(s, q):
+                t &= ~(s[F_FACE + q] | _top_attachments(s, q) | s[F_POINTS + q])
     return t
 
 

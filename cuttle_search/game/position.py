@@ -49,9 +49,16 @@ PHASE_OF_NAME = {v.lower(): k for k, v in PHASE_NAMES.items()}
 STATUS_NAMES = {
     L.ST_ONGOING: "ongoing",
     L.ST_WIN: "won",
-    L.ST_STALEMATE_PASSES: "stalemate (three passes)",
+    L.ST_STALEMATE_PASSES: "stalemate ({passes} passes)",  # the ruleset's pass limit (N + 1 with N seats)
     L.ST_STALEMATE_ACTIONS: "stalemate (action limit)",
 }
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def number_word(k: int) -> str:
+    """``k`` in words up to ten (the pass limits of 2 to 8 seats are 3 to 9), else digits."""
+    return _NUMBER_WORDS[k] if 0 <= k < len(_NUMBER_WORDS) else str(k)
+
 
 def seat_name(p: int) -> str:
     return f"p{p}"
@@ -161,7 +168,8 @@ class Position:
     def result(self) -> dict[str, Any]:
         st = int(self.state[L.F_STATUS])
         w = int(self.state[L.F_WINNER])
-        return {"status": STATUS_NAMES[st], "winner": seat_name(w) if w >= 0 else None}
+        status = STATUS_NAMES[st].format(passes=number_word(int(self.rules_array[L.R_PASS_LIMIT])))
+        return {"status": status, "winner": seat_name(w) if w >= 0 else None}
 
     # ------------------------------------------------------------ output
     def to_dict(self) -> dict[str, Any]:

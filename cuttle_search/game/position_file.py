@@ -20,6 +20,7 @@ from .errors import brief
 from ..engine import layout as L
 from ..engine.info import sees_hand
 from ..engine.setup import BLANK_STATE, position_error, POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
+from ..engine.setup import frozen_capacity
 from ..engine.table import hand_cap, stack_owner
 from .position import PHASE_NAMES, PHASE_OF_NAME, Hidden, Position, PositionError, seat_name
 from .rules import Ruleset, RulesError, get_ruleset
@@ -83,8 +84,7 @@ def position_to_dict(pos: Position) -> dict[str, Any]:
         d["revealed"] = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))]
     if s[L.F_SCUTTLE_CARD] >= 0:
         d["scuttle"] = {"cardId": card_str(int(s[L.F_SCUTTLE_CARD])), "targetId": card_str(int(s[L.F_SCUTTLE_TARGET]))}
-    frozen = [int(s[L.F_FROZEN + p]) for p in range(2) if s[L.F_FROZEN + p] >= 0]
-    d["frozen"] = card_str(frozen[0]) if frozen else None
+    d["frozen"] = [card_str(c) for c in cards_in(int(s[L.F_FROZEN]) | int(s[L.F_FROZEN + 1]))]
     d["passes"] = int(s[L.F_PASSES])
     d["actions"] = int(s[L.F_ACTIONS])
     if pos.view is None:
@@ -203,6 +203,22 @@ def _card(value: Any, where: str) -> Card:
         raise PositionError(f"{where}: {e}") from None
 
 
+def frozen_cards(value: Any, where: str) -> list[tuple[Card, str]]:
+    """The cards of a ``frozen`` field, each with its place for messages: a list of cards
+    (several 9s may have frozen cards of one seat), or the older single card, or null."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        return [(_card(value, where), where)]
+    out: list[tuple[Card, str]] = []
+    for i, item in enumerate(_list_field(value, where)):
+        c = _card(item, f"{where}[{i}]")
+        if any(c == d for d, _ in out):
+            raise PositionError(f"{where}[{i}]: {card_str(c)} is listed twice")
+        out.append((c, f"{where}[{i}]"))
+    return out
+
+
 def _card_list(data: Mapping[str, Any], key: str) -> list[Any]:
     return _list_field(data.get(key, []), key)
 
@@ -258,7 +274,7 @@ def _normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
                         names.append(f"{jack}-p{by}")
                     text += "(" + ",".join(names) + ")"
                 if item.get("isFrozen"):
-                    d["frozen"] = _card_text(item, where)
+                    d.setdefault("frozen", []).append(_card_text(item, where))
                 out.append(text)
             d[f"p{p}{dst}"] = out
     for key in ("oneOff", "oneOffTarget", "resolving"):
@@ -518,13 +534,12 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
         o = 1 - view
         s[L.F_PUBLIC + o] |= int(s[L.F_HAND + o]) & ~unknown_mask
 
-    frozen = data.get("frozen")
-    if frozen is not None:
-        c = _card(frozen, "frozen")
+    for c, where in frozen_cards(data.get("frozen"), "frozen"):
         holders = [p for p in (0, 1) if (s[L.F_HAND + p] >> c) & 1 and not (unknown_mask >> c) & 1]
         if not holders:
-            raise PositionError(f"frozen: {card_str(c)} is not in a hand (a frozen card is a card a 9 returned to a hand)")
-        s[L.F_FROZEN + holders[0]] = c
+            raise PositionError(f"{where}: {card_str(c)} is not in a hand (a frozen card is a card a 9 returned to a hand)")
+        s[L.F_FROZEN + holders[0]] |= 1 << c
+        s[L.F_PUBLIC + holders[0]] |= 1 << c  # a card a 9 returns is seen by every seat
     s[L.F_PASSES] = _int_field(data, "passes", 0)
     s[L.F_ACTIONS] = _int_field(data, "actions", 0)
 
@@ -564,8 +579,8 @@ def _impossible(pos: Position, code: int, detail: int) -> str:
         return f"passes: {int(s[L.F_PASSES])} passes already end the game in a stalemate"
     if code in (13, 18):
         return f"{'passes' if code == 13 else 'revealed'}: {why}"
-    if code in (14, 15):
-        return f"frozen: {card_str(detail)}: {why}"
+    if code in (14, 15, 21, 22):
+        return _frozen_problem(pos, code, detail, why)
     if code == 16:
         target = int(s[L.F_ONEOFF_TARGET])
         aimed = f"p{target - L.TARGET_SEAT}" if target >= L.TARGET_SEAT else card_str(target) if target >= 0 else ""
@@ -574,6 +589,32 @@ def _impossible(pos: Position, code: int, detail: int) -> str:
     if code == 17:
         return f"scuttle: {card_str(detail)} on {card_str(int(s[L.F_SCUTTLE_TARGET]))}: {why}"
     return f"the position is inconsistent: {why}"
+
+
+def _frozen_problem(pos: Position, code: int, detail: int, why: str) -> str:
+    """The message for a frozen card the engine refuses (``detail``: the card, or for code 22
+    the seat), naming the field: ``frozen`` (two seats) or ``seats[i].frozen``."""
+    s, r = pos.state, pos.rules_array
+    n = int(s[L.F_NPLAYERS])
+    if code == 22:
+        q = detail
+    else:
+        q = next((p for p in range(n) if (int(s[L.F_FROZEN + p]) >> detail) & 1), 0)
+    field = f"seats[{q}].frozen" if pos.rules.seat_list_form else "frozen"
+    if code != 22:
+        return f"{field}: {card_str(detail)}: {why}"
+    held = [card_str(c) for c in cards_in(int(s[L.F_FROZEN + q]))]
+    cap = int(frozen_capacity(s, r, q))
+    can = "none" if cap == 0 else f"at most {cap}"
+    return (f"{field}: p{q} holds {len(held)} frozen card{'s' * (len(held) != 1)} ({' '.join(held)}) in phase "
+            f"'{pos.phase_name}' of p{int(s[L.F_TURN])}'s turn (turn {int(s[L.F_TURN_COUNT])}), where it can hold "
+            f"{can}: a card a 9 froze thaws {_thaw_rule(pos)}, and a turn freezes one card at most")
+
+
+def _thaw_rule(pos: Position) -> str:
+    if pos.rules.freeze_until_turn_ends:
+        return "when its holder's own turn ends"
+    return "once its holder has made its next decision"
 
 
 def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: _Cards, item: Any, p: int, where: str) -> None:

@@ -51,6 +51,7 @@ class Ruleset:
     teams: int = 0  # 0 every seat for itself; 2 partners opposite
     jokers: bool = False  # 54 cards: the two Jokers
     queen_stops_counters: bool = True
+    queen_stops_nines: bool = False  # a seat with a Queen is no 9's target at all (a 2 may still take its Queens)
     always_playable: bool = False  # 3, 4, 5 and 7 whatever the scrap, hands and deck
     seven_private: bool = False  # a 7 reveals to its player only
     decider_wins_ties: bool = False
@@ -101,6 +102,7 @@ class Ruleset:
         r[L.R_TEAMS] = self.teams
         r[L.R_JOKERS] = self.jokers
         r[L.R_QUEEN_STOPS_COUNTERS] = self.queen_stops_counters
+        r[L.R_QUEEN_STOPS_NINES] = self.queen_stops_nines
         r[L.R_ALWAYS_PLAYABLE] = self.always_playable
         r[L.R_SEVEN_PRIVATE] = self.seven_private
         r[L.R_DECIDER_WINS_TIES] = self.decider_wins_ties
@@ -256,7 +258,8 @@ N_SEAT_RULESETS: dict[str, Ruleset] = {
         pass_limit=5,
         nine="unfrozen",
         nine_targets_points=False,
-        queens_protect_queens=False,
+        queens_protect_queens=False,  # a 2 may take any of a seat's Queens
+        queen_stops_nines=True,  # but no 9 may aim at a Queen's seat at all (RULES.md 3.3)
         three_takes_three=True,
         five_discards=False,
         five_draws=2,

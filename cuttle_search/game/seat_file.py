@@ -5,7 +5,7 @@ number of seats (docs/position-format.md). Two-seat files keep the v1 form
     {"format": "cuttle-search/position", "version": 2, "rules": "cutthroat",
      "view": "p0", "dealer": "p2", "turn": 4, "phase": "main",
      "seats": [{"hand": ["7H", "??"], "points": ["9C(JH-p1,X1-p2)"], "royals": ["KS(X2-p1)"],
-                "frozen": null, "known": []}, ...],
+                "frozen": [], "known": []}, ...],
      "deck": ["??", ...], "deckSeenBy": null, "scrap": [...], "passes": 0, "actions": 17}
 
 Stacks are listed under the seat that played their base card (its owner), attachments from
@@ -117,7 +117,7 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
             "hand": [card_str(c) for c in cards_in(shown)] + [C.UNKNOWN] * bin(hand & ~shown).count("1"),
             "points": [_stack_text(s, c, False) for c in cards_in(int(s[L.F_OWNED + q]))],
             "royals": [_stack_text(s, c, True) for c in cards_in(royals[q])],
-            "frozen": card_str(int(s[L.F_FROZEN + q])) if s[L.F_FROZEN + q] >= 0 else None,
+            "frozen": [card_str(c) for c in cards_in(int(s[L.F_FROZEN + q]))],
         }
         public = int(s[L.F_PUBLIC + q])
         if public and (pos.view is None or q == pos.view):
@@ -176,7 +176,8 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
 def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     """A position from the seat-list form under ruleset ``rs``."""
     from .position_file import (
-        _Cards, _card, _card_list, _impossible, _int_field, _list_field, _parse_phase, read_deck, read_pending, read_twos,
+        _Cards, _card, _card_list, _impossible, _int_field, _list_field, _parse_phase, frozen_cards, read_deck,
+        read_pending, read_twos,
     )
 
     r = rs.array
@@ -375,12 +376,11 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"seats[{q}].known[{i}]: {card_str(c)} is not a named card of that hand")
             s[L.F_PUBLIC + q] |= 1 << c
-        frozen = entry.get("frozen")
-        if frozen is not None:
-            c = _card(frozen, f"seats[{q}].frozen")
+        for c, where in frozen_cards(entry.get("frozen"), f"seats[{q}].frozen"):
             if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
-                raise PositionError(f"seats[{q}].frozen: {card_str(c)} is not in that hand")
-            s[L.F_FROZEN + q] = c
+                raise PositionError(f"{where}: {card_str(c)} is not in that hand")
+            s[L.F_FROZEN + q] |= 1 << c
+            s[L.F_PUBLIC + q] |= 1 << c  # a card a 9 returns is seen by every seat
         if view is not None and q != view:
             s[L.F_PUBLIC + q] |= int(s[L.F_HAND + q]) & ~unknown_mask
     s[L.F_PASSES] = _int_field(data, "passes", 0)

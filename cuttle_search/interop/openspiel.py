@@ -353,7 +353,7 @@ def _undecided(s: np.ndarray) -> int:
 
 def observation_text(state: CuttleState, player: int | None) -> str:
     """What ``player`` sees (everything for ``None``), as one line of hex masks: every
-    seat's hand (or its size and the cards ``player`` knows), points, royals, frozen card;
+    seat's hand (or its size and the cards ``player`` knows), points, royals, frozen cards;
     the Jack and Joker stacks; the scrap; the deck's size and the top cards ``player``
     knows; the pending decision (with a 7's cards only where ``player`` sees them)."""
     s = state._s
@@ -365,7 +365,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
             hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"
-        parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q])}")
+        parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q]):x}")
         if s[L.F_SPENT + q]:
             parts[-1] += f" c{int(s[L.F_SPENT + q]):x}"
     jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}"
