@@ -203,18 +203,20 @@ def _card(value: Any, where: str) -> Card:
         raise PositionError(f"{where}: {e}") from None
 
 
-def _card_list(data: Mapping[str, Any], key: str) -> list[Any]:
-    return _list_field(data.get(key, []), key)
+def _card_list(data: Mapping[str, Any], key: str, cards: int = C.N_CARDS) -> list[Any]:
+    return _list_field(data.get(key, []), key, cards)
 
 
-def _list_field(value: Any, where: str) -> list[Any]:
-    """A list of cards (a zone, or a GameState's ``hand``, ``points``, ``attachments``...)."""
+def _list_field(value: Any, where: str, cards: int = C.N_CARDS) -> list[Any]:
+    """A list of cards (a zone, or a GameState's ``hand``, ``points``, ``attachments``...):
+    at most ``cards`` entries, the cards of the ruleset's deck (``Ruleset.cards``: 54 with
+    the Jokers, where one zone may hold every card)."""
     if value is None:
         return []
     if not isinstance(value, list):
         raise PositionError(f"{where}: expected a list of cards, got {type(value).__name__}")
-    if len(value) > C.N_CARDS:
-        raise PositionError(f"{where}: {len(value)} entries, but a deck has {C.N_CARDS} cards")
+    if len(value) > cards:
+        raise PositionError(f"{where}: {len(value)} entries, but a deck has {cards} cards")
     return value
 
 
