@@ -387,9 +387,10 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s[L.F_PASSES] = _int_field(data, "passes", 0)
     s[L.F_ACTIONS] = _int_field(data, "actions", 0)
 
-    from .position_file import _set_phase
+    from .position_file import _set_phase, default_actions
 
     _set_phase(s, r, phase)
+    default_actions(s, r, data)
     hidden = None
     if view is not None:
         for q in range(n):
