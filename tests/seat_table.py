@@ -2,8 +2,8 @@
 (cuttle_search/game/seat_file.py), played by move text and read back zone by zone.
 
 ``SeatTable(rules, hands=..., points=..., royals=...)`` names the cards that matter; the
-rest fill the deck below ``deck_top`` in card order (``rest="deck"``) or go to the scrap
-(``rest="scrap"``). ``points`` and ``royals`` are keyed by the seat that played the base
+rest fill the deck below ``deck_top`` in card order (``rest="deck"``; those past what the
+deal leaves in the deck go to the scrap) or go to the scrap (``rest="scrap"``). ``points`` and ``royals`` are keyed by the seat that played the base
 card, stacks written as in a position file (``7C(JH-p0>p2)``). Every move must be legal;
 after each the table is checked (every card once, control as the stacks say)."""
 
@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from cuttle_search.engine import layout as L
-from cuttle_search.engine.setup import POSITION_ERRORS, check_invariants
+from cuttle_search.engine.setup import POSITION_ERRORS, check_invariants, largest_deck
 from cuttle_search.game.cards import card_str, parse_card
 from cuttle_search.game.position import Position
 from cuttle_search.game.rules import get_ruleset
@@ -65,9 +67,17 @@ class SeatTable:
                                 "seats": seats, "passes": passes}
         if self.rules.overrides:
             data["options"] = self.rules.options()
+        self.filler: list[str] = []
         if rest == "deck":
+            # no more in the deck than the deal leaves there (largest_deck): the last of the
+            # other cards that do not fit go to the scrap (``scrap()`` leaves them out)
+            probe = np.zeros(L.STATE_SIZE, np.int64)
+            probe[L.F_ACTIONS] = extra.get("actions") or 0
+            room = int(largest_deck(probe, self.rules.array)) - len(deck_top) - len(extra.get("revealed") or [])
+            keep = max(0, min(len(others), room))
+            others, self.filler = others[:keep], others[keep:]
             data["deck"] = list(deck_top) + others
-            data["scrap"] = list(scrap)
+            data["scrap"] = list(scrap) + self.filler
         else:
             data["deck"] = list(deck_top)
             data["scrap"] = list(scrap) + others
@@ -133,7 +143,8 @@ class SeatTable:
         return strs(self.s[L.F_FROZEN + p])
 
     def scrap(self) -> list[str]:
-        return strs(self.s[L.F_SCRAP])
+        """The scrap but for the cards the table put there only to keep the deck reachable."""
+        return [c for c in strs(self.s[L.F_SCRAP]) if c not in self.filler]
 
     def removed(self) -> list[str]:
         return strs(self.s[L.F_REMOVED])
@@ -195,7 +206,7 @@ def piles_empty(rules: str, first_hand, scrap=(), royal_ranks="Q8", **kw) -> Sea
     hands of at most 7 cards; seat 0 holds ``first_hand``."""
     n = get_ruleset(rules).players
     first = list(first_hand)
-    pool = [c for c in EVERY_CARD if c not in first and c not in scrap]
+    pool = [c for c in EVERY_CARD if c not in first and c not in scrap and c not in kw.get("removed", ())]
     royal_cards = [c for c in pool if c[0] in royal_ranks]
     jacks = [c for c in pool if c[0] == "J"]
     low = [c for c in pool if c[0] in "A23456"]

@@ -124,7 +124,8 @@ def test_ismcts_infers_the_opponent_lacks_the_winners_it_passed_up(monkeypatch):
         return real(*args, inference=inference, **kw)
 
     monkeypatch.setattr(agents, "run_search", spy)
-    game = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C", "3H"], p1Hand=["AS", "4H"], turn=1)
+    game = build(p0Points=["7C"], p1Points=["TH", "5D"], p0Hand=["2C", "3H"], p1Hand=["AS", "4H"], turn=1,
+                 scrap=["2D", "3D", "4D", "5H"])  # (a deck of at most 41: the deal's)
     view = game.view_of(0)
     winners = int(winning_cards(view.state, view.rules_array, 1, np.int64(view.unknown_cards),
                                   np.zeros(L.STATE_SIZE, np.int64), np.zeros(L.MAX_MOVES, np.int64)))

@@ -756,7 +756,8 @@ def test_no_dead_end_a_seat_with_no_play_that_cannot_draw_may_pass():
 
 def test_the_table_after_a_no_dead_end_pass_is_a_legal_position():
     hand = ["JC", "JD", "JH", "JS", "X1", "X2", "9C"]
-    t = Table(hands=(hand, ["AD"], ["AH"]), frozen={0: "9C"})
+    # (six cards in the scrap: the deck holds no more than the deal's 39)
+    t = Table(hands=(hand, ["AD"], ["AH"]), frozen={0: "9C"}, scrap=["2C", "2D", "3C", "3D", "4C", "4D"])
     t.play("pass")
     assert tuple(int(x) for x in position_error(t.s, R)) == (0, 0)
 

@@ -32,6 +32,12 @@ def four(*hands, **kw):
     return T(tuple(hands) + ((),) * (4 - len(hands)), **kw)
 
 
+# hands that only have to be there: with few cards named, the deck would hold more than the
+# deal leaves it and the table's filler would go to the scrap, where a 3 sees it
+HANDS = (["4C", "4D", "4H", "4S", "5C", "5D"], ["5H", "5S", "6C", "6D", "6H", "6S", "7C"],
+         ["7D", "7H", "7S", "8C", "8D", "8H", "8S"])
+
+
 # ====================================================================== deal
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
 def test_deal_gives_the_dealer_six_the_others_five_and_the_seat_after_the_dealer_starts(n):
@@ -232,20 +238,22 @@ def test_remove_ace_six_takes_an_ace_and_a_six_out_at_the_deal(n):
 
 def test_remove_ace_six_at_a_reshuffle_takes_one_ace_and_one_six_of_the_scrap():
     scrap = ["AC", "AD", "6H", "9C"]
-    t = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=scrap)
-    assert t.deck() == [] and t.removed() == []
+    dealt = ["AS", "6S"]  # the deal's shuffle took these out
+    t = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=scrap, removed=dealt)
+    assert t.deck() == [] and t.removed() == dealt
     before = t.hand(0)
     t.play("draw")
     drawn = [c for c in t.hand(0) if c not in before]
-    assert len(t.removed()) == 2 and {c[0] for c in t.removed()} == {"A", "6"} and "6H" in t.removed()
-    assert len(drawn) == 1 and sorted(t.deck() + drawn) == sorted(set(scrap) - set(t.removed()))
+    now = set(t.removed()) - set(dealt)
+    assert len(now) == 2 and {c[0] for c in now} == {"A", "6"} and "6H" in now
+    assert len(drawn) == 1 and sorted(t.deck() + drawn) == sorted(set(scrap) - now)
     assert t.card_count() == 52
 
 
 def test_with_remove_ace_six_a_scrap_of_only_an_ace_and_a_six_brings_nothing_back_so_the_seat_passes():
-    t = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=["AC", "6D"])
+    t = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=["AC", "6D"], removed=["AS", "6S"])
     assert "draw" not in t.moves() and "pass" in t.moves()
-    t2 = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=["AC", "AD"])  # the second Ace stays
+    t2 = piles_empty("multiplayer:remove-ace-six", ["TS"], scrap=["AC", "AD"], removed=["AS", "6S"])  # the second Ace stays
     assert "draw" in t2.moves() and "pass" not in t2.moves()
 
 
@@ -272,7 +280,7 @@ def test_the_two_scraps_a_permanent_of_another_player_only():
 
 
 def test_the_three_takes_any_card_of_the_scrap_a_three_too_shown_to_all():
-    t = four(["3C"], ["9D"], scrap=["3D", "KH"])
+    t = four(["3C"], ["9D", *HANDS[0]], HANDS[1], HANDS[2], scrap=["3D", "KH"])
     t.play("one-off 3C", "resolve", "resolve", "resolve")
     assert t.moves() == {"take 3D", "take KH"}  # (the 3 itself goes after its pick)
     t.play("take 3D")
@@ -281,7 +289,7 @@ def test_the_three_takes_any_card_of_the_scrap_a_three_too_shown_to_all():
 
 
 def test_the_three_with_an_empty_scrap_is_playable_and_does_nothing():
-    t = four(["3C"], ["9D"])
+    t = four(["3C"], ["9D", *HANDS[0]], HANDS[1], HANDS[2])
     t.play("one-off 3C", "resolve", "resolve", "resolve")
     assert t.scrap() == ["3C"] and t.turn == 1 and t.phase == "main"
 

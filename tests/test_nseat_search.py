@@ -27,12 +27,14 @@ CARDS = [r + s for r in "A23456789TJQK" for s in "CDHS"] + ["X1", "X2"]
 
 def _table(seats: list[dict], **fields) -> dict:
     """A full-information cutthroat position with p0 to act in the main phase; every card
-    not named lies in the deck."""
+    not named lies in the deck, but for those past the 39 the deal leaves there: they are in
+    the scrap."""
     used = {c.split("(")[0] for s in seats for zone in ("hand", "points", "royals") for c in s.get(zone, [])}
+    rest = [c for c in CARDS if c not in used]
     d = {"format": "cuttle-search/position", "version": 2, "rules": "cutthroat", "view": "full", "dealer": "p2",
          "turn": 6, "phase": "main",
          "seats": [{"hand": [], "points": [], "royals": [], "frozen": None, **s} for s in seats],
-         "deck": [c for c in CARDS if c not in used], "deckKnown": 0, "deckSeenBy": None, "scrap": [],
+         "deck": rest[:39], "deckKnown": 0, "deckSeenBy": None, "scrap": rest[39:],
          "oneOff": None, "oneOffTarget": None, "twos": [], "passes": 0, "actions": 6}
     d.update(fields)
     return d

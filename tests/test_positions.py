@@ -99,7 +99,8 @@ def test_cuttle_cards_unpacked_gamestate_with_card_objects():
     named = {"AS", "9D", "JH", "KC", "QH", "2C", "TD"}
     from cuttle_search.game.cards import card_str
 
-    gs["deck"] = [card_str(c) for c in range(52) if card_str(c) not in named]
+    rest = [card_str(c) for c in range(52) if card_str(c) not in named]
+    gs["deck"], gs["scrap"] = rest[:41], rest[41:]  # no more than the deal leaves in the deck
     pos = Position.from_dict(gs)
     d = pos.to_dict()
     assert d["p0Points"] == ["9D(JH-p0)"] and d["frozen"] == ["QH"] and pos.actor == 1

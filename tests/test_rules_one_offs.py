@@ -4,6 +4,10 @@ import pytest
 
 from .helpers import after, build, texts
 
+# cards for a hand that only has to be there: with few cards named, the deck would hold
+# more than the deal leaves it and build's filler would go to the scrap, where a 3 sees it
+BYSTANDERS = ["4D", "5D", "6D", "8D", "9C", "TC", "4H", "5H"]
+
 
 # ---------------------------------------------------------------- counters
 def _chain(n_counters, p0_twos=("2C", "2H"), p1_twos=("2D", "2S"), **extra):
@@ -99,7 +103,7 @@ def test_queens_protect_queens_off_makes_every_queen_a_target():
 
 # ---------------------------------------------------------------- three
 def test_three_takes_a_card_from_the_scrap():
-    pos = build(p0Hand=["3C"], p1Hand=["AS"], scrap=["KH", "3D", "2S"])
+    pos = build(p0Hand=["3C"], p1Hand=["AS", *BYSTANDERS[:6]], scrap=["KH", "3D", "2S"])
     d = after(pos, "one-off 3C", "resolve")
     assert d["phase"] == "resolvingThree" and texts(pos) == {"take KH", "take 2S"}
     d = after(pos, "take KH")
@@ -108,14 +112,14 @@ def test_three_takes_a_card_from_the_scrap():
 
 
 def test_three_needs_a_card_other_than_a_three():
-    pos = build(p0Hand=["3C"], p1Hand=["AS"], scrap=["3D", "3H"])
+    pos = build(p0Hand=["3C"], p1Hand=["AS", *BYSTANDERS[:7]], scrap=["3D", "3H"])
     assert "one-off 3C" not in texts(pos)
-    pos = build("cuttle-cards:three-takes-three", p0Hand=["3C"], p1Hand=["AS"], scrap=["3D", "3H"])
+    pos = build("cuttle-cards:three-takes-three", p0Hand=["3C"], p1Hand=["AS", *BYSTANDERS[:7]], scrap=["3D", "3H"])
     assert "one-off 3C" in texts(pos)
 
 
 def test_three_may_take_the_counter_twos():
-    pos = build(p0Hand=["3C", "2H"], p1Hand=["2D"], scrap=["3D", "KH"])
+    pos = build(p0Hand=["3C", "2H"], p1Hand=["2D", *BYSTANDERS[:6]], scrap=["3D", "KH"])
     after(pos, "one-off 3C", "counter 2D", "counter 2H", "resolve")
     assert texts(pos) == {"take 2D", "take 2H", "take KH"}
 
@@ -230,14 +234,14 @@ def test_seven_plays_one_revealed_card_and_leaves_the_other_on_top():
 def test_a_seven_is_not_in_the_scrap_while_it_resolves():
     """cuttle.cards: the 7 reaches the scrap only once a revealed card is played, so a
     revealed 3 is a one-off only if the scrap holds a card other than a 3 without the 7."""
-    pos = build(p0Hand=["7C"], p1Hand=["AS"], scrap=["3D"], deck_top=["3H", "KS", "2D"])
+    pos = build(p0Hand=["7C"], p1Hand=["AS", *BYSTANDERS[:8]], scrap=["3D"], deck_top=["3H", "KS", "2D"])
     d = after(pos, "one-off 7C", "resolve")
     assert d["phase"] == "resolvingSeven" and d["oneOff"] == "7C" and d["scrap"] == ["3D"]
     assert "one-off 3H" not in texts(pos) and "points 3H" in texts(pos)
     d = after(pos, "points 3H")
     assert sorted(d["scrap"]) == ["3D", "7C"] and d["oneOff"] is None
     # with another card in the scrap the revealed 3 may be played, and may then take the 7
-    pos = build(p0Hand=["7C"], p1Hand=["AS"], scrap=["5S"], deck_top=["3H", "KS", "2D"])
+    pos = build(p0Hand=["7C"], p1Hand=["AS", *BYSTANDERS[:8]], scrap=["5S"], deck_top=["3H", "KS", "2D"])
     after(pos, "one-off 7C", "resolve", "one-off 3H", "resolve")
     assert texts(pos) == {"take 5S", "take 7C"}
 

@@ -272,7 +272,7 @@ def _oneoff(card, target, player_points=("5C",)):
     d["p0Points"] = list(player_points)
     d["p1FaceCards"] = ["QH"]
     d["p1Points"] = ["8S"]
-    d.update(phase="countering", oneOff=card, oneOffTarget=target, turn=4)
+    d.update(phase="countering", oneOff=card, oneOffTarget=target, turn=4, actions=5)  # (4 turns, then the one-off)
     d["scrap"] = [target] if target not in ("QH", "8S") + tuple(player_points) else []
     return d
 

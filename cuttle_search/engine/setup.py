@@ -76,6 +76,7 @@ from .layout import (
     MT_ONE_OFF,
     MT_SCUTTLE,
     N_CARDS,
+    NINE_DECK_TOP,
     NINE_FROZEN,
     NO_CARD,
     PH_COUNTER,
@@ -97,6 +98,7 @@ from .layout import (
     R_DEAL_FIRST,
     R_DEAL_OTHER,
     R_FIVE_DISCARD,
+    R_FIVE_DRAW,
     R_FREEZE_UNTIL_TURN_ENDS,
     R_FOUR_RANDOM,
     R_GIFT,
@@ -111,6 +113,7 @@ from .layout import (
     R_REMOVE_ACE_SIX,
     R_RESHUFFLE,
     R_RESPONSE_NINE,
+    R_SEVEN_PRIVATE,
     R_SEVEN_REVEAL,
     R_TARGET_ANY_SIDE,
     R_TEN_COUNTERS_SCUTTLE,
@@ -126,6 +129,7 @@ from .movegen import generate_plays
 from .rng import rng_below, rng_next
 from .seats import opponent, same_side
 from .table import controller_of_point, goal, hand_cap, nine_targets, points_total, reshuffle_brings, three_pool
+from .table import ace_and_six  # (remove-ace-six: what a shuffle takes out)
 
 
 def _blank_state() -> np.ndarray:
@@ -286,6 +290,76 @@ def deck_cards(r):
 
 
 @njit(cache=True)
+def opening_hand(s, r, q):
+    """How many cards the deal gives seat ``q`` (the seat after ``F_DEALER`` is dealt first)."""
+    n = s[F_NPLAYERS]
+    return deal_count(r, (q - s[F_DEALER] - 1 + n) % n)
+
+
+@njit(cache=True)
+def dealt_deck(r):
+    """The deck the deal leaves: every card of the game but the opening hands and, with
+    ``R_REMOVE_ACE_SIX``, the Ace and the Six the deal's shuffle takes out."""
+    return popcount(deck_cards(r)) - deal_size(r) - (2 if r[R_REMOVE_ACE_SIX] else 0)
+
+
+@njit(cache=True)
+def largest_deck(s, r):
+    """The most cards the deck (with a 7's revealed cards, which came off its top) can hold
+    after ``F_ACTIONS`` actions. The deal leaves ``dealt_deck`` and the deck only shrinks,
+    but for two moves: a 9 that sends its target to the deck top (``NINE_DECK_TOP``) adds
+    one card, in one action; a reshuffle (``R_RESHUFFLE``) refills it from the scrap, once
+    draws have emptied it (an action takes at most ``R_FIVE_DRAW`` or ``R_SEVEN_REVEAL``
+    cards off the deck, or one)."""
+    a = s[F_ACTIONS]
+    top = dealt_deck(r)
+    if r[R_RESHUFFLE] and a * max(1, r[R_FIVE_DRAW], r[R_SEVEN_REVEAL]) > top:
+        return popcount(deck_cards(r))
+    if r[R_NINE_MODE] == NINE_DECK_TOP:
+        top += a
+    return top
+
+
+@njit(cache=True)
+def fewest_actions(s, r):
+    """The fewest actions (``F_ACTIONS``) that reach this position: one for every completed
+    turn, one more once the turn's player has acted (any phase but ``main``), one for every
+    counter 2 of the pending chain, one for every pass of the run, and one at least for
+    anything but the deal itself (``deal_error``)."""
+    m = s[F_TURN_COUNT] + s[F_NTWOS]
+    if s[F_PHASE] != PH_MAIN:
+        m += 1
+    m = max(m, s[F_PASSES])
+    if m == 0 and deal_error(s, r)[0] != 0:
+        m = 1
+    return m
+
+
+@njit(cache=True)
+def deal_error(s, r):
+    """Whether the state is a deal, before any action, as ``(code, seat)``: every card in a
+    hand, the deck or (``R_REMOVE_ACE_SIX``: the deal's one Ace and one Six) out of the
+    game, nothing known, and each hand the size the deal gives its seat (``opening_hand``).
+    ``(0, 0)`` for a deal."""
+    n = s[F_NPLAYERS]
+    dealt = s[F_REMOVED]
+    for q in range(n):
+        dealt |= s[F_HAND + q]
+    for i in range(s[F_DECK_N]):
+        dealt |= bit(s[F_DECK + i])
+    known = s[F_DECK_KNOWN] != 0 or s[F_TOP_SEEN_BY] >= 0
+    for q in range(n):
+        known = known or s[F_PUBLIC + q] != 0
+    removed = popcount(s[F_REMOVED])
+    if dealt != deck_cards(r) or known or removed != (2 if r[R_REMOVE_ACE_SIX] else 0):
+        return 71, 0
+    for q in range(n):
+        if popcount(s[F_HAND + q]) != opening_hand(s, r, q):
+            return 72, q
+    return 0, 0
+
+
+@njit(cache=True)
 def check_invariants(s, r):
     """0 when the state is sound, otherwise a positive error code (see ``POSITION_ERRORS``)."""
     u, cnt = zone_union_count(s)
@@ -432,6 +506,23 @@ def position_error(s, r):
         return 18, rev
     if (s[F_SEVEN] >= 0) != (s[F_PHASE] == PH_SEVEN) or (s[F_SEVEN] >= 0 and s[F_SEVEN] >> 2 != RANK_SEVEN):
         return 19, s[F_SEVEN]
+    seer = s[F_TOP_SEEN_BY]
+    if seer >= 0 and not r[R_SEVEN_PRIVATE]:
+        return 74, seer  # only a private 7's returned card is one seat's knowledge
+    if seer >= 0 and s[F_DECK_KNOWN] != 0:
+        return 75, seer  # (that return made the known top private: F_DECK_KNOWN 0)
+    if r[R_REMOVE_ACE_SIX] and popcount(ace_and_six(s[F_REMOVED])) != 2:
+        return 76, 0  # the deal's shuffle took one of each
+    if s[F_ACTIONS] == 0 and s[F_TURN_COUNT] == 0 and s[F_PHASE] == PH_MAIN:
+        err, q = deal_error(s, r)
+        if err:
+            return err, q
+    least = fewest_actions(s, r)
+    if s[F_ACTIONS] < least:
+        return 70, least
+    most = largest_deck(s, r)
+    if s[F_DECK_N] + popcount(s[F_REVEALED]) > most:
+        return 73, most
     return 0, 0
 
 
@@ -601,4 +692,11 @@ POSITION_ERRORS = {
     20: "a Joker sits on a card that is not a royal or a Jack on the table",
     21: "a 9 returns no point card to a hand in this ruleset, so it cannot have frozen one",
     22: "more frozen cards than 9s could have returned since they would have thawed",
+    70: "fewer actions than the turns and the pending decisions take (each at least one)",
+    71: "no action yet, but cards have left the hands and the deck, or cards are known",
+    72: "no action yet, but a hand is not the size the deal gives it",
+    73: "more cards in the deck than the deal and the actions so far can leave there",
+    74: "no seat knows the deck's top card alone in this ruleset (a 7 shows its cards to every seat)",
+    75: "a seat knows the deck's top card alone, so no deck card is known to every seat",
+    76: "remove-ace-six takes an Ace and a Six out of the game at the deal's shuffle",
 }

@@ -20,7 +20,7 @@ from .errors import brief
 from ..engine import layout as L
 from ..engine.info import sees_hand
 from ..engine.setup import BLANK_STATE, position_error, POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
-from ..engine.setup import frozen_capacity
+from ..engine.setup import dealt_deck, fewest_actions, frozen_capacity, opening_hand
 from ..engine.table import hand_cap, stack_owner
 from .position import PHASE_NAMES, PHASE_OF_NAME, Hidden, Position, PositionError, seat_name
 from .rules import Ruleset, RulesError, get_ruleset
@@ -219,18 +219,20 @@ def frozen_cards(value: Any, where: str) -> list[tuple[Card, str]]:
     return out
 
 
-def _card_list(data: Mapping[str, Any], key: str) -> list[Any]:
-    return _list_field(data.get(key, []), key)
+def _card_list(data: Mapping[str, Any], key: str, cards: int = C.N_CARDS) -> list[Any]:
+    return _list_field(data.get(key, []), key, cards)
 
 
-def _list_field(value: Any, where: str) -> list[Any]:
-    """A list of cards (a zone, or a GameState's ``hand``, ``points``, ``attachments``...)."""
+def _list_field(value: Any, where: str, cards: int = C.N_CARDS) -> list[Any]:
+    """A list of cards (a zone, or a GameState's ``hand``, ``points``, ``attachments``...):
+    at most ``cards`` entries, the cards of the ruleset's deck (``Ruleset.cards``: 54 with
+    the Jokers, where one zone may hold every card)."""
     if value is None:
         return []
     if not isinstance(value, list):
         raise PositionError(f"{where}: expected a list of cards, got {type(value).__name__}")
-    if len(value) > C.N_CARDS:
-        raise PositionError(f"{where}: {len(value)} entries, but a deck has {C.N_CARDS} cards")
+    if len(value) > cards:
+        raise PositionError(f"{where}: {len(value)} entries, but a deck has {cards} cards")
     return value
 
 
@@ -545,6 +547,7 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
 
     # ---- phase and decider
     _set_phase(s, r, phase)
+    default_actions(s, r, data)
     hidden = None
     if view is not None:
         for o, hidden_cards in unknown_in_hand.items():
@@ -560,6 +563,17 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     if code:
         raise PositionError(_impossible(pos, code, detail))
     return pos
+
+
+def default_actions(s: np.ndarray, r: np.ndarray, data: Mapping[str, Any]) -> None:
+    """A file without ``actions`` (a cuttle.cards GameState has none) gets the fewest that
+    reach its position (``engine.setup.fewest_actions``), not 0: 0 is only the deal."""
+    if data.get("actions") is None:
+        s[L.F_ACTIONS] = fewest_actions(s, r)
+
+
+def _hand_field(pos: Position, q: int) -> str:
+    return f"seats[{q}].hand" if pos.rules.seat_list_form else f"p{q}Hand"
 
 
 def _impossible(pos: Position, code: int, detail: int) -> str:
@@ -588,6 +602,25 @@ def _impossible(pos: Position, code: int, detail: int) -> str:
         return f"oneOff: {played}: {why}"
     if code == 17:
         return f"scuttle: {card_str(detail)} on {card_str(int(s[L.F_SCUTTLE_TARGET]))}: {why}"
+    if code == 70:
+        return (f"actions: {int(s[L.F_ACTIONS])} actions cannot reach turn {int(s[L.F_TURN_COUNT])} in phase "
+                f"'{pos.phase_name}' (it takes at least {detail}: one a turn, one for the turn's action, one a counter)")
+    if code == 71:
+        return "actions: 0 actions, but cards have left the hands and the deck (or are known): that is not the deal"
+    if code == 72:
+        return (f"{_hand_field(pos, detail)}: {bin(pos.hand(detail)).count('1')} cards before any action, but the deal "
+                f"gives p{detail} {int(opening_hand(s, r, detail))}")
+    if code == 73:
+        rev = bin(int(s[L.F_REVEALED])).count("1")
+        held = f"{int(s[L.F_DECK_N])} cards" + (f" and {rev} revealed" if rev else "")
+        return (f"deck: {held}, but at most {detail} can be there after {int(s[L.F_ACTIONS])} actions "
+                f"(the deal leaves {int(dealt_deck(r))}; the deck only shrinks"
+                + (", but for a 9 sending a card to its top" if pos.rules.nine == "deck-top" else "")
+                + (", until a reshuffle refills it" if pos.rules.reshuffle else "") + ")")
+    if code in (74, 75):
+        return f"deckSeenBy: {why}"
+    if code == 76:
+        return f"removed: {why}, so it holds at least one of each"
     return f"the position is inconsistent: {why}"
 
 

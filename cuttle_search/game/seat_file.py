@@ -182,6 +182,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
 
     r = rs.array
     n = rs.players
+    cards = rs.cards  # the longest a card list may be: every card of the deck (54 with Jokers)
     raw = data.get("seats")
     if not isinstance(raw, list) or len(raw) != n:
         got = f"{len(raw)} entries" if isinstance(raw, list) else brief(raw)
@@ -198,7 +199,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         where = f"seats[{q}]"
         if not isinstance(entry, Mapping):
             raise PositionError(f"{where}: expected an object with hand, points and royals")
-        for i, item in enumerate(_list_field(entry.get("hand"), f"{where}.hand")):
+        for i, item in enumerate(_list_field(entry.get("hand"), f"{where}.hand", cards)):
             w = f"{where}.hand[{i}]"
             if item == C.UNKNOWN:
                 if view is None:
@@ -214,7 +215,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     stacks: list[tuple[Card, list[tuple[Card, int]], str]] = []
     for q, entry in enumerate(raw):
         for key, royal in (("points", False), ("royals", True)):
-            for i, item in enumerate(_list_field(entry.get(key), f"seats[{q}].{key}")):
+            for i, item in enumerate(_list_field(entry.get(key), f"seats[{q}].{key}", cards)):
                 w = f"seats[{q}].{key}[{i}]"
                 base, attached = _parse_stack(item, w, n)
                 if not (C.bit(base) & C.FACE_CARD_RANKS if royal else base >> 2 <= C.TEN):
@@ -248,14 +249,14 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             if attach(s, r, by, to, card, target):
                 raise PositionError(f"{w}: p{to} already controls {card_str(base)} when {card_str(card)} goes on it")
 
-    for i, item in enumerate(_card_list(data, "scrap")):
+    for i, item in enumerate(_card_list(data, "scrap", cards)):
         w = f"scrap[{i}]"
         if item == C.UNKNOWN:
             raise PositionError(f"{w}: '??' in the scrap (the scrap is public)")
         c = _card(item, w)
         seen.add(c, w)
         s[L.F_SCRAP] |= 1 << c
-    for i, item in enumerate(_card_list(data, "removed")):
+    for i, item in enumerate(_card_list(data, "removed", cards)):
         w = f"removed[{i}]"
         if not rs.remove_ace_six:
             raise PositionError(f"{w}: cards leave the game only with the option remove-ace-six")
@@ -265,7 +266,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         seen.add(c, w)
         s[L.F_REMOVED] |= 1 << c
     for q, entry in enumerate(raw):
-        for i, item in enumerate(_list_field(entry.get("counters"), f"seats[{q}].counters")):
+        for i, item in enumerate(_list_field(entry.get("counters"), f"seats[{q}].counters", cards)):
             w = f"seats[{q}].counters[{i}]"
             if not rs.counter_costs_turn:
                 raise PositionError(f"{w}: in {rs.name} a counter does not wait before its player")
@@ -285,7 +286,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s[L.F_ACTOR] = turn
 
     twos = []
-    for i, item in enumerate(_card_list(data, "twos")):
+    for i, item in enumerate(_card_list(data, "twos", cards)):
         m = _ATTACHED_RE.match(item) if isinstance(item, str) else None
         if rs.counter_costs_turn:
             if not m or m.group(3) is not None:
@@ -322,7 +323,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
         s[L.F_VICTIM] = seat_of(data.get("victim"), "victim", n)
     revealed_unknown = 0
-    for i, item in enumerate(_card_list(data, "revealed")):
+    for i, item in enumerate(_card_list(data, "revealed", cards)):
         if item == C.UNKNOWN:
             if view is None or view == turn or not rs.seven_private:
                 raise PositionError(f"revealed[{i}]: '??' only where a 7 showed its cards to its player alone")
@@ -334,7 +335,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if revealed_unknown and s[L.F_REVEALED]:
         raise PositionError("revealed: a view sees all of another seat's revealed cards or none")
 
-    deck, deck_known = read_deck(_card_list(data, "deck"), view, seen)
+    deck, deck_known = read_deck(_card_list(data, "deck", cards), view, seen)
     seen_by = data.get("deckSeenBy")
     if seen_by is not None:
         s[L.F_TOP_SEEN_BY] = seat_of(seen_by, "deckSeenBy", n)
@@ -371,7 +372,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s[L.F_DECK_KNOWN] = deck_known
 
     for q, entry in enumerate(raw):
-        for i, item in enumerate(_list_field(entry.get("known"), f"seats[{q}].known")):
+        for i, item in enumerate(_list_field(entry.get("known"), f"seats[{q}].known", cards)):
             c = _card(item, f"seats[{q}].known[{i}]")
             if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"seats[{q}].known[{i}]: {card_str(c)} is not a named card of that hand")
@@ -386,9 +387,10 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s[L.F_PASSES] = _int_field(data, "passes", 0)
     s[L.F_ACTIONS] = _int_field(data, "actions", 0)
 
-    from .position_file import _set_phase
+    from .position_file import _set_phase, default_actions
 
     _set_phase(s, r, phase)
+    default_actions(s, r, data)
     hidden = None
     if view is not None:
         for q in range(n):
