@@ -198,6 +198,7 @@ def _cutthroat_with_frozen(frozen: dict[int, list[str]], turn: int) -> dict:
     """A cutthroat deal (dealer p2) at turn count ``turn`` with seat q's ``frozen`` cards in its hand."""
     d = Position.deal("cutthroat", seed=4).to_dict()
     d["turn"] = turn
+    d["actions"] = max(turn, 1)  # a turn takes an action at least (0 actions is the deal itself)
     for q, cards in frozen.items():
         for c in cards:
             for seat in d["seats"]:

@@ -514,7 +514,7 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
         f"<title>cuttle_search review: {esc(title)}</title>"
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}tr.chosen{outline:2px solid #2c3e50}"
-        "pre{background:#f7f7f7;padding:8px;overflow-x:auto}</style></head><body>"
+        "pre{background:#f7f7f7;padding:8px;overflow-x:auto}table.candidates{margin-bottom:1.5em}</style></head><body>"
         f"<h1>Review of {esc(title)}</h1><p>{esc(_players_line(review))}; rules {esc(review.rules)}, "
         f"{esc(_result_line(review))}; marks: "
         + ", ".join(f"<span style='color:{_COLOURS[n]}'>&#9679;</span> {n}" for n, _ in LABELS)
