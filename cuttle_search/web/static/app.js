@@ -478,6 +478,7 @@ function onKey(e) {
     if (moves[state.cursor] && !$('play-moves').dataset.waiting) playMove(moves[state.cursor]);
     e.preventDefault();
   } else if (e.key === 'h') askHint();
+  else if (e.key === 'n') $('new-game').requestSubmit();
   else if (e.key === 'u') { if (state.game && state.game.canUndo) send({ type: 'undo' }); }
   else if (e.key === 'Escape') { state.selected = null; paintSelection(); }
 }

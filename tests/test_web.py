@@ -1,0 +1,399 @@
+"""The browser board (``cuttle-search serve``), driven in headless Chromium by Playwright.
+
+A server runs on a free loopback port in a thread; the page is driven by clicks and keys
+as a person would: whole games of two seats and of Cutthroat played by clicking cards,
+a hint whose partial answers reach the page, a review whose chart is clicked, a game
+played with the keyboard alone, a position analysed and solved. Skipped without the web
+extra, Playwright or a ``chromium`` executable (no browser is downloaded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import shutil
+import socket
+import sys
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+websockets = pytest.importorskip("websockets")
+
+from cuttle_search.hint import ServerLimits  # noqa: E402
+from cuttle_search.web import views  # noqa: E402
+from cuttle_search.web.app import create_app  # noqa: E402
+
+LIMITS = ServerLimits(max_iterations=300_000, max_time=20.0, max_threads=1, max_request_bytes=64 * 1024)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The board on a free loopback port, in a thread; yields its base URL."""
+    port = _free_port()
+    config = uvicorn.Config(create_app(LIMITS, {"seed": 1}), host="127.0.0.1", port=port, log_level="warning",
+                            ws_max_size=LIMITS.max_request_bytes + 1024, lifespan="off")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if CHROMIUM is None:
+        pytest.skip("no chromium executable (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1'][data-connected='1']")
+    yield pg
+    context.close()
+    assert not errors, f"the page raised: {errors}"
+
+
+def _new_game(page, rules: str, seat: str, opponents: str, seed: int) -> None:
+    page.select_option("#rules", rules)
+    page.fill("#seat", seat)
+    page.fill("#opponents", opponents)
+    page.fill("#seed", str(seed))
+    page.click("#new")
+    page.wait_for_function("() => state.game && state.game.seed === %d" % seed)
+
+
+def _game(page) -> dict:
+    return page.evaluate("() => state.game")
+
+
+def _wait_played(page, ply: int) -> None:
+    page.wait_for_function("(ply) => state.game.ply > ply || state.game.over", arg=ply)
+
+
+def _click_move(page, move: dict) -> None:
+    """Play ``move`` by clicking: its card, then its target (or the card again when it is
+    that card's only move); a move of no card, or a card with several moves of that target,
+    from the list."""
+    cards = move["touches"]
+    board = "#play-board svg.card[data-card='%s']"
+    if cards and page.locator(board % cards[0]).count():
+        page.click(board % cards[0])
+        assert page.locator(board % cards[0]).get_attribute("class").split().count("selected") == 1
+        dimmed = page.locator("#play-moves li.dim").count()
+        others = [m for m in _game(page)["moves"] if cards[0] not in m["touches"]]
+        assert dimmed == len(others)  # the page shows only the clicked card's moves
+        mine = [m for m in _game(page)["moves"] if cards[0] in m["touches"]]
+        if len(cards) > 1 and page.locator(board % cards[1]).count():
+            both = [m for m in mine if cards[1] in m["touches"]]
+            page.click(board % cards[1])
+            if len(both) == 1:
+                return
+        elif len(mine) == 1:
+            page.click(board % cards[0])
+            return
+    page.click("#play-moves li[data-n='%d']" % move["n"])
+
+
+def _play_out(page, seed: int, most: int = 400) -> int:
+    """Play the person's side of the game to its end by clicking; the decisions made."""
+    rng = random.Random(seed)
+    made = 0
+    while not _game(page)["over"]:
+        game = _game(page)
+        assert game["myTurn"] and game["moves"], game["board"]["decision"]
+        move = rng.choice(game["moves"])
+        _click_move(page, move)
+        _wait_played(page, game["ply"])
+        made += 1
+        assert made < most
+    return made
+
+
+def test_play_a_two_seat_game_by_clicking(page):
+    _new_game(page, "cuttle-cards", "p0", "random", 11)
+    made = _play_out(page, 11)
+    assert made > 3
+    game = _game(page)
+    assert page.text_content("#play-status").startswith("game over")
+    assert page.get_attribute("#play-status", "data-over") == "1"
+    assert game["result"]["share"] in (0, 0.5, 1)
+    assert page.locator("#events li").count() == game["ply"]
+    with page.expect_download() as info:
+        page.click("#download")
+    log = json.loads(open(info.value.path(), encoding="utf-8").read())
+    assert log["format"] == "cuttle-search/game" and len(log["moves"]) == game["ply"]
+    assert log["players"]["p0"] == "human" and log["players"]["p1"] == "random"
+
+
+def test_play_a_cutthroat_game_by_clicking(page):
+    _new_game(page, "cutthroat", "p1", "random", 5)
+    board = _game(page)["board"]
+    assert board["order"][-1] == "p1" and len(board["seats"]) == 3
+    assert page.locator("#play-board .seat").count() == 3
+    made = _play_out(page, 5)
+    assert made > 3
+    assert page.text_content("#play-status").startswith("game over")
+
+
+def test_a_hint_streams_partial_answers_to_the_page(page):
+    _new_game(page, "cuttle-cards", "p0", "random", 3)
+    page.fill("#hint-iterations", "250000")
+    page.click("#hint")
+    page.wait_for_function("() => Number(document.getElementById('hint-status').dataset.updates) >= 2",
+                           timeout=60_000)
+    partial_rows = page.locator("#hint-table tr.row").count()
+    assert partial_rows >= 1
+    assert page.get_attribute("#hint-status", "data-final") == "0"
+    assert "searching" in page.text_content("#hint-status")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    assert "250,000 iterations" in page.text_content("#hint-status")
+    rows = page.locator("#hint-table tr.row")
+    assert rows.count() == len(_game(page)["moves"])  # every legal move ranked
+    assert rows.first.locator("svg.bar").count() == 1
+
+
+def test_cutthroat_hint_shows_every_seats_share(page):
+    _new_game(page, "cutthroat", "p0", "random", 8)
+    page.fill("#hint-iterations", "2000")
+    page.evaluate("() => document.activeElement.blur()")  # keys typed into a field are the field's
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    assert page.text_content("#hint-table th:nth-child(3)") == "shares by seat"
+    first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
+    assert first_bar.count() == 1 + 3  # the background and one share per seat
+
+
+def test_play_with_the_keyboard_alone(page):
+    page.select_option("#rules", "cuttle-cards")
+    page.fill("#opponents", "random")
+    page.fill("#seed", "21")
+    page.locator("#new").blur()
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("n")
+    page.wait_for_function("() => state.game && state.game.seed === 21")
+    first = _game(page)
+    # digits pick a move, Enter plays it
+    page.keyboard.press("2")
+    assert page.locator("#play-moves li.cursor").get_attribute("data-n") == "2"
+    page.keyboard.press("Enter")
+    _wait_played(page, first["ply"])
+    assert _game(page)["events"][first["ply"]]["text"] == first["moves"][1]["text"]
+    # h asks for a hint, u undoes the move
+    page.fill("#hint-iterations", "500")
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    page.keyboard.press("u")
+    page.wait_for_function("(ply) => state.game.ply === ply", arg=first["ply"])
+    # and the arrows: the whole game
+    rng = random.Random(21)
+    while not _game(page)["over"]:
+        game = _game(page)
+        k = rng.randrange(len(game["moves"]))
+        page.keyboard.press("1")
+        for _ in range(k):
+            page.keyboard.press("ArrowDown")
+        assert page.locator("#play-moves li.cursor").get_attribute("data-n") == str(k + 1)
+        page.keyboard.press("Enter")
+        _wait_played(page, game["ply"])
+    assert page.text_content("#play-status").startswith("game over")
+
+
+def _game_log(seed: int) -> dict:
+    """A short finished game log (random against random)."""
+    from cuttle_search.game.rules import get_ruleset
+    from cuttle_search.play.session import new_session
+
+    session = new_session(get_ruleset("cuttle-cards"), "p0", "random", seed)
+    session.advance()
+    rng = random.Random(seed)
+    while not session.is_over:
+        session.play(rng.randrange(len(session.legal_moves())) + 1)
+    return session.log()
+
+
+def test_review_a_game_and_click_the_chart(page, tmp_path):
+    log = _game_log(4)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    page.click("#tab-review")
+    page.fill("#rv-iterations", "40")
+    page.set_input_files("#rv-file", str(path))
+    page.wait_for_selector("#rv-status[data-done='1']", timeout=90_000)
+    review = page.evaluate("() => state.review")
+    decisions = review["decisions"]
+    assert len(decisions) >= 3 and set(review["summary"]) == {"p0", "p1"}
+    assert all("candidates" in d for d in decisions)
+    marks = page.locator("#rv-chart circle.mark")
+    assert marks.count() == len(decisions)
+    assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[0]["ply"])
+    k = len(decisions) - 1
+    marks.nth(k).click()
+    assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k]["ply"])
+    assert page.locator("#rv-rows tr.decision.chosen").get_attribute("data-i") == str(k)
+    detail = page.text_content("#rv-detail")
+    assert decisions[k]["played"] in detail and decisions[k]["best"] in detail
+    assert page.locator("#rv-candidates tr").count() == 1 + len(decisions[k]["candidates"])
+    assert page.locator("#rv-board .seat").count() == 2
+    page.keyboard.press("ArrowLeft")
+    assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k - 1]["ply"])
+    assert "accuracy" in page.text_content("#rv-summary")
+
+
+def test_analyse_and_solve_a_position(page):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "positions" / "deck-out-endgame.json").read_text()
+    page.click("#tab-analyse")
+    page.fill("#pos-text", text)
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    assert not page.is_disabled("#an-solve")  # nothing hidden
+    page.fill("#an-iterations", "3000")
+    page.click("#an-run")
+    page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
+    assert page.locator("#an-table tr.row").count() >= 2
+    page.click("#an-solve")
+    page.wait_for_selector("#solve-table tr >> nth=1", timeout=60_000)
+    values = page.locator("#solve-table td.proven").all_text_contents()
+    assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
+
+
+def test_a_bad_position_gets_one_line_naming_the_field(page):
+    page.click("#tab-analyse")
+    page.fill("#pos-text", '{"p0Hand": ["7H", "7H"]}')
+    page.click("#pos-load")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.get_attribute("#error", "data-field") == "p0Hand[1]" or "7H" in page.text_content("#error")
+    assert "\n" not in page.text_content("#error").strip()
+
+
+# ---------------------------------------------------------------- the socket, without a browser
+def _ask(server: str, messages: list[dict | str], until: tuple[str, ...] = ("game", "error", "hint", "log")) -> list[dict]:
+    """Send each message in turn over one websocket; the answer that ends each."""
+    async def go() -> list[dict]:
+        out = []
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            for m in messages:
+                await ws.send(m if isinstance(m, str) else json.dumps(m))
+                while True:
+                    reply = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                    if reply["type"] in until and not reply.get("partial"):
+                        out.append(reply)
+                        break
+        return out
+
+    return _run(go())
+
+
+def _run(coroutine):
+    """Run ``coroutine`` on a thread of its own (Playwright's sync API keeps a loop running here)."""
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(asyncio.run(coroutine)))
+    thread.start()
+    thread.join(120)
+    assert out, "the websocket exchange did not finish"
+    return out[0]
+
+
+def test_requests_are_untrusted(server):
+    replies = _ask(server, [
+        "not json",
+        "[1, 2]",
+        {"type": "launch"},
+        {"type": "play", "move": "draw"},
+        {"type": "new", "rules": "cuttle-cards", "seat": "p9", "opponents": "random"},
+        {"type": "new", "rules": "no-such-rules"},
+        {"type": "new", "opponents": "ismcts:iterations=99999999"},
+        {"type": "new", "opponents": "random", "seed": 2},
+        {"type": "play", "move": "scuttle 8H 8C"},
+        {"type": "play", "move": 999},
+        {"type": "hint", "iterations": 10**9},
+        {"type": "hint", "time": "soon"},
+        {"type": "load", "position": "{"},
+        {"type": "review", "game": {"format": "cuttle-search/game", "moves": "draw"}},
+        "x" * (LIMITS.max_request_bytes + 10),
+    ])
+    errors = [(r["type"], r.get("field")) for r in replies]
+    assert errors == [("error", "request"), ("error", "request"), ("error", "type"), ("error", "game"),
+                      ("error", "seat"), ("error", "rules"), ("error", "opponents"), ("game", None),
+                      ("error", "move"), ("error", "move"), ("error", "iterations"), ("error", "time"),
+                      ("error", "position"), ("error", "start"), ("error", "request")]
+    assert all("\n" not in r.get("error", "") for r in replies)
+
+
+def test_a_new_request_stops_the_running_search(server):
+    async def go() -> list[dict]:
+        async with websockets.connect(server.replace("http", "ws") + "/ws") as ws:
+            await ws.send(json.dumps({"type": "new", "opponents": "random", "seed": 9}))
+            while json.loads(await ws.recv())["type"] != "game":
+                pass
+            await ws.send(json.dumps({"type": "hint", "time": 15}))
+            while True:  # the search runs
+                reply = json.loads(await ws.recv())
+                if reply["type"] == "hint" and reply["partial"]:
+                    break
+            await ws.send(json.dumps({"type": "log"}))
+            seen = []
+            while True:
+                reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                seen.append(reply)
+                if reply["type"] == "log":
+                    return seen
+
+    seen = _run(go())
+    final = [r for r in seen if r["type"] == "hint" and not r["partial"]]
+    assert final and final[0]["rootInfo"]["stopReason"] == "cancelled"
+
+
+def test_moves_name_the_cards_they_touch():
+    from cuttle_search.game.moves import Move
+
+    assert views.move_json(Move.parse("jack JS 7H"), 3) == {"n": 3, "text": "jack JS 7H", "kind": "jack",
+                                                            "touches": ["JS", "7H"], "seat": None}
+    assert views.move_json(Move.parse("discard 4H 9C"), 1)["touches"] == ["4H", "9C"]
+    assert views.move_json(Move.parse("one-off 4C p2"), 1)["touches"] == ["4C"]
+    assert views.move_json(Move.parse("one-off 4C p2"), 1)["seat"] == "p2"
+    assert views.move_json(Move.parse("draw"), 1)["touches"] == []
+    assert views.card_item("TH(JH-p0,JC-p1)") == {"card": "TH", "on": [{"card": "JH", "by": "p0"},
+                                                                      {"card": "JC", "by": "p1"}]}
+    assert views.card_item("JH-p0>p2") == {"card": "JH", "by": "p0", "to": "p2"}
+
+
+def test_serve_without_the_extra_says_what_to_install(monkeypatch):
+    from click.testing import CliRunner
+
+    from cuttle_search.cli import main
+
+    monkeypatch.setitem(sys.modules, "starlette", None)
+    result = CliRunner().invoke(main, ["serve"])
+    assert result.exit_code == 2
+    assert "pip install 'cuttle-search[web]'" in result.output
+    assert len(result.output.strip().splitlines()) == 1
