@@ -41,7 +41,7 @@ from . import views
 
 STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
           "style.css": "text/css; charset=utf-8"}
-REPORT_EVERY = 0.1  # seconds between partial answers of a search
+REPORT_EVERY = MIN_REPORT_EVERY  # seconds between partial answers of a search (the first comes as soon)
 DEFAULT_HINT_ITERATIONS = 10_000
 DEFAULT_REVIEW_ITERATIONS = 300  # a decision (a review searches every decision, luck too)
 MAX_REVIEW_DECISIONS = 400  # a game has at most this many reviewed decisions here
@@ -245,7 +245,7 @@ class Client:
         data = _json_field(msg, "position")
         limit = request_limit(msg, {"iterations": DEFAULT_HINT_ITERATIONS}, self.limits)
         request = {"id": req_id, "position": data, "iterations": limit.iterations, "time": limit.time,
-                   "runnersUp": MAX_RUNNERS_UP, "reportDuringSearchEvery": max(REPORT_EVERY, MIN_REPORT_EVERY)}
+                   "runnersUp": MAX_RUNNERS_UP, "reportDuringSearchEvery": REPORT_EVERY}
         request = {k: v for k, v in request.items() if v is not None}
 
         def work(cancel: threading.Event) -> None:

@@ -12,7 +12,7 @@ const LABEL_COLOURS = { blunder: '#c0392b', mistake: '#e67e22', inaccuracy: '#f1
 const state = {
   ws: null, meta: null, nextId: 1,
   game: null, selected: null, cursor: -1, digits: '', digitTimer: null,
-  hintUpdates: 0, analysisUpdates: 0,
+  hintUpdates: 0, analysisUpdates: 0, timing: null,
   position: null, review: null, reviewIndex: -1,
 };
 
@@ -247,6 +247,7 @@ function renderRanked(table, moves, seats, onPick) {
 function onHint(msg) {
   const n = state.game ? state.game.board.seats.length : 2;
   if (msg.partial) state.hintUpdates += 1;
+  if (state.timing) state.timing.updates.push([performance.now(), !!msg.partial]);  // for benchmarks/web.py
   const status = $('hint-status');
   status.dataset.updates = String(state.hintUpdates);
   status.dataset.final = msg.partial ? '0' : '1';
@@ -269,6 +270,7 @@ function askHint() {
   const it = $('hint-iterations').value.trim();
   const message = { type: 'hint' };
   if (it) message.iterations = Number(it);
+  state.timing = { asked: performance.now(), updates: [] };
   send(message);
   $('hint-stop').disabled = false;
 }
