@@ -232,6 +232,13 @@ function bar(m, seats) {
   return svg;
 }
 
+function seatLegend(seats) {
+  const box = el('span', { class: 'legend' });
+  seats.forEach((seat) => box.append(el('span', { class: 'swatch', style: `background:${SEAT_COLOURS[seatNumber(seat) % 8]}` }),
+    el('span', { text: seat + ' ' })));
+  return box;
+}
+
 function renderRanked(table, moves, seats, onPick) {
   const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by seat' : 'win rate', 'score', '95% interval', 'visits', 'proven', 'line']
     .map((t) => el('th', { text: t })));
@@ -242,6 +249,10 @@ function renderRanked(table, moves, seats, onPick) {
     el('td', { class: 'proven', text: m.proven ? `${m.proven}${m.plies !== undefined && m.plies !== null ? ' in ' + m.plies : ''}` : '' }),
     el('td', { class: 'pv', text: (m.pv || []).slice(1).join(' · ') })));
   table.replaceChildren(head, ...rows);
+  if (seats > 2 && moves.length && moves[0].seatScores) {
+    const caption = el('caption', { class: 'muted' }, 'shares of the games below each move: ', seatLegend(Object.keys(moves[0].seatScores)));
+    table.prepend(caption);
+  }
 }
 
 function onHint(msg) {
@@ -340,8 +351,8 @@ function chart(review) {
       onclick: () => pickDecision(i),
     }, el('svg:title', { text: `ply ${d.ply} ${d.player}: ${d.played} (best ${d.best})${d.label ? ' - ' + d.label : ''}` })));
   });
-  const legend = el('div', { class: 'muted', text: 'each point is a decision at its decider\'s best score (their view); colours: ' +
-    Object.keys(bySeat).join(', ') + '; labelled decisions are larger (blunder red, mistake orange, inaccuracy yellow). Click a point, a row, or use ← →.' });
+  const legend = el('div', { class: 'muted' }, 'each point is a decision at its decider\'s best score (from their view): ',
+    seatLegend(Object.keys(bySeat).sort()), '; labelled decisions are larger (blunder red, mistake orange, inaccuracy yellow). Click a point, a row, or use ← →.');
   return [svg, legend];
 }
 
