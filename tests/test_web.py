@@ -30,6 +30,7 @@ from cuttle_search.web.app import create_app  # noqa: E402
 
 LIMITS = ServerLimits(max_iterations=300_000, max_time=20.0, max_threads=1, max_request_bytes=64 * 1024)
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+APP = None  # the application the server fixture runs
 
 
 def _free_port() -> int:
@@ -44,6 +45,8 @@ def server():
     port = _free_port()
     config = uvicorn.Config(create_app(LIMITS, {"seed": 1}), host="127.0.0.1", port=port, log_level="warning",
                             ws_max_size=LIMITS.max_request_bytes + 1024, lifespan="off")
+    global APP
+    APP = config.app
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -280,6 +283,8 @@ def test_analyse_and_solve_a_position(page):
     page.click("#an-run")
     page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
     assert page.locator("#an-table tr.row").count() >= 2
+    proven = page.locator("#an-table td.proven").all_text_contents()  # the deck is empty: solved first
+    assert proven and all(v.split()[0] in ("win", "draw", "loss") for v in proven)
     page.click("#an-solve")
     page.wait_for_selector("#solve-table tr >> nth=1", timeout=60_000)
     values = page.locator("#solve-table td.proven").all_text_contents()
@@ -335,6 +340,7 @@ def test_requests_are_untrusted(server):
         {"type": "new", "opponents": "random", "seed": 2},
         {"type": "play", "move": "scuttle 8H 8C"},
         {"type": "play", "move": 999},
+        {"type": "play", "move": int("9" * 4000)},
         {"type": "hint", "iterations": 10**9},
         {"type": "hint", "time": "soon"},
         {"type": "load", "position": "{"},
@@ -344,9 +350,9 @@ def test_requests_are_untrusted(server):
     errors = [(r["type"], r.get("field")) for r in replies]
     assert errors == [("error", "request"), ("error", "request"), ("error", "type"), ("error", "game"),
                       ("error", "seat"), ("error", "rules"), ("error", "opponents"), ("game", None),
-                      ("error", "move"), ("error", "move"), ("error", "iterations"), ("error", "time"),
+                      ("error", "move"), ("error", "move"), ("error", "move"), ("error", "iterations"), ("error", "time"),
                       ("error", "position"), ("error", "start"), ("error", "request")]
-    assert all("\n" not in r.get("error", "") for r in replies)
+    assert all("\n" not in r.get("error", "") and len(r.get("error", "")) < 300 for r in replies)
 
 
 def test_a_new_request_stops_the_running_search(server):
@@ -371,6 +377,24 @@ def test_a_new_request_stops_the_running_search(server):
     seen = _run(go())
     final = [r for r in seen if r["type"] == "hint" and not r["partial"]]
     assert final and final[0]["rootInfo"]["stopReason"] == "cancelled"
+
+
+def test_closing_the_page_stops_its_search(server):
+    async def go() -> None:
+        ws = await websockets.connect(server.replace("http", "ws") + "/ws")
+        await ws.send(json.dumps({"type": "new", "opponents": "random", "seed": 9}))
+        while json.loads(await ws.recv())["type"] != "game":
+            pass
+        await ws.send(json.dumps({"type": "hint", "time": 15}))
+        while not json.loads(await ws.recv()).get("partial"):
+            pass
+        await ws.close()
+
+    _run(go())
+    deadline = time.monotonic() + 5  # the search asked for 15 s
+    while APP.state.clients:
+        assert time.monotonic() < deadline, "the search went on after the page closed"
+        time.sleep(0.05)
 
 
 def test_moves_name_the_cards_they_touch():

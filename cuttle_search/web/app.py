@@ -44,6 +44,7 @@ STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; 
 REPORT_EVERY = MIN_REPORT_EVERY  # seconds between partial answers of a search (the first comes as soon)
 DEFAULT_HINT_ITERATIONS = 10_000
 DEFAULT_REVIEW_ITERATIONS = 300  # a decision (a review searches every decision, luck too)
+MAX_CLIENTS = 32  # pages connected at once (each may run one job)
 MAX_REVIEW_DECISIONS = 400  # a game has at most this many reviewed decisions here
 DEFAULT_SOLVE_SECONDS = 10.0
 _FIELD_RE = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
@@ -197,8 +198,9 @@ class Client:
     def on_play(self, req_id: Any, msg: Mapping[str, Any]) -> None:
         session = self._session()
         move = msg.get("move")
-        if not isinstance(move, (str, int)) or isinstance(move, bool) or (isinstance(move, str) and len(move) > 200):
-            raise RequestError(f"move: expected a move's notation or number, got {brief(move)}")
+        if (not isinstance(move, (str, int)) or isinstance(move, bool) or (isinstance(move, str) and len(move) > 200)
+                or (isinstance(move, int) and not 1 <= move <= 100_000)):
+            raise RequestError(f"move: expected a move's notation or its number in the list, got {brief(move)}")
 
         def work(cancel: threading.Event) -> None:
             session.play(move)
@@ -374,6 +376,7 @@ def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any
     (``seed``, ``threads``...) as the hint protocol's."""
     defaults = dict(defaults or {})
     pages = {name: _static(name) for name in STATIC}
+    clients: set[Client] = set()  # the open pages (a page's job ends before it leaves the set)
 
     async def index(request: Request) -> Response:
         return Response(pages["index.html"], media_type=STATIC["index.html"])
@@ -394,15 +397,25 @@ def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any
                                           "reviewIterations": min(DEFAULT_REVIEW_ITERATIONS, limits.max_iterations)}})
 
     async def socket(ws: WebSocket) -> None:
+        if len(clients) >= MAX_CLIENTS:
+            await ws.close(code=1013, reason=f"the board serves at most {MAX_CLIENTS} pages at once")
+            return
         await ws.accept()
-        await Client(ws, limits, defaults).run()
+        client = Client(ws, limits, defaults)
+        clients.add(client)
+        try:
+            await client.run()
+        finally:
+            clients.discard(client)
 
     async def no_icon(request: Request) -> Response:
         return Response(status_code=204)
 
     routes = [Route("/", index), Route("/api/meta", meta), Route("/static/{name}", static), Route("/favicon.ico", no_icon),
               WebSocketRoute("/ws", socket)]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.clients = clients
+    return app
 
 
 def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = ServerLimits(),
