@@ -291,6 +291,24 @@ def test_analyse_and_solve_a_position(page):
     assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
 
 
+@pytest.mark.parametrize("name", ["seven-reveal-p0", "counter-chain-full", "scuttle-block", "four-victim-p1",
+                                  "cutthroat-joker-steals-king-p2", "multiplayer-4-counter-costs-turn-p3",
+                                  "multiplayer-8-remove-ace-six-p0", "gamestate-cuttle-cards"])
+def test_the_page_draws_every_kind_of_board(page, name):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "positions" / f"{name}.json").read_text()
+    page.click("#tab-analyse")
+    page.fill("#pos-text", text)
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    board = page.evaluate("() => state.position.board")
+    assert page.locator("#an-board .seat").count() == len(board["seats"])
+    named = sum(1 for s in board["seats"] for zone in ("hand", "points", "royals") for c in s[zone] if c["card"] != "??")
+    assert page.locator("#an-board .seat svg.card[data-card]").count() >= named
+    assert page.locator("#an-board .seat").last.get_attribute("data-seat") == board["order"][-1]
+
+
 def test_a_bad_position_gets_one_line_naming_the_field(page):
     page.click("#tab-analyse")
     page.fill("#pos-text", '{"p0Hand": ["7H", "7H"]}')
@@ -409,6 +427,39 @@ def test_moves_name_the_cards_they_touch():
     assert views.card_item("TH(JH-p0,JC-p1)") == {"card": "TH", "on": [{"card": "JH", "by": "p0"},
                                                                       {"card": "JC", "by": "p1"}]}
     assert views.card_item("JH-p0>p2") == {"card": "JH", "by": "p0", "to": "p2"}
+
+
+def test_every_shipped_position_has_a_board():
+    """Every position file loads into a board the page can draw: each seat's zones, the
+    viewer at the bottom, and every card of the position in one place (hidden ones as ??),
+    so every position of a ruleset shows as many cards."""
+    from pathlib import Path
+
+    from cuttle_search.game.position_file import load_position
+
+    files = sorted((Path(__file__).parent.parent / "positions").glob("*.json"))
+    assert files
+    totals: dict[str, set[int]] = {}
+    for f in files:
+        pos = load_position(f)
+        out = json.loads(json.dumps(views.position_json(pos), allow_nan=False))
+        board = out["board"]
+        assert board["order"][-1] == (board["view"] if board["view"] != "full" else "p0"), f.name
+        assert sorted(board["order"]) == sorted(s["seat"] for s in board["seats"]), f.name
+
+        def count(items: list) -> int:
+            return sum(1 + count(i.get("on", [])) for i in items)
+
+        on_table = sum(count(s["hand"]) + count(s["points"]) + count(s["royals"]) + count(s["counters"])
+                       for s in board["seats"])
+        total = (on_table + board["deckCount"] + count(board["scrap"]) + count(board["twos"])
+                 + count(board["revealed"]) + len(board["removed"]) + bool(board["pending"].get("oneOff"))
+                 + bool(board["pending"].get("scuttle")))
+        totals.setdefault(pos.rules.name, set()).add(total)
+        if out["moves"]:
+            assert [m["text"] for m in out["moves"]] == [m.text() for m in pos.legal_moves()]
+    assert all(len(t) == 1 for t in totals.values()), totals  # no card lost: every position of a ruleset holds its whole pack
+    assert totals["cuttle-cards"] == {52}
 
 
 def test_serve_without_the_extra_says_what_to_install(monkeypatch):

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..display import describe_decision
-from ..engine import layout as L
 from ..engine.seats import partner, seat_after
 from ..game.cards import card_str
 from ..game.moves import Move
@@ -68,12 +67,14 @@ def board_json(pos: Position, players: tuple[str, ...] | None = None) -> dict[st
             "royals": [card_item(c) for c in royals],
             "frozen": frozen,
             "known": known,
+            # Cuttle Multiplayer: the 2s this seat countered with out of turn, waiting before it
+            "counters": [card_item(c) for c in (d["seats"][p].get("counters") or [] if "seats" in d else [])],
             "pointsTotal": pos.points(p),
             "goal": pos.goal(p),
         })
     deck = list(d["deck"])
     if pos.view is None:
-        shown = deck[: int(s[L.F_DECK_KNOWN])]
+        shown = deck[: int(d.get("deckKnown") or 0)]
     else:
         shown = [c for c in deck if c != HIDDEN]
     bottom = pos.view if pos.view is not None else 0
@@ -82,9 +83,9 @@ def board_json(pos: Position, players: tuple[str, ...] | None = None) -> dict[st
     return {
         "rules": pos.rules.spec,
         "view": "full" if pos.view is None else seat_name(pos.view),
-        "turn": int(s[L.F_TURN_COUNT]),
+        "turn": d["turn"],
         "turnPlayer": seat_name(pos.turn_player),
-        "actor": None if pos.is_over else ("chance" if pos.actor == L.ACTOR_CHANCE else seat_name(pos.actor)),
+        "actor": None if pos.is_over else ("chance" if pos.actor < 0 else seat_name(pos.actor)),
         "phase": pos.phase_name,
         "decision": describe_decision(pos),
         "over": pos.is_over,
@@ -98,7 +99,7 @@ def board_json(pos: Position, players: tuple[str, ...] | None = None) -> dict[st
         "revealed": [card_item(c) for c in d.get("revealed") or []],
         "twos": [card_item(c) for c in d.get("twos") or []],
         "pending": pending,
-        "passes": int(s[L.F_PASSES]),
+        "passes": int(d.get("passes") or 0),
     }
 
 

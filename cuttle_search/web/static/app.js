@@ -106,6 +106,7 @@ function renderBoard(container, board, players) {
       el('div', { class: 'who', text: bits.join(' · ') }));
     block.append(zone('points', s.points, { stacks: true }), zone('royals', s.royals, { stacks: true }),
       zone(`hand (${s.hand.length})`, s.hand, { stacks: true }));
+    if (s.counters.length) block.append(zone('waiting', s.counters, { small: true }));
     return block;
   };
   for (const seat of board.order.slice(0, -1)) container.append(seatBlock(seat));
@@ -121,7 +122,7 @@ function renderBoard(container, board, players) {
     const box = el('div', {}, el('div', { class: 'label', text: 'pending' }));
     if (p.oneOff) box.append(cardSvg(p.oneOff), el('span', { text: p.oneOffTarget ? ` → ${p.oneOffTarget}` : '' }));
     for (const t of board.twos) box.append(cardSvg(t, { small: true }));
-    if (p.scuttle) box.append(el('span', { text: `scuttle ${p.scuttle.cardId} onto ${p.scuttle.targetId}` }));
+    if (p.scuttle) box.append(cardSvg(p.scuttle.cardId), el('span', { text: ` scuttles ${p.scuttle.targetId}` }));
     if (p.response) box.append(el('span', { text: `answer window: ${p.response}` }));
     if (board.revealed.length) box.append(el('span', { text: ' revealed: ' }), ...board.revealed.map((c) => cardSvg(c)));
     middle.append(box);
