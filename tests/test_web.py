@@ -188,9 +188,26 @@ def test_cutthroat_hint_shows_every_seats_share(page):
     page.evaluate("() => document.activeElement.blur()")  # keys typed into a field are the field's
     page.keyboard.press("h")
     page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
-    assert page.text_content("#hint-table th:nth-child(3)") == "shares by seat"
+    assert page.text_content("#hint-table th:nth-child(3)") == "shares by side"
     first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
     assert first_bar.count() == 1 + 3  # the background and one share per seat
+    widths = [float(first_bar.nth(k).get_attribute("width")) for k in range(1, 4)]
+    assert abs(sum(widths) - float(first_bar.nth(0).get_attribute("width"))) < 1  # the shares fill the bar
+
+
+def test_a_team_game_stacks_each_teams_share_once(page):
+    _new_game(page, "team", "p0", "random", 8)
+    page.fill("#hint-iterations", "2000")
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    hint = page.evaluate("() => state.game")  # the seats' partners come from the engine
+    assert {s["seat"]: s["partner"] for s in hint["board"]["seats"]} == {"p0": "p2", "p1": "p3", "p2": "p0", "p3": "p1"}
+    first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
+    assert first_bar.count() == 1 + 2  # two teams
+    widths = [float(first_bar.nth(k).get_attribute("width")) for k in range(1, 3)]
+    assert abs(sum(widths) - float(first_bar.nth(0).get_attribute("width"))) < 1
+    assert "p0+p2" in page.text_content("#hint-table caption")
 
 
 def test_play_with_the_keyboard_alone(page):
@@ -460,6 +477,19 @@ def test_every_shipped_position_has_a_board():
             assert [m["text"] for m in out["moves"]] == [m.text() for m in pos.legal_moves()]
     assert all(len(t) == 1 for t in totals.values()), totals  # no card lost: every position of a ruleset holds its whole pack
     assert totals["cuttle-cards"] == {52}
+
+
+def test_side_shares_count_a_team_once():
+    from cuttle_search.game.position_file import load_position
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent / "positions"
+    team = load_position(root / "team-opening-p0.json")
+    assert views.sides_of(team) == [[0, 2], [1, 3]]
+    moves = [{"seatScores": {"p0": 0.6, "p1": 0.4, "p2": 0.6, "p3": 0.4}}]
+    assert views.with_side_shares(moves, team)[0]["sideShares"] == [{"seats": ["p0", "p2"], "share": 0.6},
+                                                                     {"seats": ["p1", "p3"], "share": 0.4}]
+    assert views.sides_of(load_position(root / "cutthroat-opening-p0.json")) == [[0], [1], [2]]
 
 
 def test_serve_without_the_extra_says_what_to_install(monkeypatch):

@@ -225,12 +225,14 @@ class Client:
             raise RequestError("hint: it is not your decision")
         limit = request_limit(msg, {"iterations": DEFAULT_HINT_ITERATIONS}, self.limits)
 
+        view = session.view()
+
         def work(cancel: threading.Event) -> None:
             def progress(_done: int, snap: Any) -> None:
-                self.post({**views.analysis_json(snap.partial()), "type": "hint", "id": req_id})
+                self.post({**views.analysis_json(snap.partial(), view), "type": "hint", "id": req_id})
 
             result = session.hint(limit.iterations, progress, time=limit.time, cancel=cancel, every=REPORT_EVERY)
-            self.post({**views.analysis_json(result), "type": "hint", "id": req_id})
+            self.post({**views.analysis_json(result, view), "type": "hint", "id": req_id})
 
         self.start(req_id, "hint", work)
 
@@ -251,14 +253,23 @@ class Client:
         request = {k: v for k, v in request.items() if v is not None}
 
         def work(cancel: threading.Event) -> None:
+            from ..game.position_file import load_position
+
+            try:  # the position's sides, for the shares (a bad position: answers() names the field)
+                pos = load_position(data) if isinstance(data, dict) else None
+            except CuttleError:
+                pos = None
+
             def emit(answer: dict[str, Any]) -> None:
-                self.post({**answer, "type": "analysis", "partial": True})
+                self.post({**answer, "moveInfos": views.with_side_shares(answer["moveInfos"], pos),
+                           "type": "analysis", "partial": True})
 
             final = answers(request, self.defaults, self.limits, emit=emit, cancel=cancel)[-1]
             if "error" in final:
                 self.post({**final, "type": "error", "for": "analyse"})
             else:
-                self.post({**final, "type": "analysis", "partial": False})
+                self.post({**final, "moveInfos": views.with_side_shares(final["moveInfos"], pos),
+                           "type": "analysis", "partial": False})
 
         self.start(req_id, "analyse", work)
 

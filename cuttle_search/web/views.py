@@ -147,10 +147,38 @@ def session_json(session: Any) -> dict[str, Any]:
     return out
 
 
-def analysis_json(result: Any) -> dict[str, Any]:
-    """An ``AnalysisResult`` (partial or final) for the hint panel: the ranked moves with
-    win rates, intervals, per-seat shares and proven values, and the search's figures."""
+def sides_of(pos: Position) -> list[list[int]]:
+    """The sides of the game, each a list of seats (a seat alone, or a team with its
+    partner, as the engine pairs them), in seat order."""
+    out: list[list[int]] = []
+    for p in range(pos.rules.players):
+        mate = int(partner(pos.state, pos.rules_array, p))
+        if mate < p:
+            out.append([p] if mate < 0 else [mate, p])
+    return sorted(out)
+
+
+def with_side_shares(moves: list[dict[str, Any]], pos: Position | None) -> list[dict[str, Any]]:
+    """Each move's ``seatScores`` summed up side by side as ``sideShares`` (a team's seats
+    each carry the team's share, so the shares of a side are counted once): what the
+    page's bar stacks. Moves without per-seat figures (or no position) are left as they are."""
+    if pos is None:
+        return moves
+    sides = sides_of(pos)
+    for m in moves:
+        scores = m.get("seatScores")
+        if scores:
+            m["sideShares"] = [{"seats": [seat_name(q) for q in side], "share": scores[seat_name(side[0])]}
+                               for side in sides]
+    return moves
+
+
+def analysis_json(result: Any, pos: Position) -> dict[str, Any]:
+    """An ``AnalysisResult`` (partial or final) of ``pos`` for the hint panel: the ranked
+    moves with win rates, intervals, every side's share and proven values, and the
+    search's figures."""
     out = result.to_json()
+    with_side_shares(out["moves"], pos)
     out["partial"] = bool(result.during_search)
     out["seats"] = result.seats
     return out

@@ -66,7 +66,7 @@ function cardSvg(item, opts = {}) {
   const colour = joker ? '#6a1b9a' : red ? '#c62828' : '#1a1a1a';
   svg.setAttribute('data-card', text);
   svg.append(el('svg:rect', { class: 'face', x: 1, y: 1, width: 42, height: 60, rx: 4, fill: '#fffdf7', stroke: '#555', 'stroke-width': 1 }));
-  svg.append(el('svg:text', { x: 4, y: 14, 'font-size': 12, 'font-weight': 700, fill: colour, text: joker ? 'J' + text[1] : rank }));
+  svg.append(el('svg:text', { x: 4, y: 14, 'font-size': 12, 'font-weight': 700, fill: colour, text: joker ? text : rank }));
   svg.append(el('svg:text', { x: 4, y: 26, 'font-size': 11, fill: colour, text: suit }));
   svg.append(el('svg:text', { x: 22, y: 48, 'font-size': 22, 'text-anchor': 'middle', fill: colour, text: suit }));
   const tip = [text];
@@ -215,11 +215,11 @@ function bar(m, seats) {
   const w = 120, h = 12;
   const svg = el('svg:svg', { width: w, height: h, class: 'bar' });
   svg.append(el('svg:rect', { x: 0, y: 0, width: w, height: h, fill: '#e6e6e6' }));
-  if (seats > 2 && m.seatScores) {
+  if (seats > 2 && m.sideShares) {
     let x = 0;
-    Object.entries(m.seatScores).forEach(([seat, share]) => {
-      svg.append(el('svg:rect', { x, y: 0, width: share * w, height: h, fill: SEAT_COLOURS[seatNumber(seat) % 8] },
-        el('svg:title', { text: `${seat} ${fmt(share)}` })));
+    m.sideShares.forEach(({ seats: side, share }) => {
+      svg.append(el('svg:rect', { x, y: 0, width: share * w, height: h, fill: SEAT_COLOURS[seatNumber(side[0]) % 8] },
+        el('svg:title', { text: `${side.join('+')} ${fmt(share)}` })));
       x += share * w;
     });
   } else {
@@ -233,15 +233,15 @@ function bar(m, seats) {
   return svg;
 }
 
-function seatLegend(seats) {
+function seatLegend(seats) {  // seats, or sides written p0+p2 (coloured as their first seat)
   const box = el('span', { class: 'legend' });
-  seats.forEach((seat) => box.append(el('span', { class: 'swatch', style: `background:${SEAT_COLOURS[seatNumber(seat) % 8]}` }),
+  seats.forEach((seat) => box.append(el('span', { class: 'swatch', style: `background:${SEAT_COLOURS[seatNumber(seat.split('+')[0]) % 8]}` }),
     el('span', { text: seat + ' ' })));
   return box;
 }
 
 function renderRanked(table, moves, seats, onPick) {
-  const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by seat' : 'win rate', 'score', '95% interval', 'visits', 'proven', 'line']
+  const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by side' : 'win rate', 'score', '95% interval', 'visits', 'proven', 'line']
     .map((t) => el('th', { text: t })));
   const rows = moves.map((m, i) => el('tr', { class: 'row', 'data-move': m.move, onclick: onPick ? () => onPick(m) : null },
     el('td', { text: String(i + 1) }), el('td', { text: m.move }), el('td', {}, bar(m, seats)),
@@ -250,8 +250,8 @@ function renderRanked(table, moves, seats, onPick) {
     el('td', { class: 'proven', text: m.proven ? `${m.proven}${m.plies !== undefined && m.plies !== null ? ' in ' + m.plies : ''}` : '' }),
     el('td', { class: 'pv', text: (m.pv || []).slice(1).join(' · ') })));
   table.replaceChildren(head, ...rows);
-  if (seats > 2 && moves.length && moves[0].seatScores) {
-    const caption = el('caption', { class: 'muted' }, 'shares of the games below each move: ', seatLegend(Object.keys(moves[0].seatScores)));
+  if (seats > 2 && moves.length && moves[0].sideShares) {
+    const caption = el('caption', { class: 'muted' }, 'shares of the games below each move: ', seatLegend(moves[0].sideShares.map((s) => s.seats.join('+'))));
     table.prepend(caption);
   }
 }
