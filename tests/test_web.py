@@ -432,6 +432,68 @@ def test_closing_the_page_stops_its_search(server):
         time.sleep(0.05)
 
 
+def test_another_sites_page_cannot_use_the_board(server):
+    """A websocket is not bound by CORS: a page of another site open in the same browser
+    could reach the loopback. The board answers its own page only, and only to the
+    loopback names (DNS rebinding)."""
+    import urllib.error
+    import urllib.request
+
+    async def go(headers: dict) -> str:
+        try:
+            async with websockets.connect(server.replace("http", "ws") + "/ws", additional_headers=headers) as ws:
+                await ws.send(json.dumps({"type": "ping"}))
+                return json.loads(await asyncio.wait_for(ws.recv(), 10))["type"]
+        except (websockets.exceptions.InvalidStatus, websockets.exceptions.ConnectionClosed) as e:
+            return type(e).__name__
+
+    assert _run(go({"Origin": server})) == "pong"
+    assert _run(go({})) == "pong"  # not a browser: no Origin
+    assert _run(go({"Origin": "http://evil.example"})) in ("ConnectionClosedError", "InvalidStatus")
+    request = urllib.request.Request(server + "/api/meta", headers={"Host": "evil.example"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(request, timeout=10)
+    assert e.value.code == 400
+    with urllib.request.urlopen(server + "/api/meta", timeout=10) as r:
+        assert json.loads(r.read())["limits"]["maxRequestBytes"] == LIMITS.max_request_bytes
+
+
+def test_a_page_that_reads_slowly_gets_the_newest_partial_answer_only():
+    from cuttle_search.web.app import Client
+
+    class Socket:
+        def __init__(self) -> None:
+            self.sent: list[dict] = []
+
+        async def send_text(self, text: str) -> None:
+            self.sent.append(json.loads(text))
+
+    async def go() -> list[dict]:
+        ws = Socket()
+        client = Client(ws, LIMITS, {})
+        for k in range(100):  # a search's partial answers while the page is not reading
+            client.post({"type": "hint", "id": 7, "partial": True, "k": k})
+        client.post({"type": "hint", "id": 7, "partial": False, "k": "final"})
+        await asyncio.sleep(0)
+        assert client.outbox.qsize() == 2  # one partial answer waits, however many came
+        sender = asyncio.ensure_future(client.sender())
+        while len(ws.sent) < 2:
+            await asyncio.sleep(0.01)
+        sender.cancel()
+        return ws.sent
+
+    sent = _run(go())
+    assert [m["k"] for m in sent] == [99, "final"]
+
+
+def test_allowed_hosts():
+    from cuttle_search.web.app import allowed_hosts_for
+
+    assert allowed_hosts_for("127.0.0.1") == ["127.0.0.1", "::1", "localhost"]
+    assert "board.lan" in allowed_hosts_for("board.lan")
+    assert allowed_hosts_for("0.0.0.0") == ["*"]
+
+
 def test_moves_name_the_cards_they_touch():
     from cuttle_search.game.moves import Move
 

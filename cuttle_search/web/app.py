@@ -24,8 +24,11 @@ import threading
 import traceback
 from importlib import resources
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -44,11 +47,15 @@ STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; 
 REPORT_EVERY = MIN_REPORT_EVERY  # seconds between partial answers of a search (the first comes as soon)
 DEFAULT_HINT_ITERATIONS = 10_000
 DEFAULT_REVIEW_ITERATIONS = 300  # a decision (a review searches every decision, luck too)
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 MAX_CLIENTS = 32  # pages connected at once (each may run one job)
 MAX_REVIEW_DECISIONS = 400  # a game has at most this many reviewed decisions here
 DEFAULT_SOLVE_SECONDS = 10.0
 _FIELD_RE = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
 MESSAGE_TYPES = ("new", "play", "undo", "hint", "stop", "log", "load", "analyse", "solve", "review", "ping")
+
+
+_PARTIAL = "_partial"  # an outbox entry standing for the newest partial answer of a request
 
 
 class Cancelled(Exception):
@@ -88,15 +95,29 @@ class Client:
         self.cancel = threading.Event()
         self.loop = asyncio.get_running_loop()
         self.outbox: asyncio.Queue = asyncio.Queue()
+        self.partials: dict[str, dict[str, Any]] = {}  # the newest partial answer of each request, not yet sent
+        self.partial_lock = threading.Lock()
 
     # ------------------------------------------------------------ sending
     def post(self, message: dict[str, Any]) -> None:
-        """Queue a message for the page (from any thread)."""
+        """Queue a message for the page (from any thread). A partial answer waiting to be
+        sent is replaced by a newer one, so a page that reads slowly costs no memory."""
+        if message.get("partial"):
+            key = f"{message['type']} {message.get('id')!r}"  # the request's own answers only
+            with self.partial_lock:
+                queued = key in self.partials
+                self.partials[key] = message
+            if queued:
+                return
+            message = {"type": _PARTIAL, "of": key}
         self.loop.call_soon_threadsafe(self.outbox.put_nowait, message)
 
     async def sender(self) -> None:
         while True:
             message = await self.outbox.get()
+            if message["type"] == _PARTIAL:
+                with self.partial_lock:
+                    message = self.partials.pop(message["of"])
             try:
                 text = json.dumps(message, allow_nan=False)
             except ValueError:
@@ -382,9 +403,21 @@ def _check_agents(opponents: str, limits: ServerLimits) -> None:
                                    f"limit of {limits.max_time:g} s")
 
 
-def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any] | None = None) -> Starlette:
+def allowed_hosts_for(host: str) -> list[str]:
+    """The Host header names the board answers to when it listens on ``host``: the loopback
+    names (a page of another site that renames itself to 127.0.0.1, DNS rebinding, is
+    turned away), plus ``host`` itself; any name when it listens on every address."""
+    if host in ("0.0.0.0", "::", ""):
+        return ["*"]
+    return sorted({*LOOPBACK_NAMES, host.strip("[]").lower()})
+
+
+def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any] | None = None,
+               allowed_hosts: list[str] | None = None) -> Starlette:
     """The board's application, with ``limits`` capping every request and ``defaults``
-    (``seed``, ``threads``...) as the hint protocol's."""
+    (``seed``, ``threads``...) as the hint protocol's. It answers requests whose Host is
+    one of ``allowed_hosts`` (the loopback names by default), and websockets opened by its
+    own page (an ``Origin`` other than the Host is refused)."""
     defaults = dict(defaults or {})
     pages = {name: _static(name) for name in STATIC}
     clients: set[Client] = set()  # the open pages (a page's job ends before it leaves the set)
@@ -408,6 +441,11 @@ def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any
                                           "reviewIterations": min(DEFAULT_REVIEW_ITERATIONS, limits.max_iterations)}})
 
     async def socket(ws: WebSocket) -> None:
+        origin = ws.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc.lower() != (ws.headers.get("host") or "").lower():
+            # another site's page in the same browser: a websocket is not bound by CORS
+            await ws.close(code=1008, reason="the board answers its own page only (Origin differs from Host)")
+            return
         if len(clients) >= MAX_CLIENTS:
             await ws.close(code=1013, reason=f"the board serves at most {MAX_CLIENTS} pages at once")
             return
@@ -424,7 +462,8 @@ def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any
 
     routes = [Route("/", index), Route("/api/meta", meta), Route("/static/{name}", static), Route("/favicon.ico", no_icon),
               WebSocketRoute("/ws", socket)]
-    app = Starlette(routes=routes)
+    hosts = list(allowed_hosts) if allowed_hosts is not None else list(LOOPBACK_NAMES)
+    app = Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
     app.state.clients = clients
     return app
 
@@ -435,7 +474,7 @@ def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = Server
     the page in the browser once it listens."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(limits, defaults), host=host, port=port, log_level="warning",
+    config = uvicorn.Config(create_app(limits, defaults, allowed_hosts_for(host)), host=host, port=port, log_level="warning",
                             ws_max_size=limits.max_request_bytes + 1024, lifespan="off")
     server = uvicorn.Server(config)
     if open_browser:

@@ -6,7 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const SVGNS = 'http://www.w3.org/2000/svg';
 const SUIT = { C: '\u2663', D: '\u2666', H: '\u2665', S: '\u2660' };
-const SEAT_COLOURS = ['#2c7fb8', '#d95f02', '#7570b3', '#1b9e77', '#e7298a', '#66a61e', '#a6761d', '#666666'];
+const SEAT_COLOURS = ['#2c7fb8', '#1b9e77', '#7570b3', '#66a61e', '#e7298a', '#a6761d', '#666666', '#17becf'];  // none red, orange or yellow: those mark the labels
 const LABEL_COLOURS = { blunder: '#c0392b', mistake: '#e67e22', inaccuracy: '#f1c40f' };
 
 const state = {
