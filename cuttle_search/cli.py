@@ -774,8 +774,8 @@ def serve(host, port, open_browser, seed, max_iterations, max_time, max_request_
 
     warn_if_compiling()
     limits = ServerLimits(max_iterations, max_time, 1, max_request_bytes)
-    click.echo(f"cuttle-search board on http://{host}:{port}/ (Ctrl-C stops it)", err=True)
-    run(host, port, limits, {"seed": seed}, open_browser)
+    run(host, port, limits, {"seed": seed}, open_browser,
+        announce=lambda url: click.echo(f"cuttle-search board on {url} (Ctrl-C stops it)", err=True))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -554,6 +554,32 @@ def test_side_shares_count_a_team_once():
     assert views.sides_of(load_position(root / "cutthroat-opening-p0.json")) == [[0], [1], [2]]
 
 
+def test_the_serve_command_serves_the_page():
+    import os
+    import re
+    import subprocess
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "cuttle_search.cli", "serve", "--port", "0"],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + 120
+        url = None
+        while url is None:
+            line = proc.stderr.readline()
+            assert line and time.monotonic() < deadline, "serve did not say where it listens"
+            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+            url = m.group(1) if m else None
+        with urllib.request.urlopen(url, timeout=10) as r:
+            page = r.read().decode()
+        assert "<script src=\"/static/app.js\">" in page and "http" not in page.replace("http-equiv", "")
+        with urllib.request.urlopen(url + "static/app.js", timeout=10) as r:
+            assert b"new WebSocket" in r.read()
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
 def test_serve_without_the_extra_says_what_to_install(monkeypatch):
     from click.testing import CliRunner
 

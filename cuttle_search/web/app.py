@@ -469,25 +469,33 @@ def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any
 
 
 def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = ServerLimits(),
-        defaults: Mapping[str, Any] | None = None, open_browser: bool = False) -> None:
-    """Serve the board on ``host:port`` until interrupted (uvicorn), optionally opening
-    the page in the browser once it listens."""
+        defaults: Mapping[str, Any] | None = None, open_browser: bool = False,
+        announce: Callable[[str], None] | None = None) -> None:
+    """Serve the board on ``host:port`` until interrupted (uvicorn). Once it listens,
+    ``announce`` gets the page's address (the port the system chose, with port 0) and,
+    with ``open_browser``, the browser opens it."""
+    import time
+
     import uvicorn
 
-    config = uvicorn.Config(create_app(limits, defaults, allowed_hosts_for(host)), host=host, port=port, log_level="warning",
-                            ws_max_size=limits.max_request_bytes + 1024, lifespan="off")
+    config = uvicorn.Config(create_app(limits, defaults, allowed_hosts_for(host)), host=host, port=port,
+                            log_level="warning", ws_max_size=limits.max_request_bytes + 1024, lifespan="off")
     server = uvicorn.Server(config)
-    if open_browser:
-        import webbrowser
 
-        url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
+    def listening() -> None:
+        while not server.started:
+            if server.should_exit:
+                return
+            time.sleep(0.05)
+        bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
+        name = "127.0.0.1" if host in ("0.0.0.0", "::", "") else (f"[{host}]" if ":" in host else host)
+        url = f"http://{name}:{bound}/"
+        if announce is not None:
+            announce(url)
+        if open_browser:
+            import webbrowser
 
-        def opener() -> None:
-            import time
-
-            while not server.started:
-                time.sleep(0.05)
             webbrowser.open(url)
 
-        threading.Thread(target=opener, daemon=True).start()
+    threading.Thread(target=listening, daemon=True).start()
     server.run()
