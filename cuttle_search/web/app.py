@@ -62,6 +62,16 @@ class Cancelled(Exception):
     """A job stopped because the client asked for something else or went away."""
 
 
+def _echoable_id(value: Any) -> Any:
+    """A request's ``id`` when it is short enough to echo in every answer (a string of up to
+    200 characters, a whole number of 64 bits), else None."""
+    if isinstance(value, str) and len(value) <= 200:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63:
+        return value
+    return None
+
+
 def _static(name: str) -> str:
     return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
@@ -168,10 +178,10 @@ class Client:
             msg = parse_json(text, RequestError, "request")
             if not isinstance(msg, dict):
                 raise RequestError("request: expected a JSON object")
-            req_id = msg.get("id") if isinstance(msg.get("id"), (str, int)) and not isinstance(msg.get("id"), bool) else None
-            kind = msg.get("type")
-            if kind not in MESSAGE_TYPES:
-                raise RequestError(f"type: expected one of {', '.join(MESSAGE_TYPES)}, got {brief(kind)}")
+            req_id = _echoable_id(msg.get("id"))
+            if msg.get("type") not in MESSAGE_TYPES:
+                raise RequestError(f"type: expected one of {', '.join(MESSAGE_TYPES)}, got {brief(msg.get('type'))}")
+            kind = msg["type"]
             if kind == "ping":
                 self.post({"type": "pong", "id": req_id})
                 return
@@ -180,14 +190,14 @@ class Client:
                 return
             getattr(self, "on_" + kind)(req_id, msg)
         except CuttleError as e:
-            self.error(req_id, str(kind), e, _field(e, str(kind)))
+            self.error(req_id, kind, e, _field(e, kind))
 
     def _session(self) -> Any:
         if self.session is None:
             raise RequestError("game: no game yet; start one (\"new\")")
         return self.session
 
-    def _game(self, req_id: Any, events: bool = True) -> None:
+    def _game(self, req_id: Any) -> None:
         self.post({**views.session_json(self.session), "id": req_id})
 
     def on_new(self, req_id: Any, msg: Mapping[str, Any]) -> None:

@@ -156,6 +156,7 @@ function paintSelection() {
 }
 
 function playMove(move) {
+  if ($('play-moves').dataset.waiting) return;  // one move at a time: the last is on its way
   state.selected = null;
   state.cursor = -1;
   send({ type: 'play', move: move.text });
