@@ -17,6 +17,7 @@ import socket
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -389,6 +390,55 @@ def test_requests_are_untrusted(server):
                       ("error", "move"), ("error", "move"), ("error", "move"), ("error", "iterations"), ("error", "time"),
                       ("error", "position"), ("error", "start"), ("error", "request")]
     assert all("\n" not in r["error"] and len(json.dumps(r)) < 500 for r in replies if r["type"] == "error")
+
+
+HOSTILE = [None, True, -1, 0, 1, 3, 2**64, 1.5, float("nan"), float("inf"), "", " ", "x", "p0", "p9", "random",
+           "greedy;random", "cutthroat", "team", "draw", "points 7H", "1", "\u0000", "é" * 300, [], [1], {}, {"a": 1},
+           {"p0Hand": ["7H"]}, "{", "[]", {"format": "cuttle-search/game", "dealSeed": 1, "moves": ["draw"] * 3},
+           json.loads((Path(__file__).parent.parent / "positions" / "deck-out-endgame.json").read_text())]
+FIELDS = ["rules", "seat", "opponents", "seed", "move", "iterations", "time", "position", "game", "id"]
+
+
+def test_hostile_messages_get_one_answer_each_and_never_an_internal_error(server):
+    """A seeded fuzz of the socket: every message type with hostile values in its fields;
+    each is answered (an error naming a field, or the answer), never as an internal error,
+    and the socket keeps serving."""
+    rng = random.Random(2024)
+    kinds = ["new", "play", "undo", "hint", "log", "load", "analyse", "solve", "review", "ping", "stop"]
+    messages = []
+    for k in range(150):
+        msg = {"type": rng.choice(kinds)}
+        for field in rng.sample(FIELDS, rng.randrange(1, 4)):
+            msg[field] = rng.choice(HOSTILE)
+        if msg["type"] in ("load", "analyse", "solve") and rng.random() < 0.4:
+            msg["position"] = HOSTILE[-1]  # a good position, with hostile other fields
+        if msg["type"] in ("hint", "analyse", "review") and isinstance(msg.get("iterations"), int):
+            msg["iterations"] = min(abs(msg["iterations"]), 50) or 1 if rng.random() < 0.5 else msg["iterations"]
+        messages.append(msg)
+
+    async def go() -> list[dict]:
+        out = []
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            for msg in messages:
+                await ws.send(json.dumps(msg))
+                if msg["type"] == "stop":
+                    continue
+                while True:
+                    reply = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                    if reply.get("partial") or reply["type"] in ("reviewProgress", "solveProgress"):
+                        continue
+                    out.append((msg, reply))
+                    break
+        return out
+
+    kinds_answered = set()
+    for msg, reply in _run(go()):
+        assert reply.get("field") != "internal", (msg, reply)
+        if reply["type"] == "error":
+            assert reply["field"] and "\n" not in reply["error"], (msg, reply)
+        else:
+            kinds_answered.add(reply["type"])
+    assert {"game", "pong", "position", "analysis"} <= kinds_answered  # not every message was refused
 
 
 def test_a_new_request_stops_the_running_search(server):
