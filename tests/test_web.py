@@ -247,12 +247,12 @@ def test_play_with_the_keyboard_alone(page):
     assert page.text_content("#play-status").startswith("game over")
 
 
-def _game_log(seed: int) -> dict:
-    """A short finished game log (random against random)."""
+def _game_log(seed: int, rules: str = "cuttle-cards") -> dict:
+    """A finished game log (random against random)."""
     from cuttle_search.game.rules import get_ruleset
     from cuttle_search.play.session import new_session
 
-    session = new_session(get_ruleset("cuttle-cards"), "p0", "random", seed)
+    session = new_session(get_ruleset(rules), "p0", "random", seed)
     session.advance()
     rng = random.Random(seed)
     while not session.is_over:
@@ -286,6 +286,23 @@ def test_review_a_game_and_click_the_chart(page, tmp_path):
     page.keyboard.press("ArrowLeft")
     assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k - 1]["ply"])
     assert "accuracy" in page.text_content("#rv-summary")
+
+
+def test_review_a_cuttle_cards_history_and_a_cutthroat_game(server):
+    from tests.test_review import _history
+
+    history = _history(_game_log(12))
+    cutthroat = _game_log(5, "cutthroat")
+    replies = _ask(server, [{"type": "review", "game": json.dumps(history), "iterations": 30},
+                            {"type": "review", "game": cutthroat, "iterations": 30}], until=("review", "error"))
+    assert [r["type"] for r in replies] == ["review", "review"], replies
+    first, second = replies[0]["review"], replies[1]["review"]
+    assert first["source"] == "cuttle.cards history" and set(first["summary"]) == {"p0", "p1"}
+    assert second["rules"] == "cutthroat" and set(second["summary"]) == {"p0", "p1", "p2"}
+    for review in (first, second):
+        for d in review["decisions"]:
+            assert d["board"]["view"] == d["player"] and d["board"]["actor"] == d["player"]
+            assert d["played"] in [c["move"] for c in d["candidates"]] or d["playedResearched"]
 
 
 def test_analyse_and_solve_a_position(page):
