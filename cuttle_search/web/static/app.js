@@ -184,6 +184,7 @@ function renderGame(game) {
   state.game = game;
   state.selected = null;
   state.cursor = game.moves.length ? 0 : -1;
+  state.digits = '';
   delete $('play-moves').dataset.waiting;
   renderBoard($('play-board'), game.board, game.players);
   $('play-board').dataset.ply = game.ply;
@@ -480,6 +481,7 @@ function onKey(e) {
   }
   if (tab !== 'play') return;
   const moves = gameMoves();
+  if (!/^[0-9]$/.test(e.key)) state.digits = '';  // digits in a row make one number, anything else ends it
   if (/^[0-9]$/.test(e.key)) {
     clearTimeout(state.digitTimer);
     state.digits += e.key;
