@@ -35,7 +35,6 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import __version__
-from ..analysis import SearchError
 from ..game.errors import CuttleError, brief
 from ..game.inputs import parse_json
 from ..game.rules import RULESETS, RulesError, get_ruleset
