@@ -765,5 +765,37 @@ def play(rules, seat, opponents, seed, hints, save):
         sys.exit(code)
 
 
+# ---------------------------------------------------------------- serve
+@main.command()
+@click.option("--host", default="127.0.0.1", help="Address to listen on (the loopback by default: only this machine).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, help="Port to listen on (0: any free port).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the board in the browser once it listens.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED",
+              help="Seed of the analyse page's searches and of reviews.")
+@click.option("--max-iterations", type=click.IntRange(1, MAX_ITERATIONS), default=10_000_000,
+              help="The most iterations one request may ask for.")
+@click.option("--max-time", type=_Number(0, MAX_SECONDS, low_open=True), default=60.0,
+              help="The most seconds one request may ask for.")
+@click.option("--max-request-bytes", type=click.IntRange(1024, 1 << 30), default=1 << 20,
+              help="The largest message (an uploaded file included); a larger one is refused.")
+def serve(host, port, open_browser, seed, max_iterations, max_time, max_request_bytes):
+    """A browser analysis board on http://HOST:PORT/: play against agents with live
+    hints, analyse or solve a position file or cuttle.cards GameState, review a game log
+    or history with a clickable win-rate chart. Needs the web extra
+    (pip install 'cuttle-search[web]'). See docs/web.md."""
+    from .web import missing_dependency
+
+    missing = missing_dependency()
+    if missing:
+        raise InputError(missing)
+    from .hint import ServerLimits
+    from .web.app import run
+
+    warn_if_compiling()
+    limits = ServerLimits(max_iterations, max_time, 1, max_request_bytes)
+    run(host, port, limits, {"seed": seed}, open_browser,
+        announce=lambda url: click.echo(f"cuttle-search board on {url} (Ctrl-C stops it)", err=True))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -124,6 +124,19 @@ def _budget(req: Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerL
     return Limit(iterations, seconds)
 
 
+def request_limit(req: Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerLimits) -> Limit:
+    """The search budget a request asks for (``iterations`` and/or ``time``), checked
+    against the server's caps as every hint request is (raises ``SearchError`` naming the
+    field); other front ends (the browser board) use it for their searches."""
+    return _budget(req, defaults, limits)
+
+
+def error_object(req_id: Any, error: CuttleError | str, field: str | None = None) -> dict[str, Any]:
+    """The protocol's error answer ``{"id", "error", "field"}`` (the field read from the
+    message's ``field: ...`` prefix when not given)."""
+    return _error(req_id, str(error), field)
+
+
 def parse_request(line: str | bytes) -> dict[str, Any]:
     """A request line as a JSON object (raises RequestError)."""
     if isinstance(line, bytes):

@@ -21,6 +21,7 @@ the same replies.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -273,14 +274,18 @@ class GameSession:
         return True
 
     # ------------------------------------------------------------ the analyser
-    def hint(self, iterations: int | None = None, progress: Callable[..., None] | None = None) -> AnalysisResult:
+    def hint(self, iterations: int | None = None, progress: Callable[..., None] | None = None,
+             time: float | None = None, cancel: threading.Event | None = None, every: float = 0.1) -> AnalysisResult:
         """The analyser's ranking of the person's moves, from their view (with two seats it
         also reads what the game so far tells about the opponent's hand). Seeded by the
-        game's seed, and drawing nothing from the game's generator."""
+        game's seed, and drawing nothing from the game's generator. ``time`` bounds it in
+        seconds too; ``cancel`` ends it early (a browser that went away); ``progress`` is
+        called about every ``every`` seconds."""
         if not self.my_turn:
             raise PlayError("hint: it is not your decision")
         history = (self.start, list(self.moves)) if self.rules.players == 2 else None
-        result = analyse(self.view(), iterations=iterations, seed=self.seed, progress=progress, history=history)
+        result = analyse(self.view(), iterations=iterations, time=time, seed=self.seed, progress=progress,
+                         history=history, cancel=cancel, every=every)
         result.position = f"move {len(self.moves) + 1}"
         return result
 

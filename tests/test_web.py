@@ -1,0 +1,668 @@
+"""The browser board (``cuttle-search serve``), driven in headless Chromium by Playwright.
+
+A server runs on a free loopback port in a thread; the page is driven by clicks and keys
+as a person would: whole games of two seats and of Cutthroat played by clicking cards,
+a hint whose partial answers reach the page, a review whose chart is clicked, a game
+played with the keyboard alone, a position analysed and solved. Skipped without the web
+extra, Playwright or a ``chromium`` executable (no browser is downloaded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import shutil
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+websockets = pytest.importorskip("websockets")
+
+from cuttle_search.hint import ServerLimits  # noqa: E402
+from cuttle_search.web import views  # noqa: E402
+from cuttle_search.web.app import create_app  # noqa: E402
+
+LIMITS = ServerLimits(max_iterations=300_000, max_time=20.0, max_threads=1, max_request_bytes=64 * 1024)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+APP = None  # the application the server fixture runs
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The board on a free loopback port, in a thread; yields its base URL."""
+    port = _free_port()
+    config = uvicorn.Config(create_app(LIMITS, {"seed": 1}), host="127.0.0.1", port=port, log_level="warning",
+                            ws_max_size=LIMITS.max_request_bytes + 1024, lifespan="off")
+    global APP
+    APP = config.app
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if CHROMIUM is None:
+        pytest.skip("no chromium executable (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1'][data-connected='1']")
+    yield pg
+    context.close()
+    assert not errors, f"the page raised: {errors}"
+
+
+def _new_game(page, rules: str, seat: str, opponents: str, seed: int) -> None:
+    page.select_option("#rules", rules)
+    page.fill("#seat", seat)
+    page.fill("#opponents", opponents)
+    page.fill("#seed", str(seed))
+    page.click("#new")
+    page.wait_for_function("() => state.game && state.game.seed === %d" % seed)
+
+
+def _game(page) -> dict:
+    return page.evaluate("() => state.game")
+
+
+def _wait_played(page, ply: int) -> None:
+    page.wait_for_function("(ply) => state.game.ply > ply || state.game.over", arg=ply)
+
+
+def _click_move(page, move: dict) -> None:
+    """Play ``move`` by clicking: its card, then its target (or the card again when it is
+    that card's only move); a move of no card, or a card with several moves of that target,
+    from the list."""
+    cards = move["touches"]
+    board = "#play-board svg.card[data-card='%s']"
+    if cards and page.locator(board % cards[0]).count():
+        page.click(board % cards[0])
+        assert page.locator(board % cards[0]).get_attribute("class").split().count("selected") == 1
+        dimmed = page.locator("#play-moves li.dim").count()
+        others = [m for m in _game(page)["moves"] if cards[0] not in m["touches"]]
+        assert dimmed == len(others)  # the page shows only the clicked card's moves
+        mine = [m for m in _game(page)["moves"] if cards[0] in m["touches"]]
+        if len(cards) > 1 and page.locator(board % cards[1]).count():
+            both = [m for m in mine if cards[1] in m["touches"]]
+            page.click(board % cards[1])
+            if len(both) == 1:
+                return
+        elif len(mine) == 1:
+            page.click(board % cards[0])
+            return
+    page.click("#play-moves li[data-n='%d']" % move["n"])
+
+
+def _play_out(page, seed: int, most: int = 400) -> int:
+    """Play the person's side of the game to its end by clicking; the decisions made."""
+    rng = random.Random(seed)
+    made = 0
+    while not _game(page)["over"]:
+        game = _game(page)
+        assert game["myTurn"] and game["moves"], game["board"]["decision"]
+        move = rng.choice(game["moves"])
+        _click_move(page, move)
+        _wait_played(page, game["ply"])
+        made += 1
+        assert made < most
+    return made
+
+
+def test_play_a_two_seat_game_by_clicking(page):
+    _new_game(page, "cuttle-cards", "p0", "random", 11)
+    made = _play_out(page, 11)
+    assert made > 3
+    game = _game(page)
+    assert page.text_content("#play-status").startswith("game over")
+    assert page.get_attribute("#play-status", "data-over") == "1"
+    assert game["result"]["share"] in (0, 0.5, 1)
+    assert page.locator("#events li").count() == game["ply"]
+    with page.expect_download() as info:
+        page.click("#download")
+    log = json.loads(open(info.value.path(), encoding="utf-8").read())
+    assert log["format"] == "cuttle-search/game" and len(log["moves"]) == game["ply"]
+    assert log["players"]["p0"] == "human" and log["players"]["p1"] == "random"
+
+
+def test_play_a_cutthroat_game_by_clicking(page):
+    _new_game(page, "cutthroat", "p1", "random", 5)
+    board = _game(page)["board"]
+    assert board["order"][-1] == "p1" and len(board["seats"]) == 3
+    assert page.locator("#play-board .seat").count() == 3
+    made = _play_out(page, 5)
+    assert made > 3
+    assert page.text_content("#play-status").startswith("game over")
+
+
+def test_a_hint_streams_partial_answers_to_the_page(page):
+    _new_game(page, "cuttle-cards", "p0", "random", 3)
+    page.fill("#hint-iterations", "250000")
+    page.click("#hint")
+    page.wait_for_function("() => Number(document.getElementById('hint-status').dataset.updates) >= 2",
+                           timeout=60_000)
+    partial_rows = page.locator("#hint-table tr.row").count()
+    assert partial_rows >= 1
+    assert page.get_attribute("#hint-status", "data-final") == "0"
+    assert "searching" in page.text_content("#hint-status")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    assert "250,000 iterations" in page.text_content("#hint-status")
+    rows = page.locator("#hint-table tr.row")
+    assert rows.count() == len(_game(page)["moves"])  # every legal move ranked
+    assert rows.first.locator("svg.bar").count() == 1
+
+
+def test_cutthroat_hint_shows_every_seats_share(page):
+    _new_game(page, "cutthroat", "p0", "random", 8)
+    page.fill("#hint-iterations", "2000")
+    page.evaluate("() => document.activeElement.blur()")  # keys typed into a field are the field's
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    assert page.text_content("#hint-table th:nth-child(3)") == "shares by side"
+    first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
+    assert first_bar.count() == 1 + 3  # the background and one share per seat
+    widths = [float(first_bar.nth(k).get_attribute("width")) for k in range(1, 4)]
+    assert abs(sum(widths) - float(first_bar.nth(0).get_attribute("width"))) < 1  # the shares fill the bar
+
+
+def test_a_team_game_stacks_each_teams_share_once(page):
+    _new_game(page, "team", "p0", "random", 8)
+    page.fill("#hint-iterations", "2000")
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    hint = page.evaluate("() => state.game")  # the seats' partners come from the engine
+    assert {s["seat"]: s["partner"] for s in hint["board"]["seats"]} == {"p0": "p2", "p1": "p3", "p2": "p0", "p3": "p1"}
+    first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
+    assert first_bar.count() == 1 + 2  # two teams
+    widths = [float(first_bar.nth(k).get_attribute("width")) for k in range(1, 3)]
+    assert abs(sum(widths) - float(first_bar.nth(0).get_attribute("width"))) < 1
+    assert "p0+p2" in page.text_content("#hint-table caption")
+
+
+def test_play_with_the_keyboard_alone(page):
+    page.select_option("#rules", "cuttle-cards")
+    page.fill("#opponents", "random")
+    page.fill("#seed", "23")
+    page.locator("#new").blur()
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("n")
+    page.wait_for_function("() => state.game && state.game.seed === 23")
+    first = _game(page)
+    # digits pick a move, Enter plays it
+    page.keyboard.press("2")
+    assert page.locator("#play-moves li.cursor").get_attribute("data-n") == "2"
+    page.keyboard.press("Enter")
+    _wait_played(page, first["ply"])
+    assert _game(page)["events"][first["ply"]]["text"] == first["moves"][1]["text"]
+    # h asks for a hint, u undoes the move
+    page.fill("#hint-iterations", "500")
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    page.keyboard.press("u")
+    page.wait_for_function("(ply) => state.game.ply === ply", arg=first["ply"])
+    # and the arrows: the whole game
+    rng = random.Random(23)
+    two_digits = False
+    while not _game(page)["over"]:
+        game = _game(page)
+        if len(game["moves"]) >= 12 and not two_digits:  # two digits in a row make one number
+            page.keyboard.press("1")
+            page.keyboard.press("2")
+            assert page.locator("#play-moves li.cursor").get_attribute("data-n") == "12"
+            page.keyboard.press("Escape")
+            two_digits = True
+        k = rng.randrange(len(game["moves"]))
+        page.keyboard.press("1")
+        for _ in range(k):
+            page.keyboard.press("ArrowDown")
+        assert page.locator("#play-moves li.cursor").get_attribute("data-n") == str(k + 1)
+        page.keyboard.press("Enter")
+        _wait_played(page, game["ply"])
+    assert page.text_content("#play-status").startswith("game over")
+    assert two_digits  # the game had a decision of 12 moves or more
+
+
+def _game_log(seed: int, rules: str = "cuttle-cards") -> dict:
+    """A finished game log (random against random)."""
+    from cuttle_search.game.rules import get_ruleset
+    from cuttle_search.play.session import new_session
+
+    session = new_session(get_ruleset(rules), "p0", "random", seed)
+    session.advance()
+    rng = random.Random(seed)
+    while not session.is_over:
+        session.play(rng.randrange(len(session.legal_moves())) + 1)
+    return session.log()
+
+
+def test_review_a_game_and_click_the_chart(page, tmp_path):
+    log = _game_log(4)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    page.click("#tab-review")
+    page.fill("#rv-iterations", "40")
+    page.set_input_files("#rv-file", str(path))
+    page.wait_for_selector("#rv-status[data-done='1']", timeout=90_000)
+    review = page.evaluate("() => state.review")
+    decisions = review["decisions"]
+    assert len(decisions) >= 3 and set(review["summary"]) == {"p0", "p1"}
+    assert all("candidates" in d for d in decisions)
+    marks = page.locator("#rv-chart circle.mark")
+    assert marks.count() == len(decisions)
+    assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[0]["ply"])
+    k = len(decisions) - 1
+    marks.nth(k).click()
+    assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k]["ply"])
+    assert page.locator("#rv-rows tr.decision.chosen").get_attribute("data-i") == str(k)
+    detail = page.text_content("#rv-detail")
+    assert decisions[k]["played"] in detail and decisions[k]["best"] in detail
+    assert page.locator("#rv-candidates tr").count() == 1 + len(decisions[k]["candidates"])
+    assert page.locator("#rv-board .seat").count() == 2
+    page.keyboard.press("ArrowLeft")
+    assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k - 1]["ply"])
+    assert "accuracy" in page.text_content("#rv-summary")
+
+
+def test_review_a_cuttle_cards_history_and_a_cutthroat_game(server):
+    from tests.test_review import _history
+
+    history = _history(_game_log(12))
+    cutthroat = _game_log(5, "cutthroat")
+    replies = _ask(server, [{"type": "review", "game": json.dumps(history), "iterations": 30},
+                            {"type": "review", "game": cutthroat, "iterations": 30}], until=("review", "error"))
+    assert [r["type"] for r in replies] == ["review", "review"], replies
+    first, second = replies[0]["review"], replies[1]["review"]
+    assert first["source"] == "cuttle.cards history" and set(first["summary"]) == {"p0", "p1"}
+    assert second["rules"] == "cutthroat" and set(second["summary"]) == {"p0", "p1", "p2"}
+    for review in (first, second):
+        for d in review["decisions"]:
+            assert d["board"]["view"] == d["player"] and d["board"]["actor"] == d["player"]
+            assert d["played"] in [c["move"] for c in d["candidates"]] or d["playedResearched"]
+
+
+def test_analyse_and_solve_a_position(page):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "positions" / "deck-out-endgame.json").read_text()
+    page.click("#tab-analyse")
+    page.fill("#pos-text", text)
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    assert not page.is_disabled("#an-solve")  # nothing hidden
+    page.fill("#an-iterations", "3000")
+    page.click("#an-run")
+    page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
+    assert page.locator("#an-table tr.row").count() >= 2
+    proven = page.locator("#an-table td.proven").all_text_contents()  # the deck is empty: solved first
+    assert proven and all(v.split()[0] in ("win", "draw", "loss") for v in proven)
+    page.click("#an-solve")
+    page.wait_for_selector("#solve-table tr >> nth=1", timeout=60_000)
+    values = page.locator("#solve-table td.proven").all_text_contents()
+    assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
+
+
+@pytest.mark.parametrize("name", ["seven-reveal-p0", "counter-chain-full", "scuttle-block", "four-victim-p1",
+                                  "cutthroat-joker-steals-king-p2", "multiplayer-4-counter-costs-turn-p3",
+                                  "multiplayer-8-remove-ace-six-p0", "gamestate-cuttle-cards"])
+def test_the_page_draws_every_kind_of_board(page, name):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "positions" / f"{name}.json").read_text()
+    page.click("#tab-analyse")
+    page.fill("#pos-text", text)
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    board = page.evaluate("() => state.position.board")
+    assert page.locator("#an-board .seat").count() == len(board["seats"])
+    named = sum(1 for s in board["seats"] for zone in ("hand", "points", "royals") for c in s[zone] if c["card"] != "??")
+    assert page.locator("#an-board .seat svg.card[data-card]").count() >= named
+    assert page.locator("#an-board .seat").last.get_attribute("data-seat") == board["order"][-1]
+
+
+def test_a_bad_position_gets_one_line_naming_the_field(page):
+    page.click("#tab-analyse")
+    page.fill("#pos-text", '{"p0Hand": ["7H", "7H"]}')
+    page.click("#pos-load")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.get_attribute("#error", "data-field") == "p0Hand[1]" or "7H" in page.text_content("#error")
+    assert "\n" not in page.text_content("#error").strip()
+
+
+# ---------------------------------------------------------------- the socket, without a browser
+def _ask(server: str, messages: list[dict | str], until: tuple[str, ...] = ("game", "error", "hint", "log")) -> list[dict]:
+    """Send each message in turn over one websocket; the answer that ends each."""
+    async def go() -> list[dict]:
+        out = []
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            for m in messages:
+                await ws.send(m if isinstance(m, str) else json.dumps(m))
+                while True:
+                    reply = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                    if reply["type"] in until and not reply.get("partial"):
+                        out.append(reply)
+                        break
+        return out
+
+    return _run(go())
+
+
+def _run(coroutine):
+    """Run ``coroutine`` on a thread of its own (Playwright's sync API keeps a loop running here)."""
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(asyncio.run(coroutine)))
+    thread.start()
+    thread.join(120)
+    assert out, "the websocket exchange did not finish"
+    return out[0]
+
+
+def test_requests_are_untrusted(server):
+    replies = _ask(server, [
+        "not json",
+        "[1, 2]",
+        {"type": "launch"},
+        {"type": ["x" * 1000] * 50, "id": "y" * 5000},
+        {"type": "play", "move": "draw"},
+        {"type": "new", "rules": "cuttle-cards", "seat": "p9", "opponents": "random"},
+        {"type": "new", "rules": "no-such-rules"},
+        {"type": "new", "opponents": "ismcts:iterations=99999999"},
+        {"type": "new", "opponents": "random", "seed": 2},
+        {"type": "play", "move": "scuttle 8H 8C"},
+        {"type": "play", "move": 999},
+        {"type": "play", "move": int("9" * 4000)},
+        {"type": "hint", "iterations": 10**9},
+        {"type": "hint", "time": "soon"},
+        {"type": "load", "position": "{"},
+        {"type": "review", "game": {"format": "cuttle-search/game", "moves": "draw"}},
+        "x" * (LIMITS.max_request_bytes + 10),
+    ])
+    errors = [(r["type"], r.get("field")) for r in replies]
+    assert errors == [("error", "request"), ("error", "request"), ("error", "type"), ("error", "type"), ("error", "game"),
+                      ("error", "seat"), ("error", "rules"), ("error", "opponents"), ("game", None),
+                      ("error", "move"), ("error", "move"), ("error", "move"), ("error", "iterations"), ("error", "time"),
+                      ("error", "position"), ("error", "start"), ("error", "request")]
+    assert all("\n" not in r["error"] and len(json.dumps(r)) < 500 for r in replies if r["type"] == "error")
+
+
+HOSTILE = [None, True, -1, 0, 1, 3, 2**64, 1.5, float("nan"), float("inf"), "", " ", "x", "p0", "p9", "random",
+           "greedy;random", "cutthroat", "team", "draw", "points 7H", "1", "\u0000", "é" * 300, [], [1], {}, {"a": 1},
+           {"p0Hand": ["7H"]}, "{", "[]", {"format": "cuttle-search/game", "dealSeed": 1, "moves": ["draw"] * 3},
+           json.loads((Path(__file__).parent.parent / "positions" / "deck-out-endgame.json").read_text())]
+FIELDS = ["rules", "seat", "opponents", "seed", "move", "iterations", "time", "position", "game", "id"]
+
+
+def test_hostile_messages_get_one_answer_each_and_never_an_internal_error(server):
+    """A seeded fuzz of the socket: every message type with hostile values in its fields;
+    each is answered (an error naming a field, or the answer), never as an internal error,
+    and the socket keeps serving."""
+    rng = random.Random(2024)
+    kinds = ["new", "play", "undo", "hint", "log", "load", "analyse", "solve", "review", "ping", "stop"]
+    messages = []
+    for k in range(150):
+        msg = {"type": rng.choice(kinds)}
+        for field in rng.sample(FIELDS, rng.randrange(1, 4)):
+            msg[field] = rng.choice(HOSTILE)
+        if msg["type"] in ("load", "analyse", "solve") and rng.random() < 0.4:
+            msg["position"] = HOSTILE[-1]  # a good position, with hostile other fields
+        if msg["type"] in ("hint", "analyse", "review") and isinstance(msg.get("iterations"), int):
+            msg["iterations"] = min(abs(msg["iterations"]), 50) or 1 if rng.random() < 0.5 else msg["iterations"]
+        messages.append(msg)
+
+    async def go() -> list[dict]:
+        out = []
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            for msg in messages:
+                await ws.send(json.dumps(msg))
+                if msg["type"] == "stop":
+                    continue
+                while True:
+                    reply = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                    if reply.get("partial") or reply["type"] in ("reviewProgress", "solveProgress"):
+                        continue
+                    out.append((msg, reply))
+                    break
+        return out
+
+    kinds_answered = set()
+    for msg, reply in _run(go()):
+        assert reply.get("field") != "internal", (msg, reply)
+        if reply["type"] == "error":
+            assert reply["field"] and "\n" not in reply["error"], (msg, reply)
+        else:
+            kinds_answered.add(reply["type"])
+    assert {"game", "pong", "position", "analysis"} <= kinds_answered  # not every message was refused
+
+
+def test_a_new_request_stops_the_running_search(server):
+    async def go() -> list[dict]:
+        async with websockets.connect(server.replace("http", "ws") + "/ws") as ws:
+            await ws.send(json.dumps({"type": "new", "opponents": "random", "seed": 9}))
+            while json.loads(await ws.recv())["type"] != "game":
+                pass
+            await ws.send(json.dumps({"type": "hint", "time": 15}))
+            while True:  # the search runs
+                reply = json.loads(await ws.recv())
+                if reply["type"] == "hint" and reply["partial"]:
+                    break
+            await ws.send(json.dumps({"type": "log"}))
+            seen = []
+            while True:
+                reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                seen.append(reply)
+                if reply["type"] == "log":
+                    return seen
+
+    seen = _run(go())
+    final = [r for r in seen if r["type"] == "hint" and not r["partial"]]
+    assert final and final[0]["rootInfo"]["stopReason"] == "cancelled"
+
+
+def test_closing_the_page_stops_its_search(server):
+    async def go() -> None:
+        ws = await websockets.connect(server.replace("http", "ws") + "/ws")
+        await ws.send(json.dumps({"type": "new", "opponents": "random", "seed": 9}))
+        while json.loads(await ws.recv())["type"] != "game":
+            pass
+        await ws.send(json.dumps({"type": "hint", "time": 15}))
+        while not json.loads(await ws.recv()).get("partial"):
+            pass
+        await ws.close()
+
+    _run(go())
+    deadline = time.monotonic() + 5  # the search asked for 15 s
+    while APP.state.clients:
+        assert time.monotonic() < deadline, "the search went on after the page closed"
+        time.sleep(0.05)
+
+
+def test_another_sites_page_cannot_use_the_board(server):
+    """A websocket is not bound by CORS: a page of another site open in the same browser
+    could reach the loopback. The board answers its own page only, and only to the
+    loopback names (DNS rebinding)."""
+    import urllib.error
+    import urllib.request
+
+    async def go(headers: dict) -> str:
+        try:
+            async with websockets.connect(server.replace("http", "ws") + "/ws", additional_headers=headers) as ws:
+                await ws.send(json.dumps({"type": "ping"}))
+                return json.loads(await asyncio.wait_for(ws.recv(), 10))["type"]
+        except (websockets.exceptions.InvalidStatus, websockets.exceptions.ConnectionClosed) as e:
+            return type(e).__name__
+
+    assert _run(go({"Origin": server})) == "pong"
+    assert _run(go({})) == "pong"  # not a browser: no Origin
+    assert _run(go({"Origin": "http://evil.example"})) in ("ConnectionClosedError", "InvalidStatus")
+    request = urllib.request.Request(server + "/api/meta", headers={"Host": "evil.example"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(request, timeout=10)
+    assert e.value.code == 400
+    with urllib.request.urlopen(server + "/api/meta", timeout=10) as r:
+        assert json.loads(r.read())["limits"]["maxRequestBytes"] == LIMITS.max_request_bytes
+
+
+def test_a_page_that_reads_slowly_gets_the_newest_partial_answer_only():
+    from cuttle_search.web.app import Client
+
+    class Socket:
+        def __init__(self) -> None:
+            self.sent: list[dict] = []
+
+        async def send_text(self, text: str) -> None:
+            self.sent.append(json.loads(text))
+
+    async def go() -> list[dict]:
+        ws = Socket()
+        client = Client(ws, LIMITS, {})
+        for k in range(100):  # a search's partial answers while the page is not reading
+            client.post({"type": "hint", "id": 7, "partial": True, "k": k})
+        client.post({"type": "hint", "id": 7, "partial": False, "k": "final"})
+        await asyncio.sleep(0)
+        assert client.outbox.qsize() == 2  # one partial answer waits, however many came
+        sender = asyncio.ensure_future(client.sender())
+        while len(ws.sent) < 2:
+            await asyncio.sleep(0.01)
+        sender.cancel()
+        return ws.sent
+
+    sent = _run(go())
+    assert [m["k"] for m in sent] == [99, "final"]
+
+
+def test_allowed_hosts():
+    from cuttle_search.web.app import allowed_hosts_for
+
+    assert allowed_hosts_for("127.0.0.1") == ["127.0.0.1", "::1", "localhost"]
+    assert "board.lan" in allowed_hosts_for("board.lan")
+    assert allowed_hosts_for("0.0.0.0") == ["*"]
+
+
+def test_moves_name_the_cards_they_touch():
+    from cuttle_search.game.moves import Move
+
+    assert views.move_json(Move.parse("jack JS 7H"), 3) == {"n": 3, "text": "jack JS 7H", "kind": "jack",
+                                                            "touches": ["JS", "7H"], "seat": None}
+    assert views.move_json(Move.parse("discard 4H 9C"), 1)["touches"] == ["4H", "9C"]
+    assert views.move_json(Move.parse("one-off 4C p2"), 1)["touches"] == ["4C"]
+    assert views.move_json(Move.parse("one-off 4C p2"), 1)["seat"] == "p2"
+    assert views.move_json(Move.parse("draw"), 1)["touches"] == []
+    assert views.card_item("TH(JH-p0,JC-p1)") == {"card": "TH", "on": [{"card": "JH", "by": "p0"},
+                                                                      {"card": "JC", "by": "p1"}]}
+    assert views.card_item("JH-p0>p2") == {"card": "JH", "by": "p0", "to": "p2"}
+
+
+def test_every_shipped_position_has_a_board():
+    """Every position file loads into a board the page can draw: each seat's zones, the
+    viewer at the bottom, and every card of the position in one place (hidden ones as ??),
+    so every position of a ruleset shows as many cards."""
+    from pathlib import Path
+
+    from cuttle_search.game.position_file import load_position
+
+    files = sorted((Path(__file__).parent.parent / "positions").glob("*.json"))
+    assert files
+    totals: dict[str, set[int]] = {}
+    for f in files:
+        pos = load_position(f)
+        out = json.loads(json.dumps(views.position_json(pos), allow_nan=False))
+        board = out["board"]
+        assert board["order"][-1] == (board["view"] if board["view"] != "full" else "p0"), f.name
+        assert sorted(board["order"]) == sorted(s["seat"] for s in board["seats"]), f.name
+
+        def count(items: list) -> int:
+            return sum(1 + count(i.get("on", [])) for i in items)
+
+        on_table = sum(count(s["hand"]) + count(s["points"]) + count(s["royals"]) + count(s["counters"])
+                       for s in board["seats"])
+        total = (on_table + board["deckCount"] + count(board["scrap"]) + count(board["twos"])
+                 + count(board["revealed"]) + len(board["removed"]) + bool(board["pending"].get("oneOff"))
+                 + bool(board["pending"].get("scuttle")))
+        totals.setdefault(pos.rules.name, set()).add(total)
+        if out["moves"]:
+            assert [m["text"] for m in out["moves"]] == [m.text() for m in pos.legal_moves()]
+    assert all(len(t) == 1 for t in totals.values()), totals  # no card lost: every position of a ruleset holds its whole pack
+    assert totals["cuttle-cards"] == {52}
+
+
+def test_side_shares_count_a_team_once():
+    from cuttle_search.game.position_file import load_position
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent / "positions"
+    team = load_position(root / "team-opening-p0.json")
+    assert views.sides_of(team) == [[0, 2], [1, 3]]
+    moves = [{"seatScores": {"p0": 0.6, "p1": 0.4, "p2": 0.6, "p3": 0.4}}]
+    assert views.with_side_shares(moves, team)[0]["sideShares"] == [{"seats": ["p0", "p2"], "share": 0.6},
+                                                                     {"seats": ["p1", "p3"], "share": 0.4}]
+    assert views.sides_of(load_position(root / "cutthroat-opening-p0.json")) == [[0], [1], [2]]
+
+
+def test_the_serve_command_serves_the_page():
+    import os
+    import re
+    import subprocess
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "cuttle_search.cli", "serve", "--port", "0"],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        deadline = time.monotonic() + 120
+        url = None
+        while url is None:
+            line = proc.stderr.readline()
+            assert line and time.monotonic() < deadline, "serve did not say where it listens"
+            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+            url = m.group(1) if m else None
+        with urllib.request.urlopen(url, timeout=10) as r:
+            page = r.read().decode()
+        assert "<script src=\"/static/app.js\">" in page and "http" not in page.replace("http-equiv", "")
+        with urllib.request.urlopen(url + "static/app.js", timeout=10) as r:
+            assert b"new WebSocket" in r.read()
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def test_serve_without_the_extra_says_what_to_install(monkeypatch):
+    from click.testing import CliRunner
+
+    from cuttle_search.cli import main
+
+    monkeypatch.setitem(sys.modules, "starlette", None)
+    result = CliRunner().invoke(main, ["serve"])
+    assert result.exit_code == 2
+    assert "pip install 'cuttle-search[web]'" in result.output
+    assert len(result.output.strip().splitlines()) == 1
