@@ -21,6 +21,12 @@ shares (a two-seat stalemate is 1/2, a Cutthroat one 1/3), so the same figures a
 The seeds (default 7100) are not ones the search was tuned on. Text on stdout, ``--json
 FILE`` for the numbers; games run on ``--workers`` processes and the result does not
 depend on how many.
+
+The recalibration layer (``cuttle_search/analysis/calibration.py``) is fitted and checked
+from saved runs, each on its own seeds:
+
+    python benchmarks/calibration.py --fit run-7100.json             # print the fitted map
+    python benchmarks/calibration.py --evaluate run-7300.json        # the figures, raw and calibrated
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 BINS = 10
+MIN_FIT = 200  # decisions a stage needs for a map of its own
 STAGES = (("opening (plies 0-9)", lambda d: d["ply"] <= 9),
           ("deck > 30", lambda d: d["ply"] > 9 and d["deck"] > 30),
           ("deck 11-30", lambda d: d["ply"] > 9 and 11 <= d["deck"] <= 30),
@@ -201,6 +208,29 @@ def report(summary: dict[str, Any], args: argparse.Namespace, seconds: float) ->
     return "\n".join(lines)
 
 
+def fit(decisions: Sequence[dict[str, Any]]) -> tuple[tuple[float, float], ...]:
+    """The map's (a, b) for each stage: a logistic fit of the outcome on the score's logit."""
+    from cuttle_search.analysis.calibration import STAGES, stage_of
+
+    out = []
+    for k in range(len(STAGES)):
+        rows = [d for d in decisions if stage_of(d["ply"], d["deck"]) == k and not d["proven"]]
+        if len(rows) < MIN_FIT:  # too few to fit: borrow the previous stage's map
+            out.append(out[-1] if out else (0.0, 1.0))
+            continue
+        slope, intercept = logit_fit(np.array([d["predicted"] for d in rows]), np.array([d["outcome"] for d in rows]))
+        out.append((round(intercept, 3), round(slope, 3)))
+    return tuple(out)
+
+
+def with_calibration(decisions: Sequence[dict[str, Any]], rules: str) -> list[dict[str, Any]]:
+    """The decisions with the calibrated prediction in place of the search's."""
+    from cuttle_search.analysis.calibration import calibrate
+
+    return [dict(d, predicted=d["predicted"] if d["proven"] else calibrate(rules, d["ply"], d["deck"], d["predicted"]))
+            for d in decisions]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rules", default="cuttle-cards")
@@ -210,7 +240,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=400)
     ap.add_argument("--json", dest="json_out", default=None, help="write the figures (and every decision) here")
+    ap.add_argument("--fit", nargs="+", default=None, metavar="RUN", help="fit the map from saved runs (--json files)")
+    ap.add_argument("--evaluate", default=None, metavar="RUN", help="the figures of a saved run, raw and calibrated")
     args = ap.parse_args(argv)
+    if args.fit:
+        runs = [json.loads(Path(f).read_text()) for f in args.fit]
+        for rules in sorted({r["rules"] for r in runs}):
+            decisions = [d for r in runs if r["rules"] == rules for d in r["decisions"]]
+            print(f'    "{rules}": {fit(decisions)},  # {len(decisions):,} decisions, seeds '
+                  f'{sorted({r["seed"] for r in runs if r["rules"] == rules})}')
+        return 0
+    if args.evaluate:
+        run = json.loads(Path(args.evaluate).read_text())
+        for key in ("rules", "iterations", "seed"):
+            setattr(args, key, run[key])
+        print(report(summarise(run["decisions"], args.resamples), args, run["seconds"]))
+        print()
+        print("calibrated (analysis/calibration.py):")
+        print(report(summarise(with_calibration(run["decisions"], run["rules"]), args.resamples), args, run["seconds"]))
+        return 0
     jobs = [(args.rules, args.seed, g, args.iterations) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []

@@ -310,7 +310,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
     Win rates are from that player's point of view; a draw counts half in the score
     (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
-    from .analysis import Limit, SearchError, run_search, search_viewer
+    from .analysis import Limit, SearchError, calibration, run_search, search_viewer
     from .analysis.ismcts import check_search_options
 
     pos = _load(position, rules)
@@ -326,6 +326,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     finally:
         if bar is not None:
             bar.close()
+    result = calibration.annotate(result, pos)
     result.position = pos.name or position
     if top is not None:
         result.moves = result.moves[:top]
@@ -378,9 +379,16 @@ def _analysis_table(result) -> str:
             rows[-1] = rows[-1][:-1] + (proven,) + rows[-1][-1:]
         if per_seat:
             rows[-1] = rows[-1][:-1] + tuple(f"{x:.3f}" for x in m.seat_scores) + rows[-1][-1:]
+    calibrated = any(m.calibrated_score is not None for m in result.moves)
+    if calibrated:  # the recalibrated score beside the search's (analysis/calibration.py)
+        rows = [r[:4] + ("-" if m.calibrated_score is None else f"{m.calibrated_score:.3f}",) + r[4:]
+                for r, m in zip(rows, result.moves)]
+        header = header[:4] + ("calibrated",) + header[4:]
+        lines.insert(-1, "calibrated = the score mapped to what self-play at this budget went on to win "
+                     "(docs/strength.md, 'Calibration')")
     if result.solver is not None:
         header = header[:-1] + ("proven",) + header[-1:]
-    right = {0, 2, 3, 4, 5, 7}
+    right = {0, 2, 3, 4, 5, 6, 8} if calibrated else {0, 2, 3, 4, 5, 7}
     if per_seat:
         first = len(header) - 1
         header = header[:-1] + tuple(f"p{q}" for q in range(result.seats)) + header[-1:]

@@ -25,6 +25,7 @@ from .ismcts import (
     search_viewer,
 )
 from .inference import InferenceTracker
+from . import calibration
 from .result import AnalysisResult, MoveStat
 
 PositionSource = Position | str | Path | Mapping[str, Any]
@@ -71,9 +72,10 @@ def analyse(
         if inference is not None:
             raise SearchError("history: give a history or an inference, not both")
         inference = inference_from_history(pos, history)
-    return run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
-                      inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every,
-                      allow_moves=allow_moves, avoid_moves=avoid_moves, model=model)
+    result = run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
+                        inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every,
+                        allow_moves=allow_moves, avoid_moves=avoid_moves, model=model)
+    return calibration.annotate(result, pos)
 
 
 def inference_from_history(position: Position, history: Any) -> HandInference | None:

@@ -40,6 +40,8 @@ class MoveStat:
     # teams each seat's is its team's), ``seat_win_rates`` counts wins only (its side's)
     seat_scores: tuple[float, ...] | None = None
     seat_win_rates: tuple[float, ...] | None = None
+    # the score recalibrated on self-play (analysis/calibration.py), where the map applies
+    calibrated_score: float | None = None
 
     @property
     def lcb(self) -> float:
@@ -59,6 +61,7 @@ class MoveStat:
             "gap": round(self.gap, 6),
             "pv": [m.text() for m in self.pv],
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
+            **({"calibratedScore": round(self.calibrated_score, 6)} if self.calibrated_score is not None else {}),
             **({"seatScores": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_scores)}}
                if self.seat_scores is not None else {}),
             **({"seatWinrates": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_win_rates)}}

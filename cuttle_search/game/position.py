@@ -242,6 +242,11 @@ class Position:
 
     # ------------------------------------------------------------ the deck, for review's luck
     @property
+    def actions(self) -> int:
+        """Moves played so far (chance and forced ones included)."""
+        return int(self.state[L.F_ACTIONS])
+
+    @property
     def deck_size(self) -> int:
         """Cards in the deck."""
         return int(self.state[L.F_DECK_N])

@@ -1,0 +1,74 @@
+"""A recalibration of the search's scores, fitted on self-play: the ``calibrated_score``
+field beside ``score`` (which stays the search's own figure).
+
+The search's win rates are optimistic (docs/strength.md, "Calibration"): a determinized
+search plays each sampled deal as if it were known, and its opponents cannot act on their
+own hands, so it overrates its chances most where the most is hidden. Until those causes are
+removed, this layer maps a score to the share the deciding seat went on to get in
+self-play, by stage of the game: a logistic map ``sigmoid(a + b * logit(score))`` per stage
+(the opening, plies 0-9; then by the deck: more than 30 cards, 11 to 30, 10 or fewer),
+fitted by ``benchmarks/calibration.py --fit`` on the seeds recorded in ``FITTED`` and
+checked there on other seeds. It holds only where it was fitted: the rulesets in ``MAPS``
+as they come (no options), greedy rollouts, the default exploration and opponent model, and
+a budget of 5,000 to 20,000 iterations. Anywhere else the field is absent (None), not a
+guess. A proven score is exact: it is not mapped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..game.position import Position
+    from .result import AnalysisResult
+
+STAGES = ("opening (plies 0-9)", "deck > 30", "deck 11-30", "deck <= 10")
+MIN_ITERATIONS, MAX_ITERATIONS = 5_000, 20_000
+FITTED = {"iterations": 10_000, "rollout": "greedy", "games": {"cuttle-cards": 600, "cutthroat": 200}, "seed": 7100,
+          "checkedOn": 7300}
+
+# ruleset -> (a, b) for each stage, in the order of STAGES (benchmarks/calibration.py --fit)
+MAPS: dict[str, tuple[tuple[float, float], ...]] = {
+    "cuttle-cards": ((-0.303, 0.802), (-0.241, 0.986), (-0.092, 0.782), (-0.144, 1.097)),  # 13,658 decisions
+    "cutthroat": ((-0.317, 0.896), (-0.274, 0.761), (-0.274, 0.761), (-0.274, 0.761)),  # 2,130; few late decisions
+}
+
+
+def stage_of(ply: int, deck: int) -> int:
+    """The stage of a decision after ``ply`` moves with ``deck`` cards in the deck."""
+    if ply <= 9:
+        return 0
+    if deck > 30:
+        return 1
+    return 2 if deck > 10 else 3
+
+
+def calibrate(rules: str, ply: int, deck: int, score: float) -> float:
+    """The fitted map of ``rules`` applied to ``score`` at this stage."""
+    a, b = MAPS[rules][stage_of(ply, deck)]
+    p = min(max(score, 1e-4), 1 - 1e-4)
+    return 1.0 / (1.0 + math.exp(-(a + b * math.log(p / (1 - p)))))
+
+
+def applies(rules: str, rollout: str, exploration: float, model: str, iterations: int) -> bool:
+    """Whether the map was fitted for a search like this one."""
+    return (rules in MAPS and rollout == "greedy" and exploration == DEFAULT_EXPLORATION
+            and model == DEFAULT_MODEL and MIN_ITERATIONS <= iterations <= MAX_ITERATIONS)
+
+
+def annotate(result: "AnalysisResult", pos: "Position") -> "AnalysisResult":
+    """``result`` with every move's ``calibrated_score`` where the map applies (a move the
+    solver proved keeps its exact score); unchanged elsewhere, and for a fully proven or
+    forced answer (nothing to calibrate)."""
+    if result.stop_reason in ("forced", "proven"):
+        return result
+    if not applies(result.rules, result.rollout, result.exploration, result.model, result.iterations):
+        return result
+    ply, deck = pos.actions, pos.deck_size
+    result.moves = [replace(m, calibrated_score=m.score if m.proven is not None else
+                            calibrate(result.rules, ply, deck, m.score)) for m in result.moves]
+    return result

@@ -1,0 +1,68 @@
+"""The recalibration layer (analysis/calibration.py) and the calibration benchmark's figures."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuttle_search import Position, analyse
+from cuttle_search.analysis import calibration as cal
+
+ROOT = Path(__file__).resolve().parent.parent
+POS = ROOT / "positions"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("calibration_bench", ROOT / "benchmarks" / "calibration.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():
+    pos = Position.load(POS / "midgame-main-p0.json")
+    fitted = analyse(pos, iterations=10_000, seed=1)
+    assert all(m.calibrated_score is not None for m in fitted.moves)
+    best = fitted.best
+    assert best.calibrated_score == pytest.approx(cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, best.score))
+    assert "calibratedScore" in fitted.to_json()["moves"][0]
+    for options in ({"iterations": 30_000}, {"iterations": 10_000, "rollout": "random"},
+                    {"iterations": 10_000, "exploration": 1.0}, {"iterations": 2_000}):
+        other = analyse(pos, seed=1, **options)
+        assert all(m.calibrated_score is None for m in other.moves), options
+        assert "calibratedScore" not in other.to_json()["moves"][0]
+    option = analyse(Position.load(POS / "midgame-main-p0.json", rules="cuttle-cards:four=random"), iterations=10_000)
+    assert all(m.calibrated_score is None for m in option.moves)  # a ruleset with options was not fitted
+    proven = analyse(Position.load(POS / "deck-out-endgame.json"), iterations=10_000)
+    assert proven.stop_reason == "proven" and all(m.calibrated_score is None for m in proven.moves)
+
+
+def test_every_map_keeps_the_order_of_moves():
+    for rules, stages in cal.MAPS.items():
+        assert len(stages) == len(cal.STAGES)
+        for k, (_a, b) in enumerate(stages):
+            assert b > 0, (rules, k)
+            ply, deck = [(0, 40), (12, 35), (20, 20), (30, 5)][k]
+            assert cal.stage_of(ply, deck) == k
+            values = [cal.calibrate(rules, ply, deck, p) for p in np.linspace(0.01, 0.99, 25)]
+            assert values == sorted(values) and 0 < values[0] < values[-1] < 1
+
+
+def test_the_fit_recovers_a_known_map_and_the_figures_see_calibration():
+    bench = _bench()
+    rng = np.random.default_rng(5)
+    pred = rng.uniform(0.05, 0.95, 20_000)
+    truth = 1 / (1 + np.exp(-(-0.3 + 0.8 * np.log(pred / (1 - pred)))))
+    outcome = (rng.random(len(pred)) < truth).astype(float)
+    slope, intercept = bench.logit_fit(pred, outcome)
+    assert slope == pytest.approx(0.8, abs=0.05) and intercept == pytest.approx(-0.3, abs=0.05)
+    honest = (rng.random(len(pred)) < pred).astype(float)
+    f = bench.figures(pred, honest)
+    assert abs(f["bias"]) < 0.01 and f["slope"] == pytest.approx(1.0, abs=0.06) and f["ece"] < 0.02
+    skewed = bench.figures(pred, outcome)
+    assert skewed["bias"] < -0.03 and skewed["ece"] > 0.04
+    decisions = [{"game": i // 20, "ply": 3, "deck": 40, "seat": 0, "predicted": float(p), "outcome": float(o),
+                  "proven": False} for i, (p, o) in enumerate(zip(pred, outcome))]
+    (a, b), *_ = bench.fit(decisions)
+    assert a == pytest.approx(-0.3, abs=0.05) and b == pytest.approx(0.8, abs=0.05)
