@@ -118,7 +118,13 @@ def write_report(results: dict) -> None:
             f"`{r['command']}` |"
         )
     lines += ["", "Notes:", ""] + [f"- {a} vs {b}: {n}" for a, b, _, n in LADDER if n]
-    REPORT.write_text("\n".join(lines) + "\n")
+    # the sections after the ladder (other benchmarks' results, written by hand) stay
+    kept = ""
+    if REPORT.exists():
+        old = REPORT.read_text()
+        at = old.find("\n## ")
+        kept = old[at:] if at >= 0 else ""
+    REPORT.write_text("\n".join(lines) + "\n" + kept)
 
 
 def main() -> None:

@@ -70,11 +70,14 @@ class AnalysisStream:
     (iterate over them), then the final one (:attr:`final`, or :meth:`wait`). ``stop()``
     asks the server to end the search now; the final answer still comes."""
 
-    def __init__(self, engine: "HintEngine", request_id: str) -> None:
+    def __init__(self, engine: "HintEngine", request_id: str, finals: int = 1) -> None:
         self._engine = engine
         self.id = request_id
         self._answers: queue.Queue = queue.Queue()
         self.final: dict[str, Any] | None = None
+        self.finals: list[dict[str, Any]] = []  # one a turn of analyzeTurns (else one)
+        self.expected = finals
+        self.routed = 0
         self.partials = 0
 
     def _put(self, answer: Any) -> None:
@@ -91,7 +94,9 @@ class AnalysisStream:
             if answer.get("isDuringSearch"):
                 self.partials += 1
                 yield answer
-            else:
+                continue
+            self.finals.append(answer)
+            if len(self.finals) >= self.expected:
                 self.final = answer
 
     def wait(self) -> dict[str, Any]:
@@ -111,8 +116,8 @@ class AnalysisStream:
 
     def __exit__(self, *exc: Any) -> None:
         if self.final is None:
-            self.stop()
             try:
+                self.stop()
                 self.wait()
             except (HintError, EngineTerminated):
                 pass
@@ -122,10 +127,13 @@ class HintEngine:
     """A running ``cuttle-search hint`` process. Use :meth:`popen` and a ``with`` block (or
     call :meth:`close`)."""
 
+    max_request_bytes = 1 << 20  # the server's --max-request-bytes: longer requests are refused here
+
     def __init__(self, process: subprocess.Popen) -> None:
         self.process = process
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the map of waiting streams: never held during I/O
+        self._write_lock = threading.Lock()  # one request line at a time on the server's input
         self._waiting: dict[str, AnalysisStream] = {}
         self._closed = False
         self._reader = threading.Thread(target=self._read, daemon=True, name="hint-client-reader")
@@ -137,44 +145,61 @@ class HintEngine:
         with ``options`` as its flags (``workers=2`` becomes ``--workers 2``)."""
         argv = list(command) if command is not None else [sys.executable, "-m", "cuttle_search.cli", "hint"]
         for key, value in options.items():
-            argv += [f"--{key.replace('_', '-')}", str(value)]
+            flag = f"--{key.replace('_', '-')}"
+            if value is True:
+                argv.append(flag)
+            elif value is not False and value is not None:
+                argv += [flag, str(value)]
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                                    encoding="utf-8")
-        return cls(process)
+        engine = cls(process)
+        engine.max_request_bytes = int(options.get("max_request_bytes", engine.max_request_bytes))
+        return engine
 
     # ------------------------------------------------------------ the wire
     def _read(self) -> None:
         stdout: IO[str] = self.process.stdout  # type: ignore[assignment]
-        for line in stdout:
-            try:
-                answer = json.loads(line)
-            except ValueError:
-                continue
+        try:
+            for line in stdout:
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(answer, dict) or not isinstance(answer.get("id"), (str, type(None))):
+                    continue  # not an answer to this client's requests (its ids are strings)
+                with self._lock:
+                    stream = self._waiting.get(answer.get("id"))  # type: ignore[arg-type]
+                    if stream is not None and not answer.get("isDuringSearch"):
+                        stream.routed += 1  # final answers handed over (only this thread counts)
+                        if "error" in answer or stream.routed >= stream.expected:
+                            self._waiting.pop(stream.id, None)
+                if stream is not None:
+                    stream._put(answer)
+        finally:
             with self._lock:
-                stream = self._waiting.get(answer.get("id"))
-                final = not answer.get("isDuringSearch")
-                if stream is not None and final:
-                    self._waiting.pop(answer["id"], None)
-            if stream is not None:
-                stream._put(answer)
-        with self._lock:
-            streams, self._waiting = list(self._waiting.values()), {}
-        for stream in streams:
-            stream._put(_DONE)
+                streams, self._waiting = list(self._waiting.values()), {}
+            for stream in streams:
+                stream._put(_DONE)
 
-    def _send(self, request: dict[str, Any]) -> AnalysisStream:
+    def _send(self, request: dict[str, Any], finals: int = 1) -> AnalysisStream:
         request_id = f"c{next(self._ids)}"
-        stream = AnalysisStream(self, request_id)
+        stream = AnalysisStream(self, request_id, finals)
+        text = json.dumps({"id": request_id, **request}) + "\n"  # a TypeError here leaves nothing behind
+        if len(text.encode("utf-8")) > self.max_request_bytes:
+            raise HintError(f"request: {len(text.encode('utf-8')):,} bytes, longer than the server's limit of "
+                            f"{self.max_request_bytes:,}", "request")
         with self._lock:
             if self._closed or self.process.poll() is not None:
                 raise EngineTerminated("the hint server is not running")
             self._waiting[request_id] = stream
-            try:
-                self.process.stdin.write(json.dumps({"id": request_id, **request}) + "\n")  # type: ignore[union-attr]
+        try:
+            with self._write_lock:
+                self.process.stdin.write(text)  # type: ignore[union-attr]
                 self.process.stdin.flush()  # type: ignore[union-attr]
-            except (BrokenPipeError, OSError):
+        except (BrokenPipeError, OSError, ValueError):
+            with self._lock:
                 self._waiting.pop(request_id, None)
-                raise EngineTerminated("the hint server is not running") from None
+            raise EngineTerminated("the hint server is not running") from None
         return stream
 
     def _action(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -194,12 +219,16 @@ class HintEngine:
         if every is not None:
             request["reportDuringSearchEvery"] = every
         request.update({_camel(k): v for k, v in fields.items()})
-        return self._send(request)
+        turns = request.get("analyzeTurns")
+        return self._send(request, len(turns) if isinstance(turns, list) and turns else 1)
 
     def analyse(self, position: PositionLike, iterations: int | None = None, time: float | None = None,
-                **fields: Any) -> dict[str, Any]:
-        """The final answer for ``position`` (see :meth:`analysis` for ``fields``)."""
-        return self.analysis(position, iterations, time, every=None, **fields).wait()
+                **fields: Any) -> dict[str, Any] | list[dict[str, Any]]:
+        """The final answer for ``position`` (see :meth:`analysis` for ``fields``); with
+        ``analyze_turns``, the list of answers, one a turn."""
+        stream = self.analysis(position, iterations, time, every=None, **fields)
+        stream.wait()
+        return stream.finals if "analyze_turns" in fields or "analyzeTurns" in fields else stream.finals[-1]
 
     def version(self) -> dict[str, Any]:
         """The server's ``query_version`` answer: version, protocol, rulesets, options."""
@@ -217,11 +246,12 @@ class HintEngine:
             self._closed = True
             busy = bool(self._waiting)
         try:
-            if busy and self.process.poll() is None:
-                self.process.stdin.write(json.dumps({"id": None, "action": "terminate_all"}) + "\n")  # type: ignore[union-attr]
-                self.process.stdin.flush()  # type: ignore[union-attr]
-            self.process.stdin.close()  # type: ignore[union-attr]
-        except (BrokenPipeError, OSError):
+            with self._write_lock:
+                if busy and self.process.poll() is None:
+                    self.process.stdin.write(json.dumps({"id": None, "action": "terminate_all"}) + "\n")  # type: ignore[union-attr]
+                    self.process.stdin.flush()  # type: ignore[union-attr]
+                self.process.stdin.close()  # type: ignore[union-attr]
+        except (BrokenPipeError, OSError, ValueError):
             pass
         try:
             self.process.wait(timeout=timeout)

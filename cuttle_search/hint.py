@@ -21,6 +21,7 @@ from typing import IO, Any, Callable, Iterator, Mapping
 from .game.errors import CuttleError, brief
 from .game.inputs import parse_json
 from .analysis.limits import is_finite_number
+from .game.moves import Move
 from .game.position import Position
 from .game.position_file import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
@@ -185,7 +186,7 @@ def _turns(req: Mapping[str, Any], start: Position) -> list[tuple[int, Position,
         if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= len(moves):
             raise RequestError(f"analyzeTurns[{i}]: expected a whole number from 0 to {len(moves)} (the moves given), got {brief(t)}")
     wanted = set(turns)
-    game, positions = start.copy(), {}
+    game, positions, played = start.copy(), {}, []
     for k in range(len(moves) + 1):
         if k in wanted:
             if game.is_over:
@@ -193,14 +194,19 @@ def _turns(req: Mapping[str, Any], start: Position) -> list[tuple[int, Position,
             seat = game.actor
             if seat < 0:
                 raise RequestError(f"analyzeTurns: after {k} moves chance decides (a random event), not a seat")
-            history = (start, list(moves[:k])) if start.rules.players == 2 else None
+            history = (start, list(played)) if start.rules.players == 2 else None
             positions[k] = (game.view_of(seat), history)
         if k == len(moves) or k >= max(wanted):
             break
         if game.is_over:
             raise RequestError(f"moves[{k}]: the game was already over")
+        item = moves[k]
         try:
-            game.play(moves[k])
+            if isinstance(item, dict):
+                item = Move.from_json(item)
+            elif not isinstance(item, str):
+                raise RequestError(f"expected a move in text or as a JSON body, got {brief(item)}")
+            played.append(game.play(item))
         except CuttleError as e:
             raise RequestError(f"moves[{k}]: {e}") from None
     return [(t, *positions[t]) for t in turns]
@@ -321,9 +327,10 @@ WAITING_LINES = 16  # ... and at most this many longest-possible lines' worth of
 class Server:
     """The request loop. Searches run on ``workers`` threads: with one, answers come in the
     order of the requests; with more, up to ``workers`` at once, and answers carry their
-    ``id`` and may come out of order. The reading loop answers actions at once, whatever is
-    running or waiting: ``query_version``, ``terminate`` (cancels the requests with
-    ``terminateId``) and ``terminate_all``. Requests wait as the lines they came in (each
+    ``id`` and may come out of order. The reading loop answers actions as soon as it reads
+    them, whatever is running or waiting: ``query_version``, ``terminate`` (cancels the
+    requests with ``terminateId``) and ``terminate_all``; only behind a full queue (below)
+    does an action wait. Requests wait as the lines they came in (each
     parsed again when its turn comes, so a waiting request costs its bytes, not a parsed
     tree); the reader stops reading only when ``MAX_WAITING`` requests or
     ``WAITING_LINES`` times the longest request's bytes wait, so memory stays bounded."""

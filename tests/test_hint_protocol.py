@@ -104,11 +104,23 @@ def test_a_game_history_is_analysed_turn_by_turn_from_each_deciders_view():
     ({"moves": ["draw"], "analyzeTurns": []}, "analyzeTurns", "list of 1 to"),
     ({"moves": "draw"}, "moves", "list of at most"),
     ({"moves": ["royal KZ"]}, "moves[0]", "KZ"),
+    ({"moves": [5]}, "moves[0]", "expected a move in text or as a JSON body"),
+    ({"moves": [None]}, "moves[0]", "expected a move in text or as a JSON body"),
+    ({"moves": [{"moveType": "scuttle"}]}, "moves[0]", ""),
 ])
 def test_bad_histories_are_refused_naming_the_field(extra, field, fragment):
     start, _ = _game(plies=0)
     a = answer(json.dumps({"id": 7, "position": start.to_dict(), "iterations": 100, **extra}), {})
     assert a["id"] == 7 and a["field"] == field and fragment in a["error"], a
+
+
+def test_history_moves_may_be_json_bodies():
+    start, moves = _game(plies=3)
+    body = [Position.from_dict(start.to_dict()).legal_moves()[0].to_json()] + moves[1:]
+    as_text = answer(json.dumps({"id": 1, "position": start.to_dict(), "moves": moves, "iterations": 300, "seed": 2}), {})
+    as_json = answer(json.dumps({"id": 1, "position": start.to_dict(), "moves": body, "iterations": 300, "seed": 2}), {})
+    same = lambda a: {k: v for k, v in a.items() if k != "seconds"}  # noqa: E731
+    assert same(as_json) == same(as_text) and "error" not in as_text
 
 
 def test_history_needs_a_full_information_start():
@@ -194,3 +206,24 @@ def test_client_says_when_the_server_is_gone():
             engine.analyse(MIDGAME, iterations=10)
     finally:
         engine.close()
+
+
+def test_client_keeps_streaming_when_the_server_queue_is_full():
+    """More requests than the server reads ahead (a small --max-request-bytes makes its queue
+    short) with answers that outgrow a pipe's buffer: the client's reader drains answers
+    while its writer waits for the server to read, so every request is answered."""
+    with HintEngine.popen(max_request_bytes=2048) as engine:
+        streams = [engine.analysis(MIDGAME, iterations=300, seed=k, every=None) for k in range(40)]
+        finals = [s.wait() for s in streams]
+    assert [f["id"] for f in finals] == [s.id for s in streams] and all(f["stopReason"] == "budget" for f in finals)
+
+
+def test_client_analyse_turns_and_refuses_what_the_server_would():
+    start, moves = _game(plies=4)
+    with HintEngine.popen(max_request_bytes=4096) as engine:
+        turns = engine.analyse(start, iterations=200, moves=moves, analyze_turns=[0, 2, 4])
+        assert [t["turnNumber"] for t in turns] == [0, 2, 4]
+        with pytest.raises(HintError) as err:
+            engine.analyse({**MIDGAME, "about": "x" * 5000}, iterations=10)
+        assert err.value.field == "request" and "longer than the server's limit of 4,096" in str(err.value)
+        assert engine.analyse(MIDGAME, iterations=50)["iterations"] == 50  # still serving
