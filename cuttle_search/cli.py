@@ -607,7 +607,7 @@ def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ..
     if value is None or value in allow:
         return None
     text = value.strip().lower()
-    if text.startswith("p") and text[1:].isdigit() and int(text[1:]) < seats:
+    if text.startswith("p") and text[1:].isdecimal() and text[1:].isascii() and int(text[1:]) < seats:
         return int(text[1:])
     words = "".join(f", {w}" for w in allow)
     raise click.BadParameter(f"{value!r} is not a seat of this {seats}-seat game (p0 to p{seats - 1}{words})",
@@ -793,6 +793,9 @@ def serve(host, port, open_browser, seed, max_iterations, max_time, max_request_
     (pip install 'cuttle-search[web]'). See docs/web.md."""
     from .web import missing_dependency
 
+    if ":" in host:  # the Host check reads 'name:port'; an IPv6 literal would never match it
+        raise click.BadParameter(f"{host!r}: give an IPv4 address or a name (IPv6 literals are not supported)",
+                                 param_hint="--host")
     missing = missing_dependency()
     if missing:
         raise InputError(missing)

@@ -139,6 +139,7 @@ class Review:
     source: str = ""
     summary: dict[str, Any] = field(default_factory=dict)
     shares: dict[int, float | None] = field(default_factory=dict)  # each seat's share of the result
+    seat_count: int = 2  # the game's seats
 
     def __post_init__(self) -> None:
         for seat in self.seats:
@@ -331,7 +332,8 @@ def review_games(
         reviewed = tuple(range(start.rules.players)) if seats is None else tuple(seats)
         reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
                               sorted(decisions, key=lambda d: d.ply), skipped, reviewed, limit.iterations,
-                              limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed}))
+                              limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
+                              seat_count=start.rules.players))
     return reviews
 
 
@@ -442,8 +444,9 @@ if (rows.length) pick(0);
 
 
 def review_html(review: Review, title: str, boards: dict[int, str] | None = None) -> str:
-    """A self-contained HTML report: p0's (or its side's) estimated win rate over the game
-    as an inline SVG chart with a tick per move and a mark per decision; a click on a mark
+    """A self-contained HTML report: p0's estimated win rate over the game (with more seats,
+    each decider's own score at its decisions) as an inline SVG chart with a tick per move
+    and a mark per decision; a click on a mark
     or a row (or the arrow keys) selects that decision and shows its board as its decider
     saw it (``boards``: text by ply), played against best, and the candidates table."""
     esc = html.escape
@@ -451,10 +454,12 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
     w, h, pad = 760, 260, 36
     plies = max(review.plies, 1)
     pts = []
+    two = review.seat_count == 2  # two seats: one line, p0's side; more: each decider's own score
     for i, d in enumerate(review.decisions):
-        p0 = d.best_score if d.seat == 0 else 1 - d.best_score
-        pts.append((pad + (w - 2 * pad) * d.ply / plies, h - pad - (h - 2 * pad) * p0, d, i))
-    path = " ".join(f"{'M' if k == 0 else 'L'}{x:.1f},{y:.1f}" for k, (x, y, _, _) in enumerate(pts))
+        y = (d.best_score if d.seat == 0 else 1 - d.best_score) if two else d.best_score
+        pts.append((pad + (w - 2 * pad) * d.ply / plies, h - pad - (h - 2 * pad) * y, d, i))
+    path = " ".join(f"{'M' if k == 0 else 'L'}{x:.1f},{y:.1f}" for k, (x, y, _, _) in enumerate(pts)) if two else ""
+    label = "p0 win rate" if two else "the decider's score"
     step = max(1, plies // 20)
     ticks = "".join(
         f'<line x1="{pad + (w - 2 * pad) * t / plies:.1f}" y1="{h - pad}" x2="{pad + (w - 2 * pad) * t / plies:.1f}" '
@@ -471,10 +476,11 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
     )
     mid = h / 2
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
-           f'aria-label="p0 win rate over the game">'
+           f'aria-label="{label} over the game">'
            f'<rect x="{pad}" y="{pad}" width="{w - 2 * pad}" height="{h - 2 * pad}" fill="#f7f7f7" stroke="#ccc"/>'
            f'<line x1="{pad}" y1="{mid}" x2="{w - pad}" y2="{mid}" stroke="#bbb" stroke-dasharray="4 4"/>'
-           f'<text x="4" y="{pad + 4}" font-size="11">p0 1.0</text><text x="4" y="{h - pad + 4}" font-size="11">0.0</text>'
+           f'<text x="4" y="{pad + 4}" font-size="11">{"p0 1.0" if two else "1.0"}</text>'
+           f'<text x="4" y="{h - pad + 4}" font-size="11">0.0</text>'
            f'{ticks}<text x="{w / 2 - 20}" y="{h - 2}" font-size="11">ply</text>'
            f'<path d="{path}" fill="none" stroke="#2c3e50" stroke-width="1.5"/>{marks}</svg>')
     rows = "".join(

@@ -188,6 +188,9 @@ class Terminal:
                 raise PlayError("save: name the file, as in: save game.json")
             path = s.save(arg)
             self.say(f"wrote {path}; review it with: {self.review_command(str(path))}")
+            if not s.is_over:  # a game log starts from the deal: every hand and the deck order
+                self.say("note: the log holds the whole deal (every hand and the deck order); "
+                         "opening it before the game ends shows cards you cannot see")
         elif cmd == "undo":
             if not s.undo():
                 self.say("undo: nothing to undo (this is your first decision)")

@@ -13,10 +13,11 @@ MISSING_EXTRA = "the web board needs the web extra: pip install 'cuttle-search[w
 
 
 def missing_dependency() -> str | None:
-    """None when Starlette and uvicorn import, else the one-line message saying what to install."""
+    """None when Starlette, uvicorn and websockets import, else the one-line message saying what to install."""
     try:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
+        import websockets  # noqa: F401  (uvicorn serves the page without it, but no websocket)
     except ImportError:
         return MISSING_EXTRA
     return None

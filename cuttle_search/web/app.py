@@ -46,7 +46,7 @@ STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; 
 REPORT_EVERY = MIN_REPORT_EVERY  # seconds between partial answers of a search (the first comes as soon)
 DEFAULT_HINT_ITERATIONS = 10_000
 DEFAULT_REVIEW_ITERATIONS = 300  # a decision (a review searches every decision, luck too)
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 MAX_CLIENTS = 32  # pages connected at once (each may run one job)
 MAX_REVIEW_DECISIONS = 400  # a game has at most this many reviewed decisions here
 DEFAULT_SOLVE_SECONDS = 10.0
@@ -310,7 +310,9 @@ class Client:
         data = _json_field(msg, "position")
         if not isinstance(data, dict):
             raise RequestError(f"position: expected a JSON object, got {type(data).__name__}")
-        seconds = msg.get("time", min(DEFAULT_SOLVE_SECONDS, self.limits.max_time))
+        seconds = msg.get("time")
+        if seconds is None:  # absent or null: the default, never an unlimited solve
+            seconds = min(DEFAULT_SOLVE_SECONDS, self.limits.max_time)
         limit = request_limit({"time": seconds}, {}, self.limits)
         pos = load_position(data)
 

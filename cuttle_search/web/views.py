@@ -39,14 +39,14 @@ def card_item(text: str) -> dict[str, Any]:
 
 
 def _zones(d: Mapping[str, Any], p: int) -> tuple[list[str], list[str], list[str], Any, list[str]]:
-    """(hand, points, royals, frozen, known) of seat ``p`` in either file form."""
+    """(hand, points, royals, frozen cards, known) of seat ``p`` in either file form."""
     if "seats" in d:
         seat = d["seats"][p]
-        return seat["hand"], seat["points"], seat["royals"], seat.get("frozen"), list(seat.get("known") or [])
+        return seat["hand"], seat["points"], seat["royals"], list(seat.get("frozen") or []), list(seat.get("known") or [])
     known = (d.get("known") or {}).get(seat_name(p), [])
-    frozen = d.get("frozen")
-    hand = d[f"p{p}Hand"]
-    return hand, d[f"p{p}Points"], d[f"p{p}FaceCards"], frozen if frozen in hand else None, list(known)
+    hand = d[f"p{p}Hand"]  # the two-seat form lists every seat's frozen cards together
+    frozen = [c for c in (d.get("frozen") or []) if c in hand]
+    return hand, d[f"p{p}Points"], d[f"p{p}FaceCards"], frozen, list(known)
 
 
 def board_json(pos: Position, players: tuple[str, ...] | None = None) -> dict[str, Any]:

@@ -101,7 +101,7 @@ function renderBoard(container, board, players) {
     const bits = [seat + (name ? ` (${name === 'human' ? 'you' : name})` : ''), `${s.pointsTotal}/${s.goal} points`];
     if (s.partner) bits.push(`partner ${s.partner}`);
     if (board.view === seat) bits.push('your view');
-    if (s.frozen) bits.push(`frozen ${s.frozen}`);
+    if (s.frozen && s.frozen.length) bits.push(`frozen ${s.frozen.join(' ')}`);
     const block = el('div', { class: 'seat' + (board.actor === seat ? ' actor' : ''), 'data-seat': seat },
       el('div', { class: 'who', text: bits.join(' · ') }));
     block.append(zone('points', s.points, { stacks: true }), zone('royals', s.royals, { stacks: true }),
