@@ -164,6 +164,7 @@ class Hint:
             "winrate": round(self.best.win_rate, 6),
             "drawrate": round(self.best.draw_rate, 6),
             "lcb": round(self.best.lcb, 6),
+            **({"calibratedScore": round(self.best.calibrated_score, 6)} if self.best.calibrated_score is not None else {}),
             **({"proven": self.best.proven, "plies": self.best.plies} if self.best.solved else {}),
             "pointOfView": f"p{self.result.viewer}",
             "runnersUp": [m.to_json() for m in self.runners_up],
