@@ -14,6 +14,7 @@ from cuttle_search.game.moves import Move
 from cuttle_search.game.position import Position
 from cuttle_search.analysis.review import label_for, review_game
 from cuttle_search.game.rules import get_ruleset
+from cuttle_search.game.cards import card_str, parse_card
 
 from .helpers import build
 
@@ -411,3 +412,39 @@ def test_replay_lists_the_moves_and_shows_any_seat_view(tmp_path):
     assert lines[1].split()[1] == "p0" and "p1 (you)" in r.stdout
     r = CliRunner().invoke(main, ["replay", str(path), "--view", "p3"])
     assert r.exit_code == 2 and "'p3' is not a seat of this 2-seat game" in r.stderr
+
+
+def test_a_random_discard_is_luck_for_the_hand_it_hits():
+    """four=random: chance picks the victim's discards; its luck is its best score at its next
+    decision as drawn against the mean over other discards chance could have made."""
+    rules = get_ruleset("cuttle-cards:four=random")
+    for seed in range(1, 300):
+        log = play_game(rules, seed, (make_agent("random"), make_agent("random")), seed).to_json()
+        if any(m.startswith("random-discard") and len(m.split()) == 3 for m in log["moves"]) and len(log["moves"]) < 60:
+            break
+    start, moves, about = read_game(log)
+    review = review_game(start, moves, iterations=600, seed=1)
+    events = review.chance_luck
+    assert events, "the game holds a random discard of two cards"
+    for x in events:
+        move = moves[x.ply]
+        assert move.kind == "random-discard" and x.cards == tuple(card_str(c) for c in move.cards)
+        before = start.copy()
+        for m in moves[: x.ply]:
+            before.push(m)
+        assert all(before.hand(x.seat) >> c & 1 for c in move.cards)  # the victim's own cards
+        assert x.luck == pytest.approx(x.after - x.before)
+    for seat in (0, 1):
+        mine = [x.luck for x in events if x.seat == seat] + [d.luck.luck for d in review.decisions
+                                                              if d.luck is not None and d.seat == seat]
+        assert review.summary[f"p{seat}"]["luck"] == pytest.approx(sum(mine), abs=1e-5)
+    assert review.to_json()["chanceLuck"] == [x.to_json() for x in events]
+
+
+def test_a_discard_can_be_replaced_by_another():
+    start = build(p0Hand=["KD", "5S", "3C"], p1Hand=["AD", "9C"], scrap=["4H", "7C"], turn=2, actions=4)
+    other = start.with_discard_replaced(1, (card := parse_card("4H"),), (parse_card("AD"),))
+    assert other.hand(1) >> card & 1 and not other.hand(1) >> parse_card("AD") & 1
+    assert Position.from_dict(other.to_dict()).to_dict() == other.to_dict()
+    with pytest.raises(Exception, match="discard"):
+        start.with_discard_replaced(1, (parse_card("KD"),), (parse_card("AD"),))

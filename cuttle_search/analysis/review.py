@@ -24,6 +24,7 @@ from ..game.position import Position, seat_name
 from .result import MoveStat
 
 LABELS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))  # by sure loss in score
+RANDOM_DISCARD_SAMPLES = 6  # other discards a random 4's luck compares with, at most
 
 
 class ReviewError(CuttleError):
@@ -61,10 +62,13 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Luck:
-    """A chance event the reviewed player's own move brought about: the deck cards it
-    brought to light (a draw, a 5's draws, a 7's reveal). ``before`` is the move's score
-    with those cards unknown, ``after`` with them known, each from an equal search of that
-    one move (same budget, same seed); ``luck`` is the difference."""
+    """What chance did for a player. For the player's own move that brought deck cards to
+    light (a draw, a 5's draws, a 7's reveal; ``move`` is that move): ``before`` is the
+    move's score with those cards unknown, ``after`` with them known, each from an equal
+    search of that one move (same budget, same seed). For a random 4's discards from the
+    player's hand (``move`` is the chance outcome): ``after`` is the player's best score at
+    its next decision, ``before`` the mean of the same over the other discards chance could
+    have made. ``luck`` is the difference."""
 
     ply: int
     seat: int
@@ -140,13 +144,14 @@ class Review:
     summary: dict[str, Any] = field(default_factory=dict)
     shares: dict[int, float | None] = field(default_factory=dict)  # each seat's share of the result
     seat_count: int = 2  # the game's seats
+    chance_luck: list[Luck] = field(default_factory=list)  # chance events (a random 4's discards)
 
     def __post_init__(self) -> None:
         for seat in self.seats:
             mine = [d for d in self.decisions if d.seat == seat]
             counts = {name: sum(d.label == name for d in mine) for name, _ in LABELS}
             swings = sorted(mine, key=lambda d: -d.sure_loss)[:3]
-            luck = [d.luck for d in mine if d.luck is not None]
+            luck = [d.luck for d in mine if d.luck is not None] + [x for x in self.chance_luck if x.seat == seat]
             total = sum(x.luck for x in luck)
             share = self.shares.get(seat)
             self.summary[seat_name(seat)] = {
@@ -172,6 +177,7 @@ class Review:
             "iterationsPerDecision": self.iterations, "timePerDecision": self.time, "seed": self.seed,
             "labels": {name: threshold for name, threshold in LABELS},
             "summary": self.summary, "decisions": [d.to_json() for d in self.decisions],
+            "chanceLuck": [x.to_json() for x in self.chance_luck],
             "seconds": round(self.seconds, 3), "source": self.source,
         }
 
@@ -223,6 +229,68 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     return game, Decision(ply, seat, view.phase_name, played.move, best.move, p_score, p_interval,
                           p_visits, best.score, best.interval, loss, sure, label_for(sure), result.seconds,
                           candidates, resecond, luck)
+
+
+def _run_job(job: tuple) -> tuple[str, int, Any]:
+    """One job of a review (runs in a worker): a decision, or the luck of a chance event."""
+    if job[0] == "chance":
+        return ("chance", *_chance_luck(job[1:]))
+    return ("decision", *_analyse_decision(job[1:]))
+
+
+def _chance_luck(job: tuple) -> tuple[int, Luck | None]:
+    """The luck of a random 4's discards for its victim (see ``Luck``), or None where the
+    victim's next decision is forced (its score is not estimated)."""
+    from ..game.rules import get_ruleset
+    from . import analyse
+
+    game, ply, seat, move_text, rules_spec, actual_dict, other_dicts, cards, iterations, seconds, seed, rollout = job
+    rules = get_ruleset(rules_spec)
+    dseed = decision_seed(seed, ply) ^ (0x9E3779B97F4A7C15 & (2**63 - 1))  # apart from the decision's own seed
+
+    def best(view_dict: dict[str, Any]) -> float | None:
+        """The best score at the decision, None for a forced one (one legal move: not estimated)."""
+        result = analyse(Position.from_dict(view_dict, rules=rules), iterations=iterations, time=seconds, seed=dseed,
+                         rollout=rollout)
+        return None if result.stop_reason == "forced" else result.best.score
+
+    after = best(actual_dict)
+    others = [x for x in (best(d) for d in other_dicts) if x is not None]
+    if after is None or not others:
+        return game, None
+    return game, Luck(ply, seat, Move.parse(move_text, None), tuple(cards), statistics.fmean(others), after)
+
+
+def _chance_job(line: list[Position], moves: list[Move], ply: int, g: int, seats: tuple[int, ...] | None,
+                rules_spec: str, limit: Any, seed: int, rollout: str) -> tuple | None:
+    """The job for the luck of the random discard played at ``ply``, or None: for its victim
+    (when reviewed), at the victim's next decision if no other seat decides first; the other
+    discards are every set chance could have drawn from the victim's hand, or
+    ``RANDOM_DISCARD_SAMPLES`` of them drawn with the decision's seed."""
+    from itertools import combinations
+
+    from ..game.cards import card_str, cards_in
+
+    move, here = moves[ply], line[ply]
+    victims = [q for q in range(here.rules.players) if all(here.hand(q) >> c & 1 for c in move.cards)]
+    if len(victims) != 1 or (seats is not None and victims[0] not in seats):
+        return None
+    seat = victims[0]
+    k = ply + 1
+    while k < len(line) and not line[k].is_over and line[k].actor != seat and line[k].actor < 0:
+        k += 1
+    if k >= len(line) or line[k].is_over or line[k].actor != seat:
+        return None
+    hand = sorted(cards_in(here.hand(seat)))
+    sets = list(combinations(hand, len(move.cards)))
+    if len(sets) < 2:  # chance had no choice
+        return None
+    if len(sets) > RANDOM_DISCARD_SAMPLES:
+        rng = np.random.default_rng(decision_seed(seed, ply))
+        sets = [sets[i] for i in sorted(rng.choice(len(sets), RANDOM_DISCARD_SAMPLES, replace=False))]
+    others = [line[k].with_discard_replaced(seat, move.cards, other).view_of(seat).to_dict() for other in sets]
+    return ("chance", g, ply, seat, move.text(), rules_spec, line[k].view_of(seat).to_dict(), others,
+            [card_str(c) for c in move.cards], limit.iterations, limit.time, seed, rollout)
 
 
 def _luck_view(line: list[Position], ply: int, seat: int) -> tuple[dict[str, Any] | None, list[str]]:
@@ -312,28 +380,34 @@ def review_games(
                     skipped[seat] = skipped.get(seat, 0) + 1
                 else:
                     luck_dict, luck_cards = _luck_view(line, ply, seat) if luck else (None, [])
-                    jobs.append((g, pos.view_of(seat).to_dict(), start.rules.spec, ply, seat, move.code(),
+                    jobs.append(("decision", g, pos.view_of(seat).to_dict(), start.rules.spec, ply, seat, move.code(),
                                  limit.iterations, limit.time, seed, rollout, luck_dict, luck_cards))
+            elif seat < 0 and luck and move.kind == "random-discard":
+                job = _chance_job(line, moves, ply, g, seats, start.rules.spec, limit, seed, rollout)
+                if job is not None:
+                    jobs.append(job)
         ends.append(line[-1])
         forced.append(skipped)
     began = clock.perf_counter()
     found: list[list[Decision]] = [[] for _ in games]
+    chance: list[list[Luck]] = [[] for _ in games]
     done = 0
     with make_backend(backend, workers if len(jobs) > 1 else 1, address) as runner:
-        for g, d in runner.imap_unordered(_analyse_decision, jobs):
-            found[g].append(d)
+        for kind, g, item in runner.imap_unordered(_run_job, jobs):
+            if item is not None:
+                (found if kind == "decision" else chance)[g].append(item)
             done += 1
             if progress:
                 progress(done, len(jobs))
     seconds = clock.perf_counter() - began
     reviews = []
-    for (start, moves, players), end, decisions, skipped in zip(games, ends, found, forced):
+    for (start, moves, players), end, decisions, skipped, events in zip(games, ends, found, forced, chance):
         result = end.result() if end.is_over else {"status": "unfinished", "winner": None}
         reviewed = tuple(range(start.rules.players)) if seats is None else tuple(seats)
         reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
                               sorted(decisions, key=lambda d: d.ply), skipped, reviewed, limit.iterations,
                               limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
-                              seat_count=start.rules.players))
+                              seat_count=start.rules.players, chance_luck=sorted(events, key=lambda x: x.ply)))
     return reviews
 
 
@@ -410,6 +484,11 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
         if candidates or d.label:
             lines += _candidates_lines(d)
     lines.append("")
+    for x in review.chance_luck:
+        lines.append(f"chance at ply {x.ply}: {x.move.text()} from {seat_name(x.seat)}'s hand: luck {x.luck:+.3f} "
+                     f"({seat_name(x.seat)}'s best {x.after:.3f} as drawn, {x.before:.3f} over the other discards)")
+    if review.chance_luck:
+        lines.append("")
     for seat, s in review.summary.items():
         acc = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}%"
         swings = ", ".join(f"ply {x['ply']} {x['played']} (best {x['best']}, -{x['sureLoss']:.2f})" for x in s["biggestSwings"])
@@ -525,7 +604,10 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
         f"{esc(_result_line(review))}; marks: "
         + ", ".join(f"<span style='color:{_COLOURS[n]}'>&#9679;</span> {n}" for n, _ in LABELS)
         + f". Click a mark or a row (or use the arrow keys) to see the decision.</p>{svg}<ul>{summary}</ul>"
-        f"<div id='detail'>{panels}</div>"
+        + "".join(f"<p class='chance'>chance at ply {x.ply}: {esc(x.move.text())} from {seat_name(x.seat)}'s hand: "
+                  f"luck {x.luck:+.3f} ({x.after:.3f} as drawn, {x.before:.3f} over the other discards)</p>"
+                  for x in review.chance_luck)
+        + f"<div id='detail'>{panels}</div>"
         "<table><tr><th>ply</th><th>player (view)</th><th>played</th><th>best</th>"
         f"<th>played score</th><th>best score</th><th>loss</th><th>sure loss</th><th>label</th><th>luck</th></tr>{rows}</table>"
         f"<script>{_SCRIPT}</script></body></html>\n"

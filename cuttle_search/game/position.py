@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from . import cards as C
 from .errors import CuttleError
 from .inputs import parse_json, read_text_file
 from ..engine import info as I
@@ -265,6 +266,25 @@ class Position:
         """The mask of cards seat ``p`` can name in this full-information position (every
         card but those its view hides)."""
         return ~self.view_of(p).unknown_cards & ((1 << 64) - 1)
+
+    def with_discard_replaced(self, seat: int, actual: tuple[int, ...], other: tuple[int, ...]) -> "Position":
+        """This full-information position as if ``seat`` had discarded ``other`` instead of
+        ``actual`` (cards of its hand that went to the scrap): the cards of ``actual`` not in
+        ``other`` come back to the hand and those of ``other`` not in ``actual`` go to the
+        scrap (for review's luck of a random discard). Nobody knows the moved cards in hand."""
+        if self.view is not None:
+            raise PositionError("view: a discard is replaced in a full-information position")
+        back = C.mask_of(actual) & ~C.mask_of(other)
+        out = C.mask_of(other) & ~C.mask_of(actual)
+        s = self.state
+        if int(s[L.F_SCRAP]) & back != back or int(s[L.F_HAND + seat]) & out != out:
+            raise PositionError("discard: the actual discards must be in the scrap and the others in the hand")
+        pos = self.copy()
+        t = pos.state
+        t[L.F_SCRAP] = (int(t[L.F_SCRAP]) & ~back) | out
+        t[L.F_HAND + seat] = (int(t[L.F_HAND + seat]) & ~out) | back
+        t[L.F_PUBLIC + seat] = int(t[L.F_PUBLIC + seat]) & ~(back | out)
+        return pos
 
     def with_deck_top_known(self, count: int) -> "Position":
         """This full-information position with the top ``count`` cards of the deck known to
