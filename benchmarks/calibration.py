@@ -231,6 +231,35 @@ def with_calibration(decisions: Sequence[dict[str, Any]], rules: str) -> list[di
             for d in decisions]
 
 
+def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
+    """docs/strength.md's table of a saved run: the search's figures beside the calibrated ones."""
+    raw = summarise(run["decisions"], resamples)
+    cal = summarise(with_calibration(run["decisions"], run["rules"]), resamples)
+
+    def cell(f: dict[str, Any], key: str, signed: bool = True) -> str:
+        lo, hi = f["intervals"].get(key, (float("nan"), float("nan")))
+        fmt = "{:+.3f}" if signed else "{:.2f}"
+        return f"{fmt.format(f[key])} [{fmt.format(lo)}, {fmt.format(hi)}]"
+
+    lines = [f"**{run['rules']}**, seed {run['seed']} (not used to fit): {run['games']} games, "
+             f"{len(run['decisions']):,} decisions, {run['iterations']:,} iterations a decision", "",
+             "| decisions | n | observed | predicted: search | obs - pred | slope | ECE (floor) | Brier | "
+             "predicted: calibrated | obs - pred | slope | ECE | Brier |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    groups = ([("all", raw["overall"], cal["overall"])] + [(k, raw["stages"][k], cal["stages"][k]) for k in raw["stages"]]
+              + [("p0's first decision", raw["firstDecisionOfP0"], cal["firstDecisionOfP0"])]
+              + [(k, raw["seats"][k], cal["seats"][k]) for k in raw["seats"]])
+    for name, r, c in groups:
+        if not r.get("n"):
+            lines.append(f"| {name} | 0 | | | | | | | | | | | |")
+            continue
+        lines.append(f"| {name} | {r['n']:,} | {r['observed']:.3f} | {r['predicted']:.3f} | {cell(r, 'bias')} | "
+                     f"{cell(r, 'slope', False)} | {r['ece']:.3f} ({r['eceNoiseFloor']:.3f}) | {r['brier']:.3f} | "
+                     f"{c['predicted']:.3f} | {cell(c, 'bias')} | {cell(c, 'slope', False)} | {c['ece']:.3f} | "
+                     f"{c['brier']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rules", default="cuttle-cards")
@@ -242,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", dest="json_out", default=None, help="write the figures (and every decision) here")
     ap.add_argument("--fit", nargs="+", default=None, metavar="RUN", help="fit the map from saved runs (--json files)")
     ap.add_argument("--evaluate", default=None, metavar="RUN", help="the figures of a saved run, raw and calibrated")
+    ap.add_argument("--markdown", action="store_true", help="with --evaluate: docs/strength.md's table")
     args = ap.parse_args(argv)
     if args.fit:
         runs = [json.loads(Path(f).read_text()) for f in args.fit]
@@ -252,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.evaluate:
         run = json.loads(Path(args.evaluate).read_text())
+        if args.markdown:
+            print(markdown_table(run, args.resamples))
+            return 0
         for key in ("rules", "iterations", "seed"):
             setattr(args, key, run[key])
         print(report(summarise(run["decisions"], args.resamples), args, run["seconds"]))

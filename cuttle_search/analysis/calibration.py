@@ -8,7 +8,7 @@ removed, this layer maps a score to the share the deciding seat went on to get i
 self-play, by stage of the game: a logistic map ``sigmoid(a + b * logit(score))`` per stage
 (the opening, plies 0-9; then by the deck: more than 30 cards, 11 to 30, 10 or fewer),
 fitted by ``benchmarks/calibration.py --fit`` on the seeds recorded in ``FITTED`` and
-checked there on other seeds. It holds only where it was fitted: the rulesets in ``MAPS``
+checked on another (7300; docs/strength.md has both sets of figures). It holds only where it was fitted: the rulesets in ``MAPS``
 as they come (no options), greedy rollouts, the default exploration and opponent model, and
 a budget of 5,000 to 20,000 iterations. Anywhere else the field is absent (None), not a
 guess. A proven score is exact: it is not mapped.
@@ -28,13 +28,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STAGES = ("opening (plies 0-9)", "deck > 30", "deck 11-30", "deck <= 10")
 MIN_ITERATIONS, MAX_ITERATIONS = 5_000, 20_000
-FITTED = {"iterations": 10_000, "rollout": "greedy", "games": {"cuttle-cards": 600, "cutthroat": 200}, "seed": 7100,
-          "checkedOn": 7300}
+FITTED = {"iterations": 10_000, "rollout": "greedy", "games": {"cuttle-cards": 600, "cutthroat": 1000},
+          "seeds": {"cuttle-cards": (7100,), "cutthroat": (7100, 7500)}, "checkedOn": 7300}
 
 # ruleset -> (a, b) for each stage, in the order of STAGES (benchmarks/calibration.py --fit)
 MAPS: dict[str, tuple[tuple[float, float], ...]] = {
     "cuttle-cards": ((-0.303, 0.802), (-0.241, 0.986), (-0.092, 0.782), (-0.144, 1.097)),  # 13,658 decisions
-    "cutthroat": ((-0.317, 0.896), (-0.274, 0.761), (-0.274, 0.761), (-0.274, 0.761)),  # 2,130; few late decisions
+    "cutthroat": ((-0.31, 0.76), (-0.195, 0.814), (-0.338, 0.891), (-0.338, 0.891)),  # 10,510; few late ones
 }
 
 
