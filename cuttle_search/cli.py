@@ -631,6 +631,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
 
     from .game.gamelog import read_game, read_json_file
     from .analysis.review import decision_views, review_games, review_html, review_text
+    from .play.backends import make_backend
 
     warn_if_compiling()
     loaded, sources = [], []
@@ -653,8 +654,8 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
         bar.update(done - bar.n)
 
     try:
-        results = review_games(loaded, seats, iterations, seconds, seed, workers, progress=progress, backend=backend,
-                               address=address, luck=luck)
+        results = review_games(loaded, seats, iterations, seconds, seed, workers, progress=progress,
+                               runner=lambda n: make_backend(backend, n, address), luck=luck)
     finally:
         bar.close()
     for result, source in zip(results, sources):

@@ -22,7 +22,8 @@ from ..engine.apply import apply_move
 from ..engine import solver as V
 from ..game.moves import Move
 from ..game.position import Position, seat_name
-from .ismcts import SearchError
+from ..game.position_file import as_position
+from .limits import Limit, SearchError
 
 DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)
 VALUES = ("win", "draw", "loss", "expected")
@@ -417,9 +418,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     every ``PROGRESS_EVERY`` seconds and stays responsive to Ctrl-C: a ``KeyboardInterrupt``
     stops the search at once and, with ``interruptible``, the result is what was proven so
     far (``stop_reason`` "interrupted"); without it the interrupt is raised again."""
-    from . import _position
-
-    pos = _position(position)
+    pos = as_position(position)
     check_solvable(pos)
     _check_budget(nodes, time)
     sv = solver if solver is not None else Solver(pos, tt_bits)
@@ -646,8 +645,6 @@ class FirstSolve:
 
     def remaining(self, limit):
         """The tree's budget: the time the solver left (the iterations are unchanged)."""
-        from .ismcts import Limit
-
         if limit.time is None:
             return limit
         return Limit(limit.iterations, max(limit.time - self.result.seconds, 0.01))

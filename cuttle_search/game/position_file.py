@@ -178,6 +178,14 @@ def load_position(source: str | Path | Mapping[str, Any], rules: str | Ruleset |
     return Position.load(source, rules=rules)
 
 
+PositionSource = Position | str | Path | Mapping[str, Any]
+
+
+def as_position(source: PositionSource) -> Position:
+    """``source`` itself when it is a Position, else the position it names (``load_position``)."""
+    return source if isinstance(source, Position) else load_position(source)
+
+
 # ================================================================ building and validation
 class _Cards:
     """Every named card of a position file, with where it was found, to catch duplicates."""

@@ -449,7 +449,11 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
 
 
 class OpenSpielIsmcts(Agent):
-    """OpenSpiel's IS-MCTS bot (``open_spiel.python.algorithms.ismcts``) on this game."""
+    """OpenSpiel's IS-MCTS bot (``open_spiel.python.algorithms.ismcts``) on this game:
+    the agent ``openspiel-ismcts``, registered as an entry point of ``cuttle_search.agents``
+    (pyproject.toml) so the play layer finds it without importing this layer."""
+
+    PARAMS = {"iterations": int, "time": float, "c": float}  # make_agent's parameter schema
 
     def __post_init__(self) -> None:
         self.iterations = int(self.params.get("iterations", 1000))
