@@ -34,7 +34,7 @@ from .analysis.limits import (
     ROLLOUT_NAMES,
 )
 from .game.position import Position, seat_name
-from .game.position_file import load_position
+from .game.formats import load_position
 from .game.rules import OPTION_NAMES, RULESETS, RulesError, get_ruleset
 
 

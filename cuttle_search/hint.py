@@ -22,7 +22,7 @@ from .game.errors import CuttleError, brief
 from .game.inputs import parse_json
 from .analysis.limits import is_finite_number
 from .game.position import Position
-from .game.position_file import is_position_key, load_position
+from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
 from .analysis.limits import MAX_EXPLORATION
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ..game.errors import CuttleError, brief
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.position_file import PositionSource, as_position
+from ..game.formats import PositionSource, as_position
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
 from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError
 from .inference import InferenceTracker

@@ -22,7 +22,7 @@ from ..engine.apply import apply_move
 from ..engine import solver as V
 from ..game.moves import Move
 from ..game.position import Position, seat_name
-from ..game.position_file import as_position
+from ..game.formats import as_position
 from .limits import Limit, SearchError
 
 DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)

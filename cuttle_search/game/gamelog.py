@@ -236,7 +236,7 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
     cuttle.cards phase and the engine stops counting turns, so the row that ends it needs
     only a cuttle.cards phase, and the replay's turn count or one more (the last turn
     counted as complete)."""
-    from .position_file import CUTTLE_CARDS_PHASE, _parse_phase
+    from .formats import CUTTLE_CARDS_PHASE, parse_phase
 
     mine = pos.to_dict()
     after = f"after {move.text()}"
@@ -275,7 +275,7 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
         try:
             if v is None:
                 raise PositionError("phase: expected a cuttle.cards phase number, got None")
-            phase = _parse_phase(v)
+            phase = parse_phase(v)
         except PositionError as e:
             raise GameLogError(f"rows[{i}].{e}") from None
         if not pos.is_over and phase != pos.phase:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .errors import CuttleError
-from .inputs import parse_json, read_text_file
 from ..engine import info as I
 from ..engine import layout as L
 from ..engine.apply import apply_move
@@ -62,6 +61,33 @@ def number_word(k: int) -> str:
 
 def seat_name(p: int) -> str:
     return f"p{p}"
+
+
+@dataclass(frozen=True)
+class _Formats:
+    """The position file forms' readers and writers, registered by ``game/formats`` (which
+    the package ``cuttle_search.game`` imports): this module imports none of them."""
+
+    from_dict: Callable[[Mapping[str, Any], "str | Ruleset | None"], "Position"]
+    from_json: Callable[[str, "str | Ruleset | None"], "Position"]
+    load: Callable[["str | Path", "str | Ruleset | None"], "Position"]
+    to_dict: Callable[["Position"], dict[str, Any]]
+    dump: Callable[[Mapping[str, Any], bool], str]
+    to_gamestate: Callable[["Position"], dict[str, Any]]
+
+
+_registered: list[_Formats] = []
+
+
+def register_formats(from_dict: Callable, from_json: Callable, load: Callable, to_dict: Callable, dump: Callable,
+                     to_gamestate: Callable) -> None:
+    """Called once by ``game/formats`` on import: the functions behind ``Position.from_dict``,
+    ``from_json``, ``load``, ``to_dict``, ``to_json`` and ``to_gamestate``."""
+    _registered[:] = [_Formats(from_dict, from_json, load, to_dict, dump, to_gamestate)]
+
+
+def _formats() -> _Formats:
+    return _registered[0]
 
 
 @dataclass
@@ -171,48 +197,34 @@ class Position:
         status = STATUS_NAMES[st].format(passes=number_word(int(self.rules_array[L.R_PASS_LIMIT])))
         return {"status": status, "winner": seat_name(w) if w >= 0 else None}
 
-    # ------------------------------------------------------------ output
+    # ------------------------------------------------------------ the file forms (game/formats)
     def to_dict(self) -> dict[str, Any]:
-        """The position file form (hidden cards written ``??``); see ``position_file``."""
-        from .position_file import position_to_dict
-
-        return position_to_dict(self)
+        """The position file form (hidden cards written ``??``); see ``game/formats``."""
+        return _formats().to_dict(self)
 
     def to_json(self, compact: bool = False) -> str:
         """The position file text: one field per line with card lists inline (or, with
         ``compact``, a single line)."""
-        from .position_file import dump_position_dict
-
-        return dump_position_dict(self.to_dict(), compact)
+        return _formats().dump(self.to_dict(), compact)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json() + "\n")
 
     def to_gamestate(self) -> dict[str, Any]:
         """A cuttle.cards GameState (row form) for a full-information position."""
-        from .position_file import position_to_gamestate
+        return _formats().to_gamestate(self)
 
-        return position_to_gamestate(self)
-
-    # ------------------------------------------------------------ input
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, rules: str | Ruleset | None = None) -> "Position":
-        from .position_file import build_position
-
-        return build_position(data, rules)
+        return _formats().from_dict(data, rules)
 
     @classmethod
     def from_json(cls, text: str, *, rules: str | Ruleset | None = None) -> "Position":
-        from .position_file import build_position
-
-        return build_position(parse_json(text, PositionError, "position"), rules)
+        return _formats().from_json(text, rules)
 
     @classmethod
     def load(cls, path: str | Path, *, rules: str | Ruleset | None = None) -> "Position":
-        p = Path(path)
-        pos = cls.from_json(read_text_file(p, PositionError), rules=rules)
-        pos.name = p.stem
-        return pos
+        return _formats().load(path, rules)
 
     @classmethod
     def deal(cls, rules: str | Ruleset = "cuttle-cards", seed: int = 0) -> "Position":
