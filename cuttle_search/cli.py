@@ -33,7 +33,8 @@ from .analysis.limits import (
     MODEL_NAMES,
     ROLLOUT_NAMES,
 )
-from .game.position import Position, seat_name
+from .game.position import Position
+from .game.seats import seat_name, seat_number
 from .game.formats import load_position
 from .game.rules import OPTION_NAMES, RULESETS, RulesError, get_ruleset
 
@@ -598,9 +599,9 @@ def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ..
     """A seat option ``pN`` checked against a game of ``seats`` seats (None for a word in ``allow``)."""
     if value is None or value in allow:
         return None
-    text = value.strip().lower()
-    if text.startswith("p") and text[1:].isdigit() and int(text[1:]) < seats:
-        return int(text[1:])
+    seat = seat_number(value, seats) if value.strip().lower().startswith("p") else None
+    if seat is not None:
+        return seat
     words = "".join(f", {w}" for w in allow)
     raise click.BadParameter(f"{value!r} is not a seat of this {seats}-seat game (p0 to p{seats - 1}{words})",
                              param_hint=field)

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ..game.errors import CuttleError, brief
 from ..game.moves import Move
 from ..game.position import Position
+from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
 from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError
@@ -96,8 +97,7 @@ def confidence_stop(stop: Mapping[str, Any] | None) -> Callable[[Snapshot], bool
     if not isinstance(stop, Mapping) or set(stop) - {"minIterations"}:
         raise SearchError(f"stop: expected an object like {{\"minIterations\": 1000}}, got {brief(stop)}")
     low = stop.get("minIterations", 1000)
-    if not isinstance(low, int) or isinstance(low, bool) or not 1 <= low <= 10**9:
-        raise SearchError(f"stop.minIterations: expected a whole number from 1 to 1,000,000,000, got {brief(low)}")
+    whole(low, "stop.minIterations", 1, 10**9, SearchError)
     return lambda snap: snap.iterations >= low and snap.result().separated()
 
 

@@ -46,7 +46,8 @@ from .limits import (
     is_finite_number,
 )
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name
 from .result import AnalysisResult, MoveStat, score_interval
 from .solve import solve_first
 from .tree import Tree, load_growth_kernels

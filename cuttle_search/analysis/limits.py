@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 from ..game.errors import CuttleError, brief
+from ..game.seats import whole
 
 MAX_ITERATIONS = 1_000_000_000  # about 37 GB of tree: more than any machine here holds
 MAX_SECONDS = 7 * 24 * 3600.0
@@ -47,8 +48,8 @@ class Limit:
 
     def __post_init__(self) -> None:
         n = self.iterations
-        if n is not None and (not (isinstance(n, int) and not isinstance(n, bool)) or not 1 <= n <= MAX_ITERATIONS):
-            raise SearchError(f"iterations: expected a whole number from 1 to {MAX_ITERATIONS:,}, got {brief(n)}")
+        if n is not None:
+            whole(n, "iterations", 1, MAX_ITERATIONS, SearchError)
         t = self.time
         if t is not None and (not is_finite_number(t) or not 0 < t <= MAX_SECONDS):
             raise SearchError(f"time: expected a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, got {brief(t)}")

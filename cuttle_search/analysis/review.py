@@ -20,7 +20,8 @@ import numpy as np
 from ..engine.rng import game_seed
 from ..game.errors import CuttleError
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name
 from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit
 from .result import MoveStat
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .errors import CuttleError, brief
-from .cards import Card, CardError, card_str, cards_in, mask_of, parse_card
+from .cards import EIGHT, Card, CardError, card_str, cards_in, mask_of, parse_card, rank_of
 from ..engine import layout as L
 
 
@@ -122,10 +122,10 @@ class Move:
         kind = KIND_OF_TYPE[mt]
         seven = bool(code & L.FROM_SEVEN)
         if kind in SET_KINDS:
-            return cls(kind, cards=tuple(cards_in(code >> 5)))
-        card = (code >> 5) & 63
-        target = (code >> 11) & 63
-        if kind == "royal" and card >> 2 == 7:
+            return cls(kind, cards=tuple(cards_in(int(L.move_mask(code)))))
+        card = int(L.move_card(code))
+        target = int(L.move_target(code))
+        if kind == "royal" and rank_of(card) == EIGHT:
             kind = "glasses"
         to = (code >> L.RECEIVER_SHIFT) & 15
         return cls(
@@ -222,7 +222,7 @@ class Move:
         if kind in ONE_CARD_KINDS or kind == "glasses":
             if len(cards) != 1:
                 raise MoveError(f"{brief(source)}: {kind!r} takes exactly one card")
-            if kind == "royal" and cards[0] >> 2 == 7:
+            if kind == "royal" and rank_of(cards[0]) == EIGHT:
                 kind = "glasses"
             return cls(kind, cards[0])
         if kind in TARGET_KINDS:
@@ -306,7 +306,7 @@ class Move:
             return cls(base, card("cardId"), from_seven=seven)
         if base == "faceCard":
             c = card("cardId")
-            return cls("glasses" if c >> 2 == 7 else "royal", c, from_seven=seven)
+            return cls("glasses" if rank_of(c) == EIGHT else "royal", c, from_seven=seven)
         if base in ("scuttle", "jack", "joker"):
             receiver = None
             if base != "scuttle" and body.get("receiverSeat") is not None:

@@ -21,10 +21,11 @@ from ..engine import layout as L
 from ..engine.apply import apply_move
 from ..engine.movegen import generate_moves, moves_overflowed
 from ..engine.setup import deal
-from ..engine.seats import sides
+from ..engine.seats import seat_count, sides
 from ..engine.table import goal, points_total, seat_returns
 from .moves import Move
 from .rules import Ruleset, get_ruleset
+from .seats import seat_name
 
 class PositionError(CuttleError):
     """A malformed or impossible position. The message names the field and the problem."""
@@ -57,10 +58,6 @@ _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", 
 def number_word(k: int) -> str:
     """``k`` in words up to ten (the pass limits of 2 to 8 seats are 3 to 9), else digits."""
     return _NUMBER_WORDS[k] if 0 <= k < len(_NUMBER_WORDS) else str(k)
-
-
-def seat_name(p: int) -> str:
-    return f"p{p}"
 
 
 @dataclass(frozen=True)
@@ -127,6 +124,11 @@ class Position:
         return PHASE_NAMES[self.phase]
 
     @property
+    def players(self) -> int:
+        """The number of seats (``engine.seats.seat_count``: the state's, the one truth)."""
+        return int(seat_count(self.state))
+
+    @property
     def actor(self) -> int:
         """Seat making the pending decision; ``-1`` for chance."""
         return int(self.state[L.F_ACTOR])
@@ -186,7 +188,7 @@ class Position:
             return None
         out = np.zeros(L.MAX_PLAYERS, np.float64)
         seat_returns(self.state, self.rules_array, out)
-        n = int(self.state[L.F_NPLAYERS])
+        n = self.players
         if not out[:n].any():
             return 1.0 / int(sides(self.state, self.rules_array))
         return 1.0 if out[p] > 0 else 0.0
@@ -247,7 +249,7 @@ class Position:
         state = np.empty_like(self.state)
         in_hand = np.zeros(L.MAX_PLAYERS, np.int64)
         unknown = int(I.view_state(self.state, self.rules_array, p, state, in_hand))
-        hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[L.F_NPLAYERS])]) if n}
+        hands = {q: int(n) for q, n in enumerate(in_hand[: self.players]) if n}
         deck_unknown = int(self.state[L.F_DECK_N] - I.deck_known_to(self.state, p))
         revealed = bin(int(I.hidden_revealed(self.state, self.rules_array, p))).count("1")
         return Position(self.rules, state, p, Hidden(p, hands, deck_unknown, revealed), unknown, self.name, self.about)

@@ -45,6 +45,7 @@ from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
 from ..engine.policies import ROLLOUT_RANDOM, rollout
 from ..engine.rng import seed_rng
+from ..engine.seats import seat_count
 from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to, deck_cards
 from ..engine.table import seat_returns
 from ..game.cards import card_str
@@ -343,7 +344,7 @@ class CuttleState(pyspiel.State):
 
 def _decided(s: np.ndarray) -> int:
     """How many cards on top of the deck some seat knows: their order is decided."""
-    return max(int(deck_known_to(s, q)) for q in range(int(s[L.F_NPLAYERS])))
+    return max(int(deck_known_to(s, q)) for q in range(int(seat_count(s))))
 
 
 def _undecided(s: np.ndarray) -> int:
@@ -359,7 +360,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     s = state._s
     r = state._r
     parts = []
-    for q in range(int(s[L.F_NPLAYERS])):
+    for q in range(int(seat_count(s))):
         hand = int(s[L.F_HAND + q])
         if player is not None and not sees_hand(s, r, player, q):
             hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
@@ -394,7 +395,7 @@ def _returns(s: np.ndarray, r: np.ndarray) -> list[float]:
     """Every seat's return, as the engine scores the end of a game."""
     out = np.zeros(L.MAX_PLAYERS, np.float64)
     seat_returns(s, r, out)
-    return [float(x) for x in out[: int(s[L.F_NPLAYERS])]]
+    return [float(x) for x in out[: int(seat_count(s))]]
 
 
 class CuttleObserver:

@@ -89,7 +89,7 @@ class Greedy(Agent):
             return int(codes[0])
         s0 = view.state
         against = int(opponents(s0, r, seat))
-        rivals = [q for q in range(int(s0[L.F_NPLAYERS])) if (against >> q) & 1]
+        rivals = [q for q in range(view.players) if (against >> q) & 1]
         results = []
         for code in codes:
             child = s0.copy()

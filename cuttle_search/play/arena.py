@@ -40,7 +40,8 @@ from ..engine.seats import next_seat
 from ..game.errors import CuttleError
 from ..game.gamelog import check_game_log, deal_position, replay as replay_log
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name
 from ..game.rules import Ruleset, find_ruleset
 from .statistics import (
     Z95,

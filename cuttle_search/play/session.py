@@ -34,7 +34,8 @@ from ..game.cards import card_str, cards_in
 from ..game.errors import CuttleError, brief
 from ..game.gamelog import deal_position
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name
 from ..game.rules import Ruleset
 from .agent import Agent, AgentError, win_share
 from .agents import make_agent

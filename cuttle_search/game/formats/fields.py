@@ -20,7 +20,9 @@ from ...engine import layout as L
 from ...engine.setup import POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
 from ...engine.setup import dealt_deck, fewest_actions, frozen_capacity, opening_hand
 from ...engine.table import hand_cap
-from ..position import PHASE_NAMES, PHASE_OF_NAME, Position, PositionError, seat_name
+from ..seats import whole
+from ..position import PHASE_NAMES, PHASE_OF_NAME, Position, PositionError
+from ..seats import seat_name
 
 FORMAT_NAME = "cuttle-search/position"
 
@@ -118,7 +120,7 @@ def read_twos(s: np.ndarray, seen: SeenCards, twos: list[Any]) -> None:
     for i, item in enumerate(twos):
         where = f"twos[{i}]"
         c = read_card(item, where)
-        if c >> 2 != C.TWO:
+        if C.rank_of(c) != C.TWO:
             raise PositionError(f"{where}: {card_str(c)} is not a 2 (only 2s counter)")
         seen.add(c, where)
         s[L.F_TWOS] |= 1 << c
@@ -182,9 +184,7 @@ def int_field(data: Mapping[str, Any], key: str, default: int, low: int = 0, hig
     v = data.get(key, default)
     if v is None:
         return default
-    if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
-        raise PositionError(f"{key}: expected a whole number from {low} to {high:,}, got {brief(v)}")
-    return v
+    return whole(v, key, low, high, PositionError)
 
 
 def default_actions(s: np.ndarray, r: np.ndarray, data: Mapping[str, Any]) -> None:
@@ -250,7 +250,7 @@ def _frozen_problem(pos: Position, code: int, detail: int, why: str) -> str:
     """The message for a frozen card the engine refuses (``detail``: the card, or for code 22
     the seat), naming the field: ``frozen`` (two seats) or ``seats[i].frozen``."""
     s, r = pos.state, pos.rules_array
-    n = int(s[L.F_NPLAYERS])
+    n = pos.players
     if code == 22:
         q = detail
     else:

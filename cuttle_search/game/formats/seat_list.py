@@ -28,11 +28,14 @@ import numpy as np
 from .. import cards as C
 from ..cards import Card, card_str, cards_in
 from ..errors import brief
-from ..position import Hidden, Position, PositionError, seat_name
+from ..position import Hidden, Position, PositionError
+from ..seats import seat_name
 from ..rules import Ruleset
+from ..seats import parse_seat
 from ...engine import layout as L
 from ...engine.apply import attach
 from ...engine.info import sees_hand, visible_in_hand
+from ...engine.seats import seat_count
 from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 from .fields import (
     FORMAT_NAME, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field, list_field,
@@ -45,13 +48,7 @@ _ATTACHED_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*(?:>\s*p(\d)\s*)?$", re.
 
 def seat_of(value: Any, field: str, seats: int) -> int:
     """``p0`` .. ``p(seats-1)`` (or the number) as a seat; else a PositionError naming ``field``."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < seats:
-        return value
-    if isinstance(value, str):
-        v = value.strip().lower()
-        if len(v) == 2 and v[0] == "p" and v[1] in "01234567" and int(v[1]) < seats:
-            return int(v[1])
-    raise PositionError(f"{field}: expected a seat p0 to p{seats - 1}, got {brief(value)}")
+    return parse_seat(value, field, seats, PositionError)
 
 
 # ---------------------------------------------------------------- writing
@@ -60,7 +57,7 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
     each Jack right after it."""
     out = []
     if not royal:
-        jacks = sorted((int(s[L.F_JACK_LEVEL + j]), 40 + j) for j in range(4) if s[L.F_JACK_ON + j] == base)
+        jacks = sorted((int(s[L.F_JACK_LEVEL + j]), C.card_id(C.JACK, j)) for j in range(4) if s[L.F_JACK_ON + j] == base)
         for _, jack in jacks:
             out.append(card_str(jack) + _played_by(int(s[L.F_JACK_BY + jack - 40]), int(s[L.F_JACK_TO + jack - 40])))
             out += _jokers_text(s, jack)
@@ -89,13 +86,13 @@ def royal_owner(s: np.ndarray, card: Card) -> int:
     bottom = [k for k in range(2) if s[L.F_JOKER_ON + k] == card and s[L.F_JOKER_LEVEL + k] == 0]
     if bottom:
         return int(s[L.F_JOKER_FROM + bottom[0]])
-    return next(q for q in range(int(s[L.F_NPLAYERS])) if (int(s[L.F_FACE + q]) >> card) & 1)
+    return next(q for q in range(int(seat_count(s))) if (int(s[L.F_FACE + q]) >> card) & 1)
 
 
 def seat_list_dict(pos: Position) -> dict[str, Any]:
     """The seat-list file form of ``pos`` (hidden cards written ``??``)."""
     s, r = pos.state, pos.rules_array
-    n = int(s[L.F_NPLAYERS])
+    n = pos.players
     d: dict[str, Any] = {"about": pos.about} if pos.about else {}
     d.update({"format": FORMAT_NAME, "version": SEAT_LIST_VERSION, "rules": pos.rules.name})
     if pos.rules.overrides:
@@ -214,7 +211,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             for i, item in enumerate(list_field(entry.get(key), f"seats[{q}].{key}", cards)):
                 w = f"seats[{q}].{key}[{i}]"
                 base, attached = _parse_stack(item, w, n)
-                if not (C.bit(base) & C.FACE_CARD_RANKS if royal else base >> 2 <= C.TEN):
+                if not (C.bit(base) & C.FACE_CARD_RANKS if royal else C.rank_of(base) <= C.TEN):
                     kind = "a royal (K, Q or glasses 8)" if royal else "a point card (A-T)"
                     raise PositionError(f"{w}: {card_str(base)} is not {kind}")
                 seen.add(base, w)
@@ -230,13 +227,13 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         below = base
         for card, by, to in attached:
             if card >= L.JOKER_1:
-                if not (C.bit(below) & C.FACE_CARD_RANKS or below >> 2 == C.JACK):
+                if not (C.bit(below) & C.FACE_CARD_RANKS or C.rank_of(below) == C.JACK):
                     raise PositionError(f"{w}: Joker {card_str(card)} must sit on a royal or a Jack")
                 if not rs.jokers:
                     raise PositionError(f"{w}: {rs.name} is played without Jokers")
                 target = below
             else:
-                if card >> 2 != C.JACK or base >> 2 > C.TEN:
+                if C.rank_of(card) != C.JACK or C.rank_of(base) > C.TEN:
                     raise PositionError(f"{w}: only Jacks attach to point cards and only Jokers to royals")
                 target = base
                 below = card
@@ -257,7 +254,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         if not rs.remove_ace_six:
             raise PositionError(f"{w}: cards leave the game only with the option remove-ace-six")
         c = read_card(item, w) if item != C.UNKNOWN else None
-        if c is None or c >> 2 not in (C.ACE, C.SIX):
+        if c is None or C.rank_of(c) not in (C.ACE, C.SIX):
             raise PositionError(f"{w}: only Aces and Sixes leave the game (remove-ace-six), not {brief(item)}")
         seen.add(c, w)
         s[L.F_REMOVED] |= 1 << c
@@ -267,7 +264,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             if not rs.counter_costs_turn:
                 raise PositionError(f"{w}: in {rs.name} a counter does not wait before its player")
             c = read_card(item, w) if item != C.UNKNOWN else None
-            if c is None or c >> 2 != C.TWO:
+            if c is None or C.rank_of(c) != C.TWO:
                 raise PositionError(f"{w}: only 2s wait before a seat that countered, not {brief(item)}")
             seen.add(c, w)
             s[L.F_SPENT + q] |= 1 << c

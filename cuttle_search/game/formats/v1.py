@@ -16,8 +16,10 @@ from ...engine import layout as L
 from ...engine.info import sees_hand
 from ...engine.setup import BLANK_STATE, position_error
 from ...engine.table import stack_owner
-from ..position import Hidden, Position, PositionError, seat_name
+from ..position import Hidden, Position, PositionError
+from ..seats import seat_name
 from ..rules import Ruleset
+from ..seats import seat_number
 from .fields import (
     FORMAT_NAME, FORMAT_VERSION, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field,
     parse_phase, read_card, read_deck, read_pending, read_twos, set_phase,
@@ -28,10 +30,9 @@ _JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
 
 
 def _seat(value: Any, field: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
-        return value
-    if isinstance(value, str) and value.lower() in ("p0", "p1"):
-        return int(value[1])
+    q = seat_number(value, 2)
+    if q is not None:
+        return q
     raise PositionError(f"{field}: expected 'p0' or 'p1', got {brief(value)}")
 
 
@@ -110,7 +111,7 @@ def _deck_strings(pos: Position) -> list[str]:
 def _stack_str(pos: Position, card: Card) -> str:
     s = pos.state
     jacks = sorted(
-        (int(s[L.F_JACK_LEVEL + j]), 40 + j, int(s[L.F_JACK_BY + j])) for j in range(4) if s[L.F_JACK_ON + j] == card
+        (int(s[L.F_JACK_LEVEL + j]), C.card_id(C.JACK, j), int(s[L.F_JACK_BY + j])) for j in range(4) if s[L.F_JACK_ON + j] == card
     )
     if not jacks:
         return card_str(card)
@@ -305,7 +306,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: 
     if not m:
         raise PositionError(f"{where}: {brief(item)} is not a card or a jack stack like 'TH(JH-p0,JC-p1)'")
     c = read_card(m.group(1), where)
-    if c >> 2 > C.TEN:
+    if C.rank_of(c) > C.TEN:
         raise PositionError(f"{where}: {card_str(c)} cannot be a point card (point cards are A-T)")
     seen.add(c, where)
     jacks: list[tuple[Card, int]] = []
@@ -315,7 +316,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: 
             if not jm:
                 raise PositionError(f"{where}: jack {brief(part.strip())} should look like 'JH-p0'")
             j = read_card(jm.group(1), where)
-            if j >> 2 != C.JACK:
+            if C.rank_of(j) != C.JACK:
                 raise PositionError(f"{where}: {card_str(j)} is attached to {card_str(c)} but only jacks attach to point cards")
             by = int(jm.group(2))
             if by not in (0, 1):
