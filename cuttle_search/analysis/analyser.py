@@ -7,7 +7,6 @@ from __future__ import annotations
 import queue
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..game.errors import CuttleError, brief
@@ -16,7 +15,7 @@ from ..game.position import Position
 from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat
 

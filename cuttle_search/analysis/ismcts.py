@@ -31,12 +31,9 @@ from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
     DEFAULT_EXPLORATION,
-    DEFAULT_ITERATIONS,
     DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
-    MAX_ITERATIONS,
-    MAX_SECONDS,
     MAX_SEED,
     MAX_THREADS,
     MODEL_NAMES,

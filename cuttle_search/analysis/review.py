@@ -210,7 +210,7 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     if searched and (luck_dict is not None or (played is not best and played.visits < best.visits)):
         alone = _one_move(view, played.move, equal, again, rollout)
     resecond = alone is not None and played is not best and played.visits < best.visits
-    p_score, p_interval, p_visits = ((alone.score, alone.interval, alone.visits) if resecond else
+    p_score, p_interval, p_visits = ((alone.score, alone.interval, alone.visits) if resecond else  # type: ignore[union-attr]  # resecond: alone is set
                                      (played.score, played.interval, played.visits))
     loss = max(0.0, best.score - p_score)
     sure = 0.0 if played is best else max(0.0, best.interval[0] - p_interval[1])

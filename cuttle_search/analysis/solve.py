@@ -128,6 +128,7 @@ def check_solvable(pos: Position) -> None:
                           "solver does not play")
     if not is_single_state(pos):
         h = pos.hidden
+        assert h is not None  # a position with hidden cards is a view with its Hidden
         where = []
         hand = sum(h.hand_unknown.values())
         if hand:
@@ -429,7 +430,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
             plies = len(pv)  # a draw has no tie-break: the length of the line shown
         # rank: the score, then the sooner win or the later loss
         tie = 0.0 if plies is None else (-plies if value == "win" else plies)
-        rows.append(((score, tie), i, move, value, score, plies, relabel[i](pv), raw))
+        rows.append(((score, tie), i, move, value, score, plies, relabel[i](pv), raw))  # type: ignore[arg-type]  # rows holds proven and unproven moves
     rows.sort(key=lambda row: (-row[0][0], -row[0][1], row[1]))
     result_moves = [
         SolvedMove(rank, move, value, score, plies, pv, raw)
@@ -586,10 +587,10 @@ class FirstSolve:
             return tuple(mine if q == viewer else theirs for q in range(pos.rules.players))
 
         stats = [
-            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,
+            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,  # type: ignore[arg-type]  # every move here is proven: it has a score
                      win_rate=1.0 if m.value == "win" else 0.0, draw_rate=1.0 if m.value == "draw" else 0.0,
-                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,
-                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),
+                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,  # type: ignore[arg-type, operator]
+                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),  # type: ignore[arg-type, operator]
                      seat_win_rates=by_seat(float(m.value == "win"), float(m.value == "loss")))
             for m in self.result.moves
         ]

@@ -86,7 +86,7 @@ def deal_position(rules: Ruleset, deal_seed: int, dealer: int | None = None) -> 
 def _dealt_start(log: Mapping[str, Any]) -> Position:
     """The start of a log that names its deal rather than writing the position."""
     try:
-        rules = find_ruleset(log.get("rules"))
+        rules = find_ruleset(log.get("rules"))  # type: ignore[arg-type]  # untrusted: anything else is a RulesError
     except RulesError as e:
         raise GameLogError(f"rules: {e}") from None
     dealer = log.get("dealer")

@@ -151,7 +151,7 @@ class Move:
             return self.kind
         if self.kind in SET_KINDS:
             return " ".join([self.kind, *(card_str(c) for c in self.cards)])
-        parts = [self.kind, card_str(self.card)]
+        parts = [self.kind, card_str(self.card)]  # type: ignore[arg-type]  # a one-card kind has its card
         if self.target is not None:
             parts.append(_target_str(self.target))
         if self.receiver is not None:
@@ -306,7 +306,7 @@ class Move:
             return cls(base, card("cardId"), from_seven=seven)
         if base == "faceCard":
             c = card("cardId")
-            return cls("glasses" if rank_of(c) == EIGHT else "royal", c, from_seven=seven)
+            return cls("glasses" if rank_of(c) == EIGHT else "royal", c, from_seven=seven)  # type: ignore[arg-type]  # required: never None
         if base in ("scuttle", "jack", "joker"):
             receiver = None
             if base != "scuttle" and body.get("receiverSeat") is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -124,7 +124,7 @@ class _Mark:
     """A decision of the person's, to undo back to: the moves before it, the generator then."""
 
     ply: int
-    rng_state: dict[str, Any]
+    rng_state: Mapping[str, Any]
 
 
 class GameSession:
@@ -150,7 +150,7 @@ class GameSession:
         self._restart(0, np.random.default_rng(self.deal).bit_generator.state)
 
     # ------------------------------------------------------------ state
-    def _restart(self, ply: int, rng_state: dict[str, Any]) -> None:
+    def _restart(self, ply: int, rng_state: Mapping[str, Any]) -> None:
         """The game after its first ``ply`` moves, with fresh agents that watched them and
         the generator as it was then."""
         self.agents: dict[int, Agent] = {q: make_agent(spec) for q, spec in self.specs.items()}

@@ -163,7 +163,7 @@ class Terminal:
                     move = s.choose(line)
                 except MoveError:
                     if cmd not in TYPE_OF_KIND and cmd not in ("oneoff", "one_off") and not cmd.isdecimal():
-                        raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)")
+                        raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)") from None
                     raise
                 self.say()
                 self.narrate(s.play(move))

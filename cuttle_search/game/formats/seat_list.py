@@ -205,7 +205,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             seen.add(c, w)
             s[L.F_HAND + q] |= 1 << c
     # base cards first (every stack's owner), then the attachments bottom up
-    stacks: list[tuple[Card, list[tuple[Card, int]], str]] = []
+    stacks: list[tuple[Card, list[tuple[Card, int, int]], str]] = []
     for q, entry in enumerate(raw):
         for key, royal in (("points", False), ("royals", True)):
             for i, item in enumerate(list_field(entry.get(key), f"seats[{q}].{key}", cards)):
@@ -253,7 +253,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         w = f"removed[{i}]"
         if not rs.remove_ace_six:
             raise PositionError(f"{w}: cards leave the game only with the option remove-ace-six")
-        c = read_card(item, w) if item != C.UNKNOWN else None
+        c = read_card(item, w) if item != C.UNKNOWN else None  # type: ignore[assignment]  # None: '??', refused below
         if c is None or C.rank_of(c) not in (C.ACE, C.SIX):
             raise PositionError(f"{w}: only Aces and Sixes leave the game (remove-ace-six), not {brief(item)}")
         seen.add(c, w)
@@ -263,7 +263,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             w = f"seats[{q}].counters[{i}]"
             if not rs.counter_costs_turn:
                 raise PositionError(f"{w}: in {rs.name} a counter does not wait before its player")
-            c = read_card(item, w) if item != C.UNKNOWN else None
+            c = read_card(item, w) if item != C.UNKNOWN else None  # type: ignore[assignment]  # None: '??', refused below
             if c is None or C.rank_of(c) != C.TWO:
                 raise PositionError(f"{w}: only 2s wait before a seat that countered, not {brief(item)}")
             seen.add(c, w)
@@ -302,7 +302,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         s[L.F_RESPONSE] = read_card(data.get("response"), "response")
     if phase == L.PH_RESPONSE:
         s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
-    target = data.get("oneOffTarget")
+    target = data.get("oneOffTarget")  # type: ignore[assignment]  # untrusted: read as a card or a seat below
     if target is not None:
         if one_off is None:
             raise PositionError("oneOffTarget: set but there is no oneOff")
