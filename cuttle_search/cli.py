@@ -337,7 +337,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
 
 def _analysis_table(result) -> str:
-    pov = f"p{result.viewer}"
+    pov = seat_name(result.viewer)
     if result.stop_reason == "forced":  # one legal move: nothing was searched
         searched = "only legal move: answered at once without a search (visits 0, score not estimated)"
     else:
@@ -384,7 +384,7 @@ def _analysis_table(result) -> str:
     right = {0, 2, 3, 4, 5, 7}
     if per_seat:
         first = len(header) - 1
-        header = header[:-1] + tuple(f"p{q}" for q in range(result.seats)) + header[-1:]
+        header = header[:-1] + tuple(seat_name(q) for q in range(result.seats)) + header[-1:]
         right |= set(range(first, first + result.seats))
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     for r in [header] + rows:
@@ -603,7 +603,7 @@ def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ..
     if seat is not None:
         return seat
     words = "".join(f", {w}" for w in allow)
-    raise click.BadParameter(f"{value!r} is not a seat of this {seats}-seat game (p0 to p{seats - 1}{words})",
+    raise click.BadParameter(f"{value!r} is not a seat of this {seats}-seat game (p0 to {seat_name(seats - 1)}{words})",
                              param_hint=field)
 
 

@@ -38,7 +38,7 @@ def _seat_cards(d: dict, p: int) -> tuple[list[str], list[str], list[str]]:
     if "seats" in d:
         seat = d["seats"][p]
         return seat["points"], seat["royals"], seat["hand"]
-    return d[f"p{p}Points"], d[f"p{p}FaceCards"], d[f"p{p}Hand"]
+    return d[f"{seat_name(p)}Points"], d[f"{seat_name(p)}FaceCards"], d[f"{seat_name(p)}Hand"]
 
 
 def render(pos: Position) -> str:

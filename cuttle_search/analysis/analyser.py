@@ -18,6 +18,7 @@ from .ismcts import HandInference, Snapshot, run_search, search_viewer
 from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat
+from ..game.seats import seat_name
 
 def analyse(
     position: PositionSource,
@@ -147,7 +148,7 @@ class Hint:
             "drawrate": round(self.best.draw_rate, 6),
             "lcb": round(self.best.lcb, 6),
             **({"proven": self.best.proven, "plies": self.best.plies} if self.best.solved else {}),
-            "pointOfView": f"p{self.result.viewer}",
+            "pointOfView": seat_name(self.result.viewer),
             "runnersUp": [m.to_json() for m in self.runners_up],
             "iterations": self.result.iterations,
             "seconds": round(self.result.seconds, 6),

@@ -317,8 +317,8 @@ def review_games(
         if seats is not None:
             for q in seats:
                 if not 0 <= q < start.rules.players:
-                    raise ReviewError(f"player: p{q} is not a seat of this {start.rules.players}-seat game "
-                                      f"(p0 to p{start.rules.players - 1})")
+                    raise ReviewError(f"player: {seat_name(q)} is not a seat of this {start.rules.players}-seat game "
+                                      f"(p0 to {seat_name(start.rules.players - 1)})")
         line = [start.copy()]
         for move in moves:
             pos = line[-1].copy()

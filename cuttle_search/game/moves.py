@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping
 from .errors import CuttleError, brief
 from .cards import EIGHT, Card, CardError, card_str, cards_in, mask_of, parse_card, rank_of
 from ..engine import layout as L
+from .seats import seat_name, seat_number
 
 
 class MoveError(CuttleError):
@@ -92,14 +93,11 @@ _SEVEN_JSON = {"points": "sevenPoints", "scuttle": "sevenScuttle", "royal": "sev
 
 def _seat_word(word: str) -> int | None:
     """``p0`` .. ``p7`` as a seat number, else None."""
-    w = word.strip().lower()
-    if len(w) == 2 and w[0] == "p" and w[1].isdigit() and int(w[1]) < L.MAX_PLAYERS:
-        return int(w[1])
-    return None
+    return seat_number(word, L.MAX_PLAYERS) if isinstance(word, str) else None
 
 
 def _target_str(target: int) -> str:
-    return f"p{target - L.TARGET_SEAT}" if L.TARGET_SEAT <= target < L.NO_CARD else card_str(target)
+    return seat_name(target - L.TARGET_SEAT) if L.TARGET_SEAT <= target < L.NO_CARD else card_str(target)
 
 
 @dataclass(frozen=True, order=True)
@@ -155,7 +153,7 @@ class Move:
         if self.target is not None:
             parts.append(_target_str(self.target))
         if self.receiver is not None:
-            parts.append(f"p{self.receiver}")
+            parts.append(seat_name(self.receiver))
         return " ".join(parts)
 
     @property
@@ -265,11 +263,11 @@ class Move:
             if self.card is not None:
                 body["cardId"] = card_str(self.card)
             if self.target_seat is not None:
-                body["targetSeat"] = f"p{self.target_seat}"
+                body["targetSeat"] = seat_name(self.target_seat)
             elif self.target is not None:
                 body["targetId"] = card_str(self.target)
             if self.receiver is not None:
-                body["receiverSeat"] = f"p{self.receiver}"
+                body["receiverSeat"] = seat_name(self.receiver)
         return body
 
     @classmethod

@@ -54,6 +54,7 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.rules import Ruleset, find_ruleset
 from ..play.agent import Agent
+from ..game.seats import seat_name
 
 # ---------------------------------------------------------------- the action space
 # player actions: an index into _CODES (the engine's action space). Chance outcomes have
@@ -366,7 +367,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
             hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"
-        parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q]):x}")
+        parts.append(f"{seat_name(q)} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q]):x}")
         if s[L.F_SPENT + q]:
             parts[-1] += f" c{int(s[L.F_SPENT + q]):x}"
     jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}"
@@ -385,7 +386,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
                                              L.F_ONEOFF_PLAYER, L.F_CHAIN_TOP, L.F_DECLINES, L.F_VICTIM, L.F_DEALER,
                                              L.F_TOP_SEEN_BY, L.F_RESPONSE, L.F_REMOVED))
     fields += f",{revealed},{more}"
-    view = "all" if player is None else f"p{player}"
+    view = "all" if player is None else seat_name(player)
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
     return (f"{view} | {' | '.join(parts)} | j {jacks} | x {jokers} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | "
             f"{fields}{pending}")

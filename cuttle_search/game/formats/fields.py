@@ -195,7 +195,7 @@ def default_actions(s: np.ndarray, r: np.ndarray, data: Mapping[str, Any]) -> No
 
 
 def _hand_field(pos: Position, q: int) -> str:
-    return f"seats[{q}].hand" if pos.rules.seat_list_form else f"p{q}Hand"
+    return f"seats[{q}].hand" if pos.rules.seat_list_form else f"{seat_name(q)}Hand"
 
 
 def impossible(pos: Position, code: int, detail: int) -> str:
@@ -203,11 +203,11 @@ def impossible(pos: Position, code: int, detail: int) -> str:
     s, r = pos.state, pos.rules_array
     why = POSITION_ERRORS[code]
     if code == 9:
-        return (f"p{detail}Points: p{detail} has {pos.points(detail)} points against a goal of "
+        return (f"{seat_name(detail)}Points: {seat_name(detail)} has {pos.points(detail)} points against a goal of "
                 f"{pos.goal(detail)}; the game would already be over")
     if code == 10:
         cap = int(hand_cap(s, r, detail))
-        return (f"p{detail}Hand: {bin(pos.hand(detail)).count('1')} cards, but no hand can hold more than {cap} "
+        return (f"{seat_name(detail)}Hand: {bin(pos.hand(detail)).count('1')} cards, but no hand can hold more than {cap} "
                 f"at this point under {pos.rules.spec} (hand limit: {pos.rules.hand_limit})")
     if code == 11:
         return f"actions: {int(s[L.F_ACTIONS])} actions reach the limit of {int(r[L.R_ACTION_LIMIT])}; the game would be over"
@@ -219,7 +219,7 @@ def impossible(pos: Position, code: int, detail: int) -> str:
         return _frozen_problem(pos, code, detail, why)
     if code == 16:
         target = int(s[L.F_ONEOFF_TARGET])
-        aimed = f"p{target - L.TARGET_SEAT}" if target >= L.TARGET_SEAT else card_str(target) if target >= 0 else ""
+        aimed = seat_name(target - L.TARGET_SEAT) if target >= L.TARGET_SEAT else card_str(target) if target >= 0 else ""
         played = card_str(detail) + (f" on {aimed}" if aimed else " with no target")
         return f"oneOff: {played}: {why}"
     if code == 17:
@@ -231,7 +231,7 @@ def impossible(pos: Position, code: int, detail: int) -> str:
         return "actions: 0 actions, but cards have left the hands and the deck (or are known): that is not the deal"
     if code == 72:
         return (f"{_hand_field(pos, detail)}: {bin(pos.hand(detail)).count('1')} cards before any action, but the deal "
-                f"gives p{detail} {int(opening_hand(s, r, detail))}")
+                f"gives {seat_name(detail)} {int(opening_hand(s, r, detail))}")
     if code == 73:
         rev = bin(int(s[L.F_REVEALED])).count("1")
         held = f"{int(s[L.F_DECK_N])} cards" + (f" and {rev} revealed" if rev else "")
@@ -261,8 +261,8 @@ def _frozen_problem(pos: Position, code: int, detail: int, why: str) -> str:
     held = [card_str(c) for c in cards_in(int(s[L.F_FROZEN + q]))]
     cap = int(frozen_capacity(s, r, q))
     can = "none" if cap == 0 else f"at most {cap}"
-    return (f"{field}: p{q} holds {len(held)} frozen card{'s' * (len(held) != 1)} ({' '.join(held)}) in phase "
-            f"'{pos.phase_name}' of p{int(s[L.F_TURN])}'s turn (turn {int(s[L.F_TURN_COUNT])}), where it can hold "
+    return (f"{field}: {seat_name(q)} holds {len(held)} frozen card{'s' * (len(held) != 1)} ({' '.join(held)}) in phase "
+            f"'{pos.phase_name}' of {seat_name(int(s[L.F_TURN]))}'s turn (turn {int(s[L.F_TURN_COUNT])}), where it can hold "
             f"{can}: a card a 9 froze thaws {_thaw_rule(pos)}, and a turn freezes one card at most")
 
 

@@ -11,6 +11,7 @@ from ...engine import layout as L
 from ..position import Position, PositionError
 from .fields import CUTTLE_CARDS_PHASE, card_text, list_field
 from .v1 import v1_dict
+from ..seats import seat_name
 
 
 def position_to_gamestate(pos: Position) -> dict[str, Any]:
@@ -42,15 +43,15 @@ def normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
     objects) by rewriting it into the row form with card strings."""
     d = dict(data)
     for p in (0, 1):
-        player = d.get(f"p{p}")
+        player = d.get(seat_name(p))
         if player is None:
             continue
         if not isinstance(player, Mapping):
-            raise PositionError(f"p{p}: expected an object with hand, points and faceCards, got {type(player).__name__}")
+            raise PositionError(f"{seat_name(p)}: expected an object with hand, points and faceCards, got {type(player).__name__}")
         for src, dst in (("hand", "Hand"), ("points", "Points"), ("faceCards", "FaceCards")):
             out = []
-            for i, item in enumerate(list_field(player.get(src), f"p{p}.{src}")):
-                where = f"p{p}.{src}[{i}]"
+            for i, item in enumerate(list_field(player.get(src), f"{seat_name(p)}.{src}")):
+                where = f"{seat_name(p)}.{src}[{i}]"
                 if not isinstance(item, Mapping):
                     out.append(item)
                     continue
@@ -67,12 +68,12 @@ def normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
                             raise PositionError(f"{where}.attachments[{k}]: expected a jack, got {brief(jack)}")
                         # jacks alternate; the top one belongs to the controller
                         by = p if (n - 1 - k) % 2 == 0 else 1 - p
-                        names.append(f"{jack}-p{by}")
+                        names.append(f"{jack}-{seat_name(by)}")
                     text += "(" + ",".join(names) + ")"
                 if item.get("isFrozen"):
                     d.setdefault("frozen", []).append(card_text(item, where))
                 out.append(text)
-            d[f"p{p}{dst}"] = out
+            d[f"{seat_name(p)}{dst}"] = out
     for key in ("oneOff", "oneOffTarget", "resolving"):
         d[key] = card_text(d.get(key), key)
     for key in ("deck", "scrap", "twos"):

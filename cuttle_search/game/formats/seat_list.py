@@ -73,7 +73,7 @@ def _jokers_text(s: np.ndarray, card: Card) -> list[str]:
 
 def _played_by(by: int, to: int) -> str:
     """``-p1`` (played by p1, who controls the stack), or ``-p1>p2`` (given to p2)."""
-    return f"-p{by}" if to == by else f"-p{by}>p{to}"
+    return f"-{seat_name(by)}" if to == by else f"-{seat_name(by)}>{seat_name(to)}"
 
 
 def _stack_text(s: np.ndarray, base: Card, royal: bool) -> str:
@@ -148,7 +148,7 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
         d["oneOffBy"] = seat_name(int(s[L.F_ONEOFF_PLAYER]))
     twos = cards_in(int(s[L.F_TWOS]))
     if pos.rules.counter_costs_turn:
-        d["twos"] = [f"{card_str(c)}-p{int(s[L.F_TWO_BY + (c & 3)])}" for c in twos]
+        d["twos"] = [f"{card_str(c)}-{seat_name(int(s[L.F_TWO_BY + (c & 3)]))}" for c in twos]
     else:
         d["twos"] = [card_str(c) for c in twos]
     if s[L.F_RESPONSE] >= 0:
@@ -238,9 +238,9 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                 target = base
                 below = card
             if to != by and not rs.gift:
-                raise PositionError(f"{w}: {card_str(card)}-p{by}>p{to}: in {rs.name} a Jack or Joker goes to its player")
+                raise PositionError(f"{w}: {card_str(card)}-{seat_name(by)}>{seat_name(to)}: in {rs.name} a Jack or Joker goes to its player")
             if attach(s, r, by, to, card, target):
-                raise PositionError(f"{w}: p{to} already controls {card_str(base)} when {card_str(card)} goes on it")
+                raise PositionError(f"{w}: {seat_name(to)} already controls {card_str(base)} when {card_str(card)} goes on it")
 
     for i, item in enumerate(card_list(data, "scrap", cards)):
         w = f"scrap[{i}]"
@@ -386,7 +386,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if view is not None:
         for q in range(n):
             if unknown_in_hand[q] and sees_hand(s, r, view, q):
-                raise PositionError(f"seats[{q}].hand: p{view} sees this hand (glasses), so '??' is not allowed")
+                raise PositionError(f"seats[{q}].hand: {seat_name(view)} sees this hand (glasses), so '??' is not allowed")
         hidden = Hidden(view, {q: k for q, k in enumerate(unknown_in_hand) if k}, sum(1 for x in deck if x is None),
                         revealed_unknown)
     about = data.get("about") or ""
@@ -422,6 +422,6 @@ def _parse_stack(item: Any, where: str, seats: int) -> tuple[Card, list[tuple[Ca
             by = int(am.group(2))
             to = by if am.group(3) is None else int(am.group(3))
             if max(by, to) >= seats:
-                raise PositionError(f"{where}: {card_str(card)} names p{max(by, to)}, but the game has {seats} seats")
+                raise PositionError(f"{where}: {card_str(card)} names {seat_name(max(by, to))}, but the game has {seats} seats")
             attached.append((card, by, to))
     return base, attached

@@ -52,9 +52,9 @@ def v1_dict(pos: Position) -> dict[str, Any]:
     d["turn"] = int(s[L.F_TURN_COUNT])
     d["phase"] = pos.phase_name
     for p in range(2):
-        d[f"p{p}Hand"] = _hand_strings(pos, p)
-        d[f"p{p}Points"] = [_stack_str(pos, c) for c in cards_in(int(s[L.F_POINTS + p]))]
-        d[f"p{p}FaceCards"] = [card_str(c) for c in cards_in(int(s[L.F_FACE + p]))]
+        d[f"{seat_name(p)}Hand"] = _hand_strings(pos, p)
+        d[f"{seat_name(p)}Points"] = [_stack_str(pos, c) for c in cards_in(int(s[L.F_POINTS + p]))]
+        d[f"{seat_name(p)}FaceCards"] = [card_str(c) for c in cards_in(int(s[L.F_FACE + p]))]
     d["deck"] = _deck_strings(pos, )
     d["scrap"] = [card_str(c) for c in cards_in(int(s[L.F_SCRAP]))]
     pending = int(s[L.F_ONEOFF]) if s[L.F_ONEOFF] >= 0 else int(s[L.F_SEVEN])  # a 7 waits as cuttle.cards' oneOff
@@ -115,7 +115,7 @@ def _stack_str(pos: Position, card: Card) -> str:
     )
     if not jacks:
         return card_str(card)
-    return card_str(card) + "(" + ",".join(f"{card_str(j)}-p{by}" for _, j, by in jacks) + ")"
+    return card_str(card) + "(" + ",".join(f"{card_str(j)}-{seat_name(by)}" for _, j, by in jacks) + ")"
 
 
 
@@ -136,7 +136,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
 
     # ---- hands
     for p in (0, 1):
-        key = f"p{p}Hand"
+        key = f"{seat_name(p)}Hand"
         for i, item in enumerate(card_list(data, key)):
             where = f"{key}[{i}]"
             if item == C.UNKNOWN:
@@ -152,7 +152,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
 
     # ---- face cards
     for p in (0, 1):
-        key = f"p{p}FaceCards"
+        key = f"{seat_name(p)}FaceCards"
         for i, item in enumerate(card_list(data, key)):
             where = f"{key}[{i}]"
             if item == C.UNKNOWN:
@@ -168,7 +168,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
 
     # ---- point cards with jack stacks
     for p in (0, 1):
-        key = f"p{p}Points"
+        key = f"{seat_name(p)}Points"
         for i, item in enumerate(card_list(data, key)):
             where = f"{key}[{i}]"
             _add_point_stack(s, rs, seen, item, p, where)
@@ -260,7 +260,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         for i, item in enumerate(items):
             c = read_card(item, f"known.{key}[{i}]")
             if not (s[L.F_HAND + p] >> c) & 1 or (unknown_mask >> c) & 1:
-                raise PositionError(f"known.{key}[{i}]: {card_str(c)} is not a named card in p{p}Hand")
+                raise PositionError(f"known.{key}[{i}]: {card_str(c)} is not a named card in {seat_name(p)}Hand")
             s[L.F_PUBLIC + p] |= 1 << c
     if view is not None:
         o = 1 - view
@@ -282,8 +282,8 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if view is not None:
         for o, hidden_cards in unknown_in_hand.items():
             if hidden_cards and sees_hand(s, r, view, o):  # the engine says this hand is in plain sight
-                why = "the deck is empty" if not deck_cards else f"p{view} has glasses"
-                raise PositionError(f"p{o}Hand: {why}, so every card of p{o}'s hand is visible; '??' is not allowed")
+                why = "the deck is empty" if not deck_cards else f"{seat_name(view)} has glasses"
+                raise PositionError(f"{seat_name(o)}Hand: {why}, so every card of {seat_name(o)}'s hand is visible; '??' is not allowed")
         hidden = Hidden(view, {p: n for p, n in unknown_in_hand.items() if n}, sum(1 for x in deck_cards if x is None))
     about = data.get("about") or ""
     if not isinstance(about, str):
@@ -320,7 +320,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: 
                 raise PositionError(f"{where}: {card_str(j)} is attached to {card_str(c)} but only jacks attach to point cards")
             by = int(jm.group(2))
             if by not in (0, 1):
-                raise PositionError(f"{where}: jack {card_str(j)} played by p{by}, but only p0 and p1 play")
+                raise PositionError(f"{where}: jack {card_str(j)} played by {seat_name(by)}, but only p0 and p1 play")
             seen.add(j, where)
             jacks.append((j, by))
     for level, (j, by) in enumerate(jacks):
@@ -333,10 +333,10 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: 
     owner = int(stack_owner(s, rs.array, c, p))
     if owner == -1:
         j, by = jacks[-1]
-        raise PositionError(f"{where}: the top jack {card_str(j)} is p{by}'s, so the card belongs in p{by}Points")
+        raise PositionError(f"{where}: the top jack {card_str(j)} is {seat_name(by)}'s, so the card belongs in {seat_name(by)}Points")
     if owner < 0:
         twice = next((b1 for (_, b1), (_, b2) in zip(jacks, jacks[1:]) if b1 == b2), None)
-        who = f"p{twice} played two jacks in a row on {card_str(c)}" if twice is not None else \
+        who = f"{seat_name(twice)} played two jacks in a row on {card_str(c)}" if twice is not None else \
             f"a jack on {card_str(c)} sits on its own player's card"
         raise PositionError(f"{where}: {who} (a jack only goes on an opponent's card here)")
     s[L.F_POINTS + p] |= 1 << c
