@@ -86,6 +86,8 @@ def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
                 continue
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
+                if sub not in known and alias.name.startswith("__") and name.startswith(target + "."):
+                    continue  # its own package's __path__: the package is imported before the module anyway
                 out.append((sub if sub in known else target, node.lineno))
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             # a module named in a string for importlib: import_module("m"), __import__("m")
@@ -97,8 +99,7 @@ def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
             text = node.value.partition(":")[0]
             if text in known:
                 out.append((text, node.lineno))
-    # a module's own packages are imported before it anyway: not an edge of their own
-    return [(t, line) for t, line in out if not name.startswith(t + ".")]
+    return out
 
 
 def graph() -> dict[str, set[str]]:

@@ -20,12 +20,10 @@ from ...engine import layout as L
 from ...engine.setup import POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
 from ...engine.setup import dealt_deck, fewest_actions, frozen_capacity, opening_hand
 from ...engine.table import hand_cap
-from ..seats import whole
 from ..position import PHASE_NAMES, PHASE_OF_NAME, Position, PositionError
-from ..seats import seat_name
+from ..seats import seat_name, whole
 
 FORMAT_NAME = "cuttle-search/position"
-
 FORMAT_VERSION = 1
 
 
@@ -38,9 +36,7 @@ CUTTLE_CARDS_PHASE = {
     L.PH_HAND_LIMIT: 6,
     L.PH_SEVEN: 7,
 }
-
 PHASE_OF_CUTTLE_CARDS = {v: k for k, v in CUTTLE_CARDS_PHASE.items()}
-
 STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
 
 

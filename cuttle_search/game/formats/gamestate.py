@@ -9,9 +9,9 @@ from typing import Any, Mapping
 from ..errors import brief
 from ...engine import layout as L
 from ..position import Position, PositionError
+from ..seats import seat_name
 from .fields import CUTTLE_CARDS_PHASE, card_text, list_field
 from .v1 import v1_dict
-from ..seats import seat_name
 
 
 def position_to_gamestate(pos: Position) -> dict[str, Any]:

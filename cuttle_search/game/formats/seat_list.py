@@ -29,9 +29,8 @@ from .. import cards as C
 from ..cards import Card, card_str, cards_in
 from ..errors import brief
 from ..position import Hidden, Position, PositionError
-from ..seats import seat_name
 from ..rules import Ruleset
-from ..seats import parse_seat
+from ..seats import parse_seat, seat_name
 from ...engine import layout as L
 from ...engine.apply import attach
 from ...engine.info import sees_hand, visible_in_hand

@@ -17,9 +17,8 @@ from ...engine.info import sees_hand
 from ...engine.setup import BLANK_STATE, position_error
 from ...engine.table import stack_owner
 from ..position import Hidden, Position, PositionError
-from ..seats import seat_name
 from ..rules import Ruleset
-from ..seats import seat_number
+from ..seats import seat_name, seat_number
 from .fields import (
     FORMAT_NAME, FORMAT_VERSION, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field,
     parse_phase, read_card, read_deck, read_pending, read_twos, set_phase,
