@@ -1,7 +1,8 @@
 """The ranges and defaults of every search option, shared by the API, the command line and
-the hint server (which may set tighter caps of its own, see ``hint.ServerLimits``). Plain
-constants, the search budget (``Limit``) and the search's error: the command line reads them
-without loading the engine."""
+the hint server (which may set tighter caps of its own, see ``hint.ServerLimits``), the search
+budget (``Limit``) and the search's error (``SearchError``): the leaf of the analysis layer
+(it imports no module of it), so the driver (``ismcts``) and the solver (``solve``) share
+them without importing each other."""
 
 from __future__ import annotations
 
