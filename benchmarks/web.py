@@ -23,6 +23,7 @@ import socket
 import statistics
 import threading
 import time
+from typing import Any
 
 from cuttle_search.bench import script_main
 
@@ -124,7 +125,7 @@ class _Socket:
 
 
 def run(quick: bool, progress: bool = False) -> dict:
-    from cuttle_search.game.position_file import load_position
+    from cuttle_search.game.formats import load_position
     from cuttle_search.game.rules import get_ruleset
     from cuttle_search.hint import ServerLimits, answers
     from cuttle_search.play.session import new_session
@@ -163,7 +164,7 @@ def run(quick: bool, progress: bool = False) -> dict:
                 seconds, _, reply = client.ask({"type": "hint", "iterations": iterations}, "hint")
                 return seconds, reply["rootInfo"]["iterations"]
 
-            def direct_hint() -> tuple[float, int]:
+            def direct_hint(direct: Any = direct) -> tuple[float, int]:
                 began = time.perf_counter()
                 result = direct.hint(iterations, lambda _done, snap: snap.partial(), every=REPORT_EVERY)
                 return time.perf_counter() - began, result.iterations

@@ -22,7 +22,7 @@ from .version import __version__
 _PUBLIC = {
     "Position": "cuttle_search.game.position",
     "Move": "cuttle_search.game.moves",
-    "Limit": "cuttle_search.analysis",
+    "Limit": "cuttle_search.analysis.limits",
     "analyse": "cuttle_search.analysis",
     "best_move": "cuttle_search.analysis",
     "solve": "cuttle_search.analysis.solve",
@@ -30,7 +30,7 @@ _PUBLIC = {
 
 if TYPE_CHECKING:  # pragma: no cover
     from .analysis import analyse, best_move
-    from .analysis import Limit
+    from .analysis.limits import Limit
     from .analysis.solve import solve
     from .game.moves import Move
     from .game.position import Position

@@ -341,6 +341,7 @@ def run_review(quick: bool = False, progress: bool = False) -> dict[str, Any]:
     """Wall time to review a game of about 60 unforced decisions at 10,000 iterations a
     decision, both players, with one worker process per core."""
     from .analysis.review import review_game
+    from .play.backends import make_backend
 
     iterations = 2_000 if quick else 10_000
     workers = os.cpu_count() or 1
@@ -348,6 +349,7 @@ def run_review(quick: bool = False, progress: bool = False) -> dict[str, Any]:
     bar = tqdm(total=unforced, desc="review benchmark", disable=not progress or None, file=sys.stderr)
     t0 = time.perf_counter()
     review = review_game(start, moves, iterations=iterations, seed=1, workers=workers,
+                         runner=lambda n: make_backend("local", n),
                          progress=lambda done, total: bar.update(done - bar.n))
     wall = time.perf_counter() - t0
     bar.close()

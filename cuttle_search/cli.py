@@ -33,8 +33,9 @@ from .analysis.limits import (
     MODEL_NAMES,
     ROLLOUT_NAMES,
 )
-from .game.position import Position, seat_name
-from .game.position_file import load_position
+from .game.position import Position
+from .game.seats import seat_name, seat_number
+from .game.formats import load_position
 from .game.rules import OPTION_NAMES, RULESETS, RulesError, get_ruleset
 
 
@@ -337,7 +338,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
 
 def _analysis_table(result) -> str:
-    pov = f"p{result.viewer}"
+    pov = seat_name(result.viewer)
     if result.stop_reason == "forced":  # one legal move: nothing was searched
         searched = "only legal move: answered at once without a search (visits 0, score not estimated)"
     else:
@@ -391,7 +392,7 @@ def _analysis_table(result) -> str:
     right = {0, 2, 3, 4, 5, 6, 8} if calibrated else {0, 2, 3, 4, 5, 7}
     if per_seat:
         first = len(header) - 1
-        header = header[:-1] + tuple(f"p{q}" for q in range(result.seats)) + header[-1:]
+        header = header[:-1] + tuple(seat_name(q) for q in range(result.seats)) + header[-1:]
         right |= set(range(first, first + result.seats))
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     for r in [header] + rows:
@@ -606,11 +607,11 @@ def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ..
     """A seat option ``pN`` checked against a game of ``seats`` seats (None for a word in ``allow``)."""
     if value is None or value in allow:
         return None
-    text = value.strip().lower()
-    if text.startswith("p") and text[1:].isdecimal() and text[1:].isascii() and int(text[1:]) < seats:
-        return int(text[1:])
+    seat = seat_number(value, seats) if value.strip().lower().startswith("p") else None
+    if seat is not None:
+        return seat
     words = "".join(f", {w}" for w in allow)
-    raise click.BadParameter(f"{value!r} is not a seat of this {seats}-seat game (p0 to p{seats - 1}{words})",
+    raise click.BadParameter(f"{value!r} is not a seat of this {seats}-seat game (p0 to {seat_name(seats - 1)}{words})",
                              param_hint=field)
 
 
@@ -639,6 +640,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
 
     from .game.gamelog import read_game, read_json_file
     from .analysis.review import decision_views, review_games, review_html, review_text
+    from .play.backends import make_backend
 
     warn_if_compiling()
     loaded, sources = [], []
@@ -661,8 +663,8 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
         bar.update(done - bar.n)
 
     try:
-        results = review_games(loaded, seats, iterations, seconds, seed, workers, progress=progress, backend=backend,
-                               address=address, luck=luck)
+        results = review_games(loaded, seats, iterations, seconds, seed, workers, progress=progress,
+                               runner=lambda n: make_backend(backend, n, address), luck=luck)
     finally:
         bar.close()
     for result, source in zip(results, sources):

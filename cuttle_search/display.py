@@ -7,7 +7,8 @@ import textwrap
 from .game.cards import card_str, cards_in
 from .engine import layout as L
 from .engine.seats import partner, seat_after
-from .game.position import Position, seat_name
+from .game.position import Position
+from .game.seats import seat_name
 
 
 WIDTH = 100  # the board fits a terminal this wide, whatever the seats
@@ -37,7 +38,7 @@ def _seat_cards(d: dict, p: int) -> tuple[list[str], list[str], list[str]]:
     if "seats" in d:
         seat = d["seats"][p]
         return seat["points"], seat["royals"], seat["hand"]
-    return d[f"p{p}Points"], d[f"p{p}FaceCards"], d[f"p{p}Hand"]
+    return d[f"{seat_name(p)}Points"], d[f"{seat_name(p)}FaceCards"], d[f"{seat_name(p)}Hand"]
 
 
 def render(pos: Position) -> str:
@@ -47,7 +48,7 @@ def render(pos: Position) -> str:
     each Jack or Joker."""
     s = pos.state
     d = pos.to_dict()
-    n = int(s[L.F_NPLAYERS])
+    n = pos.players
     bottom = pos.view if pos.view is not None else 0
     tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"

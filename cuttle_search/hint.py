@@ -23,7 +23,8 @@ from .game.inputs import parse_json
 from .analysis.limits import is_finite_number
 from .game.moves import Move
 from .game.position import Position
-from .game.position_file import is_position_key, load_position
+from .game.seats import whole
+from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
 from .analysis.limits import MAX_EXPLORATION
 
@@ -67,9 +68,7 @@ def _whole(req: Mapping[str, Any], key: str, default: Any, low: int, high: int) 
         value = default
     if value is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise SearchError(f"{key}: expected a whole number from {low:,} to {high:,}, got {brief(value)}")
-    return value
+    return whole(value, key, low, high, SearchError)
 
 
 def _seconds(req: Mapping[str, Any], key: str, default: Any, high: float) -> Any:

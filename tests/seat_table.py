@@ -1,5 +1,5 @@
 """Scenario positions for the games of more seats, written in the seat-list position form
-(cuttle_search/game/seat_file.py), played by move text and read back zone by zone.
+(cuttle_search/game/formats/seat_list.py), played by move text and read back zone by zone.
 
 ``SeatTable(rules, hands=..., points=..., royals=...)`` names the cards that matter; the
 rest fill the deck below ``deck_top`` in card order (``rest="deck"``; those past what the

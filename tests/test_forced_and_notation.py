@@ -12,7 +12,7 @@ import cuttle_search
 from cuttle_search.analysis import ismcts
 from cuttle_search.cli import main
 from cuttle_search.game.moves import Move, MoveError
-from cuttle_search.game.position_file import load_position
+from cuttle_search.game.formats import load_position
 from cuttle_search.hint import answer
 
 POS = Path(__file__).parent.parent / "positions"

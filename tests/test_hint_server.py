@@ -59,7 +59,7 @@ def test_hint_server_survives_abuse():
     sent = 0
     try:
         for r in range(134):  # 2,010 requests
-            for i, (line, expect) in enumerate(rounds):
+            for line, expect in rounds:
                 rid = sent
                 if line.startswith(b"{") and b'"id"' not in line[:20] and expect != "request":
                     line = b'{"id": %d, ' % rid + line[1:]

@@ -70,7 +70,7 @@ def test_the_table_of_logs_changes_nothing():
     pos = Position.load(POS / "midgame-main-p0.json")
     trees = []
     for table in (None, np.zeros(2)):
-        w = _search(pos, 3000, 1 << 12, seed=5, work=None if table is None else lambda work: work[:-1] + (table,))
+        w = _search(pos, 3000, 1 << 12, seed=5, work=None if table is None else lambda work, table=table: work[:-1] + (table,))
         trees.append({name: w.tree.arrays[name][:w.tree.nodes].copy() for name, _ in FIELDS})
         if table is None:
             assert np.count_nonzero(w.work[-1]) > 100

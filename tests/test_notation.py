@@ -51,6 +51,14 @@ def test_text_and_json_round_trip(text):
     assert Move.from_code(m.code()) == m
 
 
+@pytest.mark.parametrize("text", ["one-off 4C p²", "jack JH 9C p²", "one-off 4C p٣"])
+def test_a_seat_written_with_a_non_ascii_digit_is_a_move_error(text):
+    """Regression: a seat word like 'p²' passed str.isdigit and then crashed int() with a
+    ValueError; seat names are read by game/seats.py (ASCII digits 0-7 only)."""
+    with pytest.raises(MoveError):
+        Move.parse(text, None)
+
+
 def test_text_input_is_forgiving_about_case_and_tens():
     assert Move.parse("Scuttle 10s 7h") == Move.parse("scuttle TS 7H")
     assert Move.parse("royal 8C") == Move.parse("glasses 8C")

@@ -18,7 +18,7 @@ from cuttle_search.engine.ismcts import MODEL_MAXN, MODEL_RANDOM
 from cuttle_search.engine.policies import ROLLOUT_GREEDY
 from cuttle_search.cli import main
 from cuttle_search.game.moves import Move
-from cuttle_search.game.position_file import load_position
+from cuttle_search.game.formats import load_position
 from cuttle_search.play.agents import AgentError, make_agent
 
 POS = Path(__file__).parent.parent / "positions"

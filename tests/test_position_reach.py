@@ -18,7 +18,7 @@ from cuttle_search.engine.movegen import generate_moves
 from cuttle_search.engine.rng import game_seed, rng_below
 from cuttle_search.engine.setup import deal
 from cuttle_search.game.position import Position, PositionError
-from cuttle_search.game.rules import Ruleset, get_ruleset
+from cuttle_search.game.rules import get_ruleset
 from cuttle_search.hint import answer
 
 

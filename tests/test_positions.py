@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cuttle_search.game.position import Position, PositionError
-from cuttle_search.game.position_file import load_position
+from cuttle_search.game.formats import load_position
 
 from .helpers import build
 

@@ -91,10 +91,11 @@ def test_review_on_ray_equals_the_local_review(cluster):
     from cuttle_search.play.arena import play_game
     from cuttle_search.game.gamelog import read_game
     from cuttle_search.analysis.review import review_game
+    from cuttle_search.play.backends import make_backend
     from cuttle_search.game.rules import get_ruleset
 
     log = play_game(get_ruleset("cuttle-cards"), 5, (make_agent("greedy"), make_agent("random")), 5).to_json()
     start, moves, _ = read_game(log)
     local = review_game(start, moves, iterations=300, seed=3)
-    far = review_game(start, moves, iterations=300, seed=3, workers=2, backend="ray")
+    far = review_game(start, moves, iterations=300, seed=3, workers=2, runner=lambda n: make_backend("ray", n))
     assert far.decisions and [d.to_json() for d in far.decisions] == [d.to_json() for d in local.decisions]

@@ -12,7 +12,8 @@ from cuttle_search.cli import main
 from cuttle_search.game.gamelog import GameLogError, read_game
 from cuttle_search.game.moves import Move
 from cuttle_search.game.position import Position
-from cuttle_search.analysis.review import label_for, review_game
+from cuttle_search.analysis.review import ReviewError, label_for, review_game
+from cuttle_search.play.backends import make_backend
 from cuttle_search.game.rules import get_ruleset
 from cuttle_search.game.cards import card_str, parse_card
 
@@ -86,8 +87,16 @@ def test_the_review_is_the_same_with_any_number_of_workers():
     log = _game(8)
     start, moves, _ = read_game(log)
     one = review_game(start, moves, iterations=300, seed=2, workers=1)
-    two = review_game(start, moves, iterations=300, seed=2, workers=2)
+    two = review_game(start, moves, iterations=300, seed=2, workers=2, runner=lambda n: make_backend("local", n))
     assert [d.to_json() for d in one.decisions] == [d.to_json() for d in two.decisions]
+
+
+def test_review_needs_a_runner_for_more_than_one_worker():
+    """Review runs its jobs in this process unless the caller hands in a runner (the play
+    layer's backends: analysis never imports play)."""
+    start, moves, _ = read_game(_game(8))
+    with pytest.raises(ReviewError, match="workers: more than one worker needs a runner"):
+        review_game(start, moves, iterations=300, seed=2, workers=2)
 
 
 def _history(log: dict) -> list[dict]:

@@ -90,7 +90,7 @@ def _new_game(page, rules: str, seat: str, opponents: str, seed: int) -> None:
     page.fill("#opponents", opponents)
     page.fill("#seed", str(seed))
     page.click("#new")
-    page.wait_for_function("() => state.game && state.game.seed === %d" % seed)
+    page.wait_for_function(f"() => state.game && state.game.seed === {seed}")
 
 
 def _game(page) -> dict:
@@ -122,7 +122,7 @@ def _click_move(page, move: dict) -> None:
         elif len(mine) == 1:
             page.click(board % cards[0])
             return
-    page.click("#play-moves li[data-n='%d']" % move["n"])
+    page.click(f"#play-moves li[data-n='{move['n']}']")
 
 
 def _play_out(page, seed: int, most: int = 400) -> int:
@@ -431,7 +431,7 @@ def test_hostile_messages_get_one_answer_each_and_never_an_internal_error(server
     rng = random.Random(2024)
     kinds = ["new", "play", "undo", "hint", "log", "load", "analyse", "solve", "review", "ping", "stop"]
     messages = []
-    for k in range(150):
+    for _ in range(150):
         msg = {"type": rng.choice(kinds)}
         for field in rng.sample(FIELDS, rng.randrange(1, 4)):
             msg[field] = rng.choice(HOSTILE)
@@ -592,7 +592,7 @@ def test_every_shipped_position_has_a_board():
     so every position of a ruleset shows as many cards."""
     from pathlib import Path
 
-    from cuttle_search.game.position_file import load_position
+    from cuttle_search.game.formats import load_position
 
     files = sorted((Path(__file__).parent.parent / "positions").glob("*.json"))
     assert files
@@ -620,7 +620,7 @@ def test_every_shipped_position_has_a_board():
 
 
 def test_side_shares_count_a_team_once():
-    from cuttle_search.game.position_file import load_position
+    from cuttle_search.game.formats import load_position
     from pathlib import Path
 
     root = Path(__file__).parent.parent / "positions"

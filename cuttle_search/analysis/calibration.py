@@ -50,8 +50,8 @@ def stage_of(ply: int, deck: int) -> int:
 def calibrate(rules: str, ply: int, deck: int, score: float) -> float:
     """The fitted map of ``rules`` applied to ``score`` at this stage."""
     a, b = MAPS[rules][stage_of(ply, deck)]
-    p = min(max(score, 1e-4), 1 - 1e-4)
-    return 1.0 / (1.0 + math.exp(-(a + b * math.log(p / (1 - p)))))
+    x = min(max(score, 1e-4), 1 - 1e-4)
+    return 1.0 / (1.0 + math.exp(-(a + b * math.log(x / (1 - x)))))
 
 
 def applies(rules: str, rollout: str, exploration: float, model: str, iterations: int) -> bool:

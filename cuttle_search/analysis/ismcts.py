@@ -31,21 +31,22 @@ from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
     DEFAULT_EXPLORATION,
-    DEFAULT_ITERATIONS,
     DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
-    MAX_ITERATIONS,
-    MAX_SECONDS,
     MAX_SEED,
     MAX_THREADS,
     MODEL_NAMES,
     ROLLOUT_NAMES,
+    Limit,
+    SearchError,
     is_finite_number,
 )
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name
 from .result import AnalysisResult, MoveStat, score_interval
+from .solve import solve_first
 from .tree import Tree, load_growth_kernels
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}
@@ -55,37 +56,11 @@ MODELS = {"maxn": MODEL_MAXN, "paranoid": MODEL_PARANOID, "random": MODEL_RANDOM
 assert tuple(MODELS) == MODEL_NAMES
 
 
-class SearchError(CuttleError):
-    """A position or budget the search cannot work with; the message says why."""
-
-
 def _whole(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
 _number = is_finite_number
-
-
-@dataclass(frozen=True)
-class Limit:
-    """A search budget: iterations, seconds, or both (whichever runs out first)."""
-
-    iterations: int | None = None
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        n = self.iterations
-        if n is not None and (not _whole(n) or not 1 <= n <= MAX_ITERATIONS):
-            raise SearchError(f"iterations: expected a whole number from 1 to {MAX_ITERATIONS:,}, got {brief(n)}")
-        t = self.time
-        if t is not None and (not _number(t) or not 0 < t <= MAX_SECONDS):
-            raise SearchError(f"time: expected a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, got {brief(t)}")
-
-    @property
-    def effective_iterations(self) -> int | None:
-        if self.iterations is None and self.time is None:
-            return DEFAULT_ITERATIONS
-        return self.iterations
 
 
 @dataclass(frozen=True)
@@ -273,8 +248,6 @@ def run_search(
     legal = pos.legal_codes()
     if len(legal) == 1:  # nothing to choose: answer at once, whatever the budget
         return only_move(pos, viewer, int(legal[0]), threads, seed, rollout, exploration, model)
-    from .solve import solve_first
-
     # exact when nothing is hidden, within the budget (a two-sided proof: not under a model of random opponents)
     first = solve_first(pos, limit) if solver and model_id != MODEL_RANDOM else None
     if first is not None and first.proven:

@@ -1,8 +1,16 @@
 """The ranges and defaults of every search option, shared by the API, the command line and
-the hint server (which may set tighter caps of its own, see ``hint.ServerLimits``). Plain
-constants: the command line reads them without loading the engine."""
+the hint server (which may set tighter caps of its own, see ``hint.ServerLimits``), the search
+budget (``Limit``) and the search's error (``SearchError``): the leaf of the analysis layer
+(it imports no module of it), so the driver (``ismcts``) and the solver (``solve``) share
+them without importing each other."""
+
+from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+from ..game.errors import CuttleError, brief
+from ..game.seats import whole
 
 MAX_ITERATIONS = 1_000_000_000  # about 37 GB of tree: more than any machine here holds
 MAX_SECONDS = 7 * 24 * 3600.0
@@ -26,3 +34,29 @@ def is_finite_number(x: object) -> bool:
         return math.isfinite(x)
     except OverflowError:  # an int too large for a float
         return False
+
+
+class SearchError(CuttleError):
+    """A position or budget the search cannot work with; the message says why."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A search budget: iterations, seconds, or both (whichever runs out first)."""
+
+    iterations: int | None = None
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        n = self.iterations
+        if n is not None:
+            whole(n, "iterations", 1, MAX_ITERATIONS, SearchError)
+        t = self.time
+        if t is not None and (not is_finite_number(t) or not 0 < t <= MAX_SECONDS):
+            raise SearchError(f"time: expected a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, got {brief(t)}")
+
+    @property
+    def effective_iterations(self) -> int | None:
+        if self.iterations is None and self.time is None:
+            return DEFAULT_ITERATIONS
+        return self.iterations

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..game.moves import Move
+from ..game.seats import seat_name
 
 Z95 = 1.959963984540054
 
@@ -62,9 +63,9 @@ class MoveStat:
             "pv": [m.text() for m in self.pv],
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
             **({"calibratedScore": round(self.calibrated_score, 6)} if self.calibrated_score is not None else {}),
-            **({"seatScores": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_scores)}}
+            **({"seatScores": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_scores)}}
                if self.seat_scores is not None else {}),
-            **({"seatWinrates": {f"p{q}": round(x, 6) for q, x in enumerate(self.seat_win_rates)}}
+            **({"seatWinrates": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_win_rates)}}
                if self.seat_win_rates is not None else {}),
         }
 
@@ -115,10 +116,10 @@ class AnalysisResult:
         """Whose win rates these are and what a stalemate counts for."""
         if self.partner >= 0:
             a, b = sorted((self.viewer, self.partner))
-            return f"win rates are p{self.viewer}'s team's (p{a}+p{b}); score counts a stalemate as half a win"
+            return f"win rates are {seat_name(self.viewer)}'s team's ({seat_name(a)}+{seat_name(b)}); score counts a stalemate as half a win"
         if self.sides == 2:
-            return f"win rates are p{self.viewer}'s; score counts a draw as half a win"
-        return f"win rates are p{self.viewer}'s; score counts a stalemate as 1/{self.sides} of a win"
+            return f"win rates are {seat_name(self.viewer)}'s; score counts a draw as half a win"
+        return f"win rates are {seat_name(self.viewer)}'s; score counts a stalemate as 1/{self.sides} of a win"
 
     def separated(self) -> bool:
         """Whether the best move's lower bound clears every other move's upper bound."""
@@ -135,7 +136,7 @@ class AnalysisResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "position": self.position,
-            "pointOfView": f"p{self.viewer}",
+            "pointOfView": seat_name(self.viewer),
             "note": self.score_note(),
             "phase": self.phase,
             "rules": self.rules,

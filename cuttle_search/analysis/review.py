@@ -20,7 +20,9 @@ import numpy as np
 from ..engine.rng import game_seed
 from ..game.errors import CuttleError
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name
+from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit
 from .result import MoveStat
 
 LABELS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))  # by sure loss in score
@@ -189,7 +191,7 @@ def decision_seed(seed: int, ply: int) -> int:
 
 def _one_move(view: Position, move: Move, iterations: int, seed: int, rollout: str) -> MoveStat:
     """The figures of ``move`` alone: a search whose root may only play it."""
-    from . import analyse
+    from .analyser import analyse
 
     return analyse(view, iterations=iterations, seed=seed, rollout=rollout, allow_moves=[move.text()]).moves[0]
 
@@ -197,7 +199,7 @@ def _one_move(view: Position, move: Move, iterations: int, seed: int, rollout: s
 def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     """Analyse one masked decision (runs in a worker process): (game index, decision)."""
     from ..game.rules import get_ruleset
-    from . import analyse
+    from .analyser import analyse
 
     (game, view_dict, rules_spec, ply, seat, played_code, iterations, seconds, seed, rollout,
      luck_dict, luck_cards) = job
@@ -215,7 +217,7 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     if searched and (luck_dict is not None or (played is not best and played.visits < best.visits)):
         alone = _one_move(view, played.move, equal, again, rollout)
     resecond = alone is not None and played is not best and played.visits < best.visits
-    p_score, p_interval, p_visits = ((alone.score, alone.interval, alone.visits) if resecond else
+    p_score, p_interval, p_visits = ((alone.score, alone.interval, alone.visits) if resecond else  # type: ignore[union-attr]  # resecond: alone is set
                                      (played.score, played.interval, played.visits))
     loss = max(0.0, best.score - p_score)
     sure = 0.0 if played is best else max(0.0, best.interval[0] - p_interval[1])
@@ -323,6 +325,25 @@ def _luck_view(line: list[Position], ply: int, seat: int) -> tuple[dict[str, Any
     return here.with_deck_top_known(after).view_of(seat).to_dict(), [card_str(c) for c in deck[before:after]]
 
 
+class _InProcess:
+    """Runs review's jobs one after another in this process (no runner handed in)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def imap_unordered(self, fn: Callable[[Any], Any], jobs: Iterable[Any]) -> Iterable[Any]:
+        return map(fn, jobs)
+
+    def __enter__(self) -> "_InProcess":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+_in_process = _InProcess
+
+
 def review_games(
     games: list[tuple[Position, list[Move], dict[str, str]]],
     seats: tuple[int, ...] | None = None,
@@ -332,21 +353,20 @@ def review_games(
     workers: int = 1,
     rollout: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-    backend: str = "local",
-    address: str | None = None,
+    runner: Callable[[int], Any] | None = None,
     luck: bool = True,
 ) -> list[Review]:
     """Review several games, each ``(start, moves, players)`` from a full-information start,
     for the decisions of ``seats`` (by default every seat), with a budget of ``iterations``
     and/or ``time`` a decision (neither: ``DEFAULT_ITERATIONS``). ``luck`` also measures
     what chance did for each reviewed player (``Luck``).
-    Every decision of every game is one job on the arena's backends: ``workers`` local
-    processes, or Ray tasks (``backend="ray"``, ``address`` of a cluster); the result does
-    not depend on which, nor on how many."""
+    Every decision of every game is one job. ``runner(n)`` opens what runs them with ``n``
+    workers (a context manager whose value has ``imap_unordered(fn, jobs)``: the arena's
+    backends, ``play.backends.make_backend`` bound to a backend, handed in by the caller);
+    without one, ``workers`` must be 1 and the jobs run in this process. The result does not
+    depend on which runner, nor on how many workers."""
     import time as clock
 
-    from ..play.backends import make_backend
-    from . import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit
     from .ismcts import check_search_options
 
     if iterations is None and time is None:
@@ -356,6 +376,8 @@ def review_games(
     check_search_options(limit, 1, seed, rollout, DEFAULT_EXPLORATION)
     if not isinstance(workers, int) or not 1 <= workers <= 256:
         raise ReviewError(f"workers: expected a whole number from 1 to 256, got {workers!r}")
+    if runner is None and workers != 1:
+        raise ReviewError("workers: more than one worker needs a runner (play.backends.make_backend)")
     jobs = []
     ends, forced = [], []
     for g, (start, moves, _players) in enumerate(games):
@@ -364,8 +386,8 @@ def review_games(
         if seats is not None:
             for q in seats:
                 if not 0 <= q < start.rules.players:
-                    raise ReviewError(f"player: p{q} is not a seat of this {start.rules.players}-seat game "
-                                      f"(p0 to p{start.rules.players - 1})")
+                    raise ReviewError(f"player: {seat_name(q)} is not a seat of this {start.rules.players}-seat game "
+                                      f"(p0 to {seat_name(start.rules.players - 1)})")
         line = [start.copy()]
         for move in moves:
             pos = line[-1].copy()
@@ -392,8 +414,8 @@ def review_games(
     found: list[list[Decision]] = [[] for _ in games]
     chance: list[list[Luck]] = [[] for _ in games]
     done = 0
-    with make_backend(backend, workers if len(jobs) > 1 else 1, address) as runner:
-        for kind, g, item in runner.imap_unordered(_run_job, jobs):
+    with (runner or _in_process)(workers if len(jobs) > 1 else 1) as run:
+        for kind, g, item in run.imap_unordered(_run_job, jobs):
             if item is not None:
                 (found if kind == "decision" else chance)[g].append(item)
             done += 1
@@ -414,10 +436,10 @@ def review_games(
 def review_game(start: Position, moves: Iterable[Move], seats: tuple[int, ...] | None = None, iterations: int | None = None,
                 time: float | None = None, seed: int = 0, workers: int = 1, rollout: str | None = None,
                 progress: Callable[[int, int], None] | None = None, players: dict[str, str] | None = None,
-                backend: str = "local", address: str | None = None, luck: bool = True) -> Review:
+                runner: Callable[[int], Any] | None = None, luck: bool = True) -> Review:
     """Review one game that plays ``moves`` from the full-information ``start``."""
     return review_games([(start, list(moves), players or {})], seats, iterations, time, seed, workers, rollout,
-                        progress, backend, address, luck)[0]
+                        progress, runner, luck)[0]
 
 
 def decision_views(start: Position, moves: Iterable[Move], review: Review) -> dict[int, Position]:

@@ -21,8 +21,10 @@ from ..engine import layout as L
 from ..engine.apply import apply_move
 from ..engine import solver as V
 from ..game.moves import Move
-from ..game.position import Position, seat_name
-from .ismcts import SearchError
+from ..game.position import Position
+from ..game.seats import seat_name
+from ..game.formats import as_position
+from .limits import Limit, SearchError
 
 DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)
 VALUES = ("win", "draw", "loss", "expected")
@@ -126,6 +128,7 @@ def check_solvable(pos: Position) -> None:
                           "solver does not play")
     if not is_single_state(pos):
         h = pos.hidden
+        assert h is not None  # a position with hidden cards is a view with its Hidden
         where = []
         hand = sum(h.hand_unknown.values())
         if hand:
@@ -292,88 +295,11 @@ def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray
 
 
 # ---------------------------------------------------------------- twin root moves
-_MASK_FIELDS = [L.F_TWOS, L.F_REVEALED, L.F_SCRAP] + [
-    f + p for f in (L.F_HAND, L.F_POINTS, L.F_FACE, L.F_OWNED, L.F_FROZEN) for p in range(2)]
-_CARD_FIELDS = [L.F_ONEOFF, L.F_ONEOFF_TARGET, L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_SEVEN]
-_MASK_MOVES = (L.MT_DISCARD, L.MT_RANDOM_DISCARD)
-
-
-def _royal_relabel(s: np.ndarray) -> tuple[bytes, list[int]]:
-    """The position ``s`` with the suits of each royal rank (Jacks, Queens, Kings: no rule
-    reads them) put in a canonical order, as bytes of the fields a rule reads, and the map
-    from each card to its canonical card. Two positions with the same bytes are the same
-    up to such a relabelling, so they have the same value and the same plies."""
-    deck = [int(c) for c in s[L.F_DECK: L.F_DECK + int(s[L.F_DECK_N])]]
-    label = list(range(L.N_CARDS))
-    for rank in (L.RANK_JACK, L.RANK_QUEEN, L.RANK_KING):
-        def where(c, rank=rank):
-            u = c & 3
-            return (tuple((int(s[f]) >> c) & 1 for f in _MASK_FIELDS), deck.index(c) if c in deck else -1,
-                    tuple(int(s[f]) == c for f in _CARD_FIELDS),
-                    tuple(int(s[f + u]) for f in (L.F_JACK_ON, L.F_JACK_BY, L.F_JACK_LEVEL)) if rank == L.RANK_JACK
-                    else ())
-        for new, old in enumerate(sorted(range(4 * rank, 4 * rank + 4), key=where)):
-            label[old] = 4 * rank + new
-    t = s.copy()
-    for f in _MASK_FIELDS:
-        x = int(s[f])
-        t[f] = sum(1 << label[c] for c in range(L.N_CARDS) if (x >> c) & 1)
-    for f in _CARD_FIELDS:
-        if s[f] >= 0:
-            t[f] = label[int(s[f])]
-    for i, c in enumerate(deck):
-        t[L.F_DECK + i] = label[c]
-    for u in range(4):  # a jack's slots follow the jack
-        for f in (L.F_JACK_ON, L.F_JACK_BY, L.F_JACK_LEVEL):
-            t[f + label[40 + u] - 40] = s[f + u]
-    keep = list(V.HASH_FIELDS) + [L.F_ACTIONS] + list(range(L.F_DECK, L.F_DECK + len(deck)))
-    return t[keep].tobytes(), label
-
-
-def _relabel_move(code: int, label: list[int]) -> int:
-    """A move's code with its cards relabelled by ``label``."""
-    mt = code & L.MT_MASK
-    if mt in _MASK_MOVES:
-        mask = code >> 5
-        return (code & 31) | (sum(1 << label[c] for c in range(L.N_CARDS) if (mask >> c) & 1) << 5)
-    card, target = (code >> 5) & 63, (code >> 11) & 63
-    card = label[card] if card < L.N_CARDS else card
-    target = label[target] if target < L.N_CARDS else target
-    return (code & 31) | (card << 5) | (target << 11)
-
-
 def root_twins(pos: Position, moves: np.ndarray, n: int) -> tuple[list[int], list[list[int] | None]]:
     """For each root move, the index of the first move whose result is the same position
     up to the suits of a royal rank (itself when none is), and the map of cards from that
-    move's line to this one's (None for itself)."""
-    first: dict[bytes, tuple[int, list[int]]] = {}
-    rep, maps = [], []
-    royal = (L.JACKS | L.QUEENS | L.KINGS) << 5
-    for i in range(n):
-        code = int(moves[i])
-        if code & L.MT_MASK in _MASK_MOVES:
-            named = code & royal
-        else:
-            named = 40 <= (code >> 5) & 63 < L.N_CARDS or 40 <= (code >> 11) & 63 < L.N_CARDS
-        if not named:  # only moves that name a royal card can have a royal twin
-            rep.append(i)
-            maps.append(None)
-            continue
-        child = pos.state.copy()
-        apply_move(child, pos.rules_array, np.int64(moves[i]))
-        key, label = _royal_relabel(child)
-        if key in first:
-            j, lab_j = first[key]
-            inverse = [0] * L.N_CARDS
-            for c, lc in enumerate(label):
-                inverse[lc] = c
-            rep.append(j)
-            maps.append([inverse[lab_j[c]] for c in range(L.N_CARDS)])
-        else:
-            first[key] = (i, label)
-            rep.append(i)
-            maps.append(None)
-    return rep, maps
+    move's line to this one's (None for itself): ``engine/solver.root_twins``."""
+    return V.root_twins(pos.state, pos.rules_array, moves, n)
 
 
 def _line(pos: Position, sv: Solver, code: int, gen: int, draw: bool = False) -> tuple[list[Move], bool]:
@@ -417,9 +343,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     every ``PROGRESS_EVERY`` seconds and stays responsive to Ctrl-C: a ``KeyboardInterrupt``
     stops the search at once and, with ``interruptible``, the result is what was proven so
     far (``stop_reason`` "interrupted"); without it the interrupt is raised again."""
-    from . import _position
-
-    pos = _position(position)
+    pos = as_position(position)
     check_solvable(pos)
     _check_budget(nodes, time)
     sv = solver if solver is not None else Solver(pos, tt_bits)
@@ -484,7 +408,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     else:
         reason = "time"
     relabel = [(lambda line, lab=lab: line) if lab is None
-               else (lambda line, lab=lab: [Move.from_code(_relabel_move(x.code(), lab)) for x in line])
+               else (lambda line, lab=lab: [Move.from_code(V.relabel_move(x.code(), lab)) for x in line])
                for lab in maps]
     actions = int(pos.state[L.F_ACTIONS])
     rows = []
@@ -506,7 +430,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
             plies = len(pv)  # a draw has no tie-break: the length of the line shown
         # rank: the score, then the sooner win or the later loss
         tie = 0.0 if plies is None else (-plies if value == "win" else plies)
-        rows.append(((score, tie), i, move, value, score, plies, relabel[i](pv), raw))
+        rows.append(((score, tie), i, move, value, score, plies, relabel[i](pv), raw))  # type: ignore[arg-type]  # rows holds proven and unproven moves
     rows.sort(key=lambda row: (-row[0][0], -row[0][1], row[1]))
     result_moves = [
         SolvedMove(rank, move, value, score, plies, pv, raw)
@@ -646,8 +570,6 @@ class FirstSolve:
 
     def remaining(self, limit):
         """The tree's budget: the time the solver left (the iterations are unchanged)."""
-        from .ismcts import Limit
-
         if limit.time is None:
             return limit
         return Limit(limit.iterations, max(limit.time - self.result.seconds, 0.01))
@@ -665,10 +587,10 @@ class FirstSolve:
             return tuple(mine if q == viewer else theirs for q in range(pos.rules.players))
 
         stats = [
-            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,
+            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,  # type: ignore[arg-type]  # every move here is proven: it has a score
                      win_rate=1.0 if m.value == "win" else 0.0, draw_rate=1.0 if m.value == "draw" else 0.0,
-                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,
-                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),
+                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,  # type: ignore[arg-type, operator]
+                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),  # type: ignore[arg-type, operator]
                      seat_win_rates=by_seat(float(m.value == "win"), float(m.value == "loss")))
             for m in self.result.moves
         ]

@@ -124,7 +124,7 @@ def _choose_cache() -> bool:
     return False
 
 
-from . import jit
+from . import jit  # noqa: E402  (after the cache directory is chosen above)
 
 jit.CACHE = _choose_cache()
 _refresh_cache_stamp()

@@ -15,6 +15,14 @@ from .layout import F_NPLAYERS, R_TEAMS
 
 
 @njit(cache=True)
+def seat_count(s):
+    """The number of seats of a game: the state's ``F_NPLAYERS``, the one truth once a state
+    exists. The ruleset's ``R_NPLAYERS`` is only what the deal and ``setup.clear_state``
+    write there; code above the engine asks this (or ``Position.players``)."""
+    return s[F_NPLAYERS]
+
+
+@njit(cache=True)
 def next_seat(s, p):
     """The seat after ``p`` in turn order."""
     return (p + 1) % s[F_NPLAYERS]

@@ -72,7 +72,6 @@ from .layout import (
     lowest,
     make_move,
     MAX_MOVES,
-    MAX_PLAYERS,
     MT_ONE_OFF,
     MT_SCUTTLE,
     N_CARDS,

@@ -135,6 +135,7 @@ exact values.
 """
 import numpy as np
 
+from . import layout as L
 from .jit import njit
 from .apply import apply_move
 from .layout import (
@@ -521,6 +522,95 @@ def drop_twins(s, r, moves, n):
                 k += 1
         return k
     return n
+
+
+# ---------------------------------------------------------------- the suit symmetry of royals, in Python
+# The exact solver's Python side (analysis/solve.py) merges root moves whose results are the
+# same position up to the suits of a royal rank (Jacks, Queens, Kings: no rule reads their
+# suits), as drop_twins does inside the search; these read the state's fields, so they live
+# here, beside drop_twins, rather than above the engine.
+_MASK_FIELDS = [L.F_TWOS, L.F_REVEALED, L.F_SCRAP] + [
+    f + p for f in (L.F_HAND, L.F_POINTS, L.F_FACE, L.F_OWNED, L.F_FROZEN) for p in range(2)]
+_CARD_FIELDS = [L.F_ONEOFF, L.F_ONEOFF_TARGET, L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_SEVEN]
+_MASK_MOVES = (L.MT_DISCARD, L.MT_RANDOM_DISCARD)
+
+
+def royal_relabel(s: np.ndarray) -> tuple[bytes, list[int]]:
+    """The position ``s`` with the suits of each royal rank (Jacks, Queens, Kings: no rule
+    reads them) put in a canonical order, as bytes of the fields a rule reads, and the map
+    from each card to its canonical card. Two positions with the same bytes are the same
+    up to such a relabelling, so they have the same value and the same plies."""
+    deck = [int(c) for c in s[L.F_DECK: L.F_DECK + int(s[L.F_DECK_N])]]
+    label = list(range(L.N_CARDS))
+    for rank in (L.RANK_JACK, L.RANK_QUEEN, L.RANK_KING):
+        def where(c, rank=rank):
+            u = c & 3
+            return (tuple((int(s[f]) >> c) & 1 for f in _MASK_FIELDS), deck.index(c) if c in deck else -1,
+                    tuple(int(s[f]) == c for f in _CARD_FIELDS),
+                    tuple(int(s[f + u]) for f in (L.F_JACK_ON, L.F_JACK_BY, L.F_JACK_LEVEL)) if rank == L.RANK_JACK
+                    else ())
+        for new, old in enumerate(sorted(range(4 * rank, 4 * rank + 4), key=where)):
+            label[old] = 4 * rank + new
+    t = s.copy()
+    for f in _MASK_FIELDS:
+        x = int(s[f])
+        t[f] = sum(1 << label[c] for c in range(L.N_CARDS) if (x >> c) & 1)
+    for f in _CARD_FIELDS:
+        if s[f] >= 0:
+            t[f] = label[int(s[f])]
+    for i, c in enumerate(deck):
+        t[L.F_DECK + i] = label[c]
+    for u in range(4):  # a jack's slots follow the jack
+        for f in (L.F_JACK_ON, L.F_JACK_BY, L.F_JACK_LEVEL):
+            t[f + label[40 + u] - 40] = s[f + u]
+    keep = list(HASH_FIELDS) + [L.F_ACTIONS] + list(range(L.F_DECK, L.F_DECK + len(deck)))
+    return t[keep].tobytes(), label
+
+
+def relabel_move(code: int, label: list[int]) -> int:
+    """A move's code with its cards relabelled by ``label``."""
+    mt = code & L.MT_MASK
+    if mt in _MASK_MOVES:
+        mask = code >> 5
+        return (code & 31) | (sum(1 << label[c] for c in range(L.N_CARDS) if (mask >> c) & 1) << 5)
+    card, target = (code >> 5) & 63, (code >> 11) & 63
+    card = label[card] if card < L.N_CARDS else card
+    target = label[target] if target < L.N_CARDS else target
+    return (code & 31) | (card << 5) | (target << 11)
+
+
+def root_twins(s: np.ndarray, r: np.ndarray, moves: np.ndarray, n: int) -> tuple[list[int], list[list[int] | None]]:
+    """For each root move of the position ``s`` under rules ``r``, the index of the first
+    move whose result is the same position up to the suits of a royal rank (itself when none
+    is), and the map of cards from that move's line to this one's (None for itself)."""
+    first: dict[bytes, tuple[int, list[int]]] = {}
+    rep, maps = [], []
+    royal = (L.JACKS | L.QUEENS | L.KINGS) << 5
+    for i in range(n):
+        code = int(moves[i])
+        if code & L.MT_MASK in _MASK_MOVES:
+            named = code & royal
+        else:
+            named = 40 <= (code >> 5) & 63 < L.N_CARDS or 40 <= (code >> 11) & 63 < L.N_CARDS
+        if not named:  # only moves that name a royal card can have a royal twin
+            rep.append(i)
+            maps.append(None)
+            continue
+        child = s.copy()
+        apply_move(child, r, np.int64(moves[i]))
+        key, label = royal_relabel(child)
+        if key in first:
+            j, lab_j = first[key]
+            inverse = [0] * L.N_CARDS
+            for c, lc in enumerate(label):
+                inverse[lc] = c
+            rep.append(j)
+            maps.append([inverse[lab_j[c]] for c in range(L.N_CARDS)])
+        else:
+            first[key] = (i, label)
+            rep.append(i)
+            maps.append(None)
+    return rep, maps
 
 
 SETTLE_WIN = -1  # order_moves: order[0] wins on the spot

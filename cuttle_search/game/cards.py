@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from .errors import CuttleError, brief
+from ..engine import layout as L
 
 Card = int
 Mask = int
@@ -21,7 +22,10 @@ N_CARDS = 52
 JOKERS = (52, 53)
 UNKNOWN = "??"
 
-ACE, TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING = range(13)
+# the ranks: the engine's (engine/layout.py), the one set of rank numbers
+ACE, TWO, THREE, FOUR, FIVE, SIX = L.RANK_ACE, L.RANK_TWO, L.RANK_THREE, L.RANK_FOUR, L.RANK_FIVE, L.RANK_SIX
+SEVEN, EIGHT, NINE, TEN = L.RANK_SEVEN, L.RANK_EIGHT, L.RANK_NINE, L.RANK_TEN
+JACK, QUEEN, KING = L.RANK_JACK, L.RANK_QUEEN, L.RANK_KING
 
 
 class CardError(CuttleError):

@@ -23,6 +23,7 @@ from .inputs import parse_json, read_text_file
 from .moves import Move
 from .position import Position, PositionError
 from .rules import Ruleset, RulesError, find_ruleset
+from .seats import seat_name
 
 GAME_FORMAT = "cuttle-search/game"
 
@@ -86,13 +87,13 @@ def deal_position(rules: Ruleset, deal_seed: int, dealer: int | None = None) -> 
 def _dealt_start(log: Mapping[str, Any]) -> Position:
     """The start of a log that names its deal rather than writing the position."""
     try:
-        rules = find_ruleset(log.get("rules"))
+        rules = find_ruleset(log.get("rules"))  # type: ignore[arg-type]  # untrusted: anything else is a RulesError
     except RulesError as e:
         raise GameLogError(f"rules: {e}") from None
     dealer = log.get("dealer")
     seat = None if dealer is None else int(dealer[1])
     if seat is not None and seat >= rules.players:
-        raise GameLogError(f"dealer: {dealer} is not a seat of {rules.spec} (p0-p{rules.players - 1})")
+        raise GameLogError(f"dealer: {dealer} is not a seat of {rules.spec} (p0-{seat_name(rules.players - 1)})")
     return deal_position(rules, log["dealSeed"], seat)
 
 
@@ -109,9 +110,9 @@ def _check_start_agrees(log: Mapping[str, Any], start: Position) -> None:
     if dealer is not None:
         seat = int(dealer[1])
         if seat >= start.rules.players:
-            raise GameLogError(f"dealer: {dealer} is not a seat of {start.rules.spec} (p0-p{start.rules.players - 1})")
+            raise GameLogError(f"dealer: {dealer} is not a seat of {start.rules.spec} (p0-{seat_name(start.rules.players - 1)})")
         if seat != int(start.state[L.F_DEALER]):
-            raise GameLogError(f"dealer: the log says {dealer} but its start was dealt by p{int(start.state[L.F_DEALER])}")
+            raise GameLogError(f"dealer: the log says {dealer} but its start was dealt by {seat_name(int(start.state[L.F_DEALER]))}")
 
 
 def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
@@ -236,7 +237,7 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
     cuttle.cards phase and the engine stops counting turns, so the row that ends it needs
     only a cuttle.cards phase, and the replay's turn count or one more (the last turn
     counted as complete)."""
-    from .position_file import CUTTLE_CARDS_PHASE, _parse_phase
+    from .formats import CUTTLE_CARDS_PHASE, parse_phase
 
     mine = pos.to_dict()
     after = f"after {move.text()}"
@@ -275,7 +276,7 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
         try:
             if v is None:
                 raise PositionError("phase: expected a cuttle.cards phase number, got None")
-            phase = _parse_phase(v)
+            phase = parse_phase(v)
         except PositionError as e:
             raise GameLogError(f"rows[{i}].{e}") from None
         if not pos.is_over and phase != pos.phase:
@@ -327,7 +328,7 @@ def read_history(rows: Any) -> tuple[Position, list[Move]]:
         move = _history_move(row, i)
         if "playedBy" in row and (not isinstance(row["playedBy"], int) or isinstance(row["playedBy"], bool)
                                   or row["playedBy"] != pos.actor):
-            raise GameLogError(f"rows[{i}].playedBy: {brief(row['playedBy'])}, but it is p{pos.actor}'s decision "
+            raise GameLogError(f"rows[{i}].playedBy: {brief(row['playedBy'])}, but it is {seat_name(pos.actor)}'s decision "
                                f"({pos.phase_name}): expected {pos.actor}")
         if "gameId" in row and (row["gameId"] != rows[0].get("gameId") or type(row["gameId"]) is not type(rows[0].get("gameId"))):
             raise GameLogError(f"rows[{i}].gameId: {brief(row['gameId'])}, but the history's first row is game "

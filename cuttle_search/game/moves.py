@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .errors import CuttleError, brief
-from .cards import Card, CardError, card_str, cards_in, mask_of, parse_card
+from .cards import EIGHT, Card, CardError, card_str, cards_in, mask_of, parse_card, rank_of
 from ..engine import layout as L
+from .seats import seat_name, seat_number
 
 
 class MoveError(CuttleError):
@@ -92,14 +93,11 @@ _SEVEN_JSON = {"points": "sevenPoints", "scuttle": "sevenScuttle", "royal": "sev
 
 def _seat_word(word: str) -> int | None:
     """``p0`` .. ``p7`` as a seat number, else None."""
-    w = word.strip().lower()
-    if len(w) == 2 and w[0] == "p" and w[1].isdigit() and int(w[1]) < L.MAX_PLAYERS:
-        return int(w[1])
-    return None
+    return seat_number(word, L.MAX_PLAYERS) if isinstance(word, str) else None
 
 
 def _target_str(target: int) -> str:
-    return f"p{target - L.TARGET_SEAT}" if L.TARGET_SEAT <= target < L.NO_CARD else card_str(target)
+    return seat_name(target - L.TARGET_SEAT) if L.TARGET_SEAT <= target < L.NO_CARD else card_str(target)
 
 
 @dataclass(frozen=True, order=True)
@@ -122,10 +120,10 @@ class Move:
         kind = KIND_OF_TYPE[mt]
         seven = bool(code & L.FROM_SEVEN)
         if kind in SET_KINDS:
-            return cls(kind, cards=tuple(cards_in(code >> 5)))
-        card = (code >> 5) & 63
-        target = (code >> 11) & 63
-        if kind == "royal" and card >> 2 == 7:
+            return cls(kind, cards=tuple(cards_in(int(L.move_mask(code)))))
+        card = int(L.move_card(code))
+        target = int(L.move_target(code))
+        if kind == "royal" and rank_of(card) == EIGHT:
             kind = "glasses"
         to = (code >> L.RECEIVER_SHIFT) & 15
         return cls(
@@ -151,11 +149,11 @@ class Move:
             return self.kind
         if self.kind in SET_KINDS:
             return " ".join([self.kind, *(card_str(c) for c in self.cards)])
-        parts = [self.kind, card_str(self.card)]
+        parts = [self.kind, card_str(self.card)]  # type: ignore[arg-type]  # a one-card kind has its card
         if self.target is not None:
             parts.append(_target_str(self.target))
         if self.receiver is not None:
-            parts.append(f"p{self.receiver}")
+            parts.append(seat_name(self.receiver))
         return " ".join(parts)
 
     @property
@@ -222,7 +220,7 @@ class Move:
         if kind in ONE_CARD_KINDS or kind == "glasses":
             if len(cards) != 1:
                 raise MoveError(f"{brief(source)}: {kind!r} takes exactly one card")
-            if kind == "royal" and cards[0] >> 2 == 7:
+            if kind == "royal" and rank_of(cards[0]) == EIGHT:
                 kind = "glasses"
             return cls(kind, cards[0])
         if kind in TARGET_KINDS:
@@ -265,11 +263,11 @@ class Move:
             if self.card is not None:
                 body["cardId"] = card_str(self.card)
             if self.target_seat is not None:
-                body["targetSeat"] = f"p{self.target_seat}"
+                body["targetSeat"] = seat_name(self.target_seat)
             elif self.target is not None:
                 body["targetId"] = card_str(self.target)
             if self.receiver is not None:
-                body["receiverSeat"] = f"p{self.receiver}"
+                body["receiverSeat"] = seat_name(self.receiver)
         return body
 
     @classmethod
@@ -306,7 +304,7 @@ class Move:
             return cls(base, card("cardId"), from_seven=seven)
         if base == "faceCard":
             c = card("cardId")
-            return cls("glasses" if c >> 2 == 7 else "royal", c, from_seven=seven)
+            return cls("glasses" if rank_of(c) == EIGHT else "royal", c, from_seven=seven)  # type: ignore[arg-type]  # required: never None
         if base in ("scuttle", "jack", "joker"):
             receiver = None
             if base != "scuttle" and body.get("receiverSeat") is not None:

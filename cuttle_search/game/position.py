@@ -11,22 +11,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from . import cards as C
 from .errors import CuttleError
-from .inputs import parse_json, read_text_file
 from ..engine import info as I
 from ..engine import layout as L
 from ..engine.apply import apply_move
 from ..engine.movegen import generate_moves, moves_overflowed
 from ..engine.setup import deal
-from ..engine.seats import sides
+from ..engine.seats import seat_count, sides
 from ..engine.table import goal, points_total, seat_returns
 from .moves import Move
 from .rules import Ruleset, get_ruleset
+from .seats import seat_name
 
 class PositionError(CuttleError):
     """A malformed or impossible position. The message names the field and the problem."""
@@ -61,8 +61,31 @@ def number_word(k: int) -> str:
     return _NUMBER_WORDS[k] if 0 <= k < len(_NUMBER_WORDS) else str(k)
 
 
-def seat_name(p: int) -> str:
-    return f"p{p}"
+@dataclass(frozen=True)
+class _Formats:
+    """The position file forms' readers and writers, registered by ``game/formats`` (which
+    the package ``cuttle_search.game`` imports): this module imports none of them."""
+
+    from_dict: Callable[[Mapping[str, Any], "str | Ruleset | None"], "Position"]
+    from_json: Callable[[str, "str | Ruleset | None"], "Position"]
+    load: Callable[["str | Path", "str | Ruleset | None"], "Position"]
+    to_dict: Callable[["Position"], dict[str, Any]]
+    dump: Callable[[Mapping[str, Any], bool], str]
+    to_gamestate: Callable[["Position"], dict[str, Any]]
+
+
+_registered: list[_Formats] = []
+
+
+def register_formats(from_dict: Callable, from_json: Callable, load: Callable, to_dict: Callable, dump: Callable,
+                     to_gamestate: Callable) -> None:
+    """Called once by ``game/formats`` on import: the functions behind ``Position.from_dict``,
+    ``from_json``, ``load``, ``to_dict``, ``to_json`` and ``to_gamestate``."""
+    _registered[:] = [_Formats(from_dict, from_json, load, to_dict, dump, to_gamestate)]
+
+
+def _formats() -> _Formats:
+    return _registered[0]
 
 
 @dataclass
@@ -100,6 +123,11 @@ class Position:
     @property
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
+
+    @property
+    def players(self) -> int:
+        """The number of seats (``engine.seats.seat_count``: the state's, the one truth)."""
+        return int(seat_count(self.state))
 
     @property
     def actor(self) -> int:
@@ -161,7 +189,7 @@ class Position:
             return None
         out = np.zeros(L.MAX_PLAYERS, np.float64)
         seat_returns(self.state, self.rules_array, out)
-        n = int(self.state[L.F_NPLAYERS])
+        n = self.players
         if not out[:n].any():
             return 1.0 / int(sides(self.state, self.rules_array))
         return 1.0 if out[p] > 0 else 0.0
@@ -172,48 +200,34 @@ class Position:
         status = STATUS_NAMES[st].format(passes=number_word(int(self.rules_array[L.R_PASS_LIMIT])))
         return {"status": status, "winner": seat_name(w) if w >= 0 else None}
 
-    # ------------------------------------------------------------ output
+    # ------------------------------------------------------------ the file forms (game/formats)
     def to_dict(self) -> dict[str, Any]:
-        """The position file form (hidden cards written ``??``); see ``position_file``."""
-        from .position_file import position_to_dict
-
-        return position_to_dict(self)
+        """The position file form (hidden cards written ``??``); see ``game/formats``."""
+        return _formats().to_dict(self)
 
     def to_json(self, compact: bool = False) -> str:
         """The position file text: one field per line with card lists inline (or, with
         ``compact``, a single line)."""
-        from .position_file import dump_position_dict
-
-        return dump_position_dict(self.to_dict(), compact)
+        return _formats().dump(self.to_dict(), compact)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json() + "\n")
 
     def to_gamestate(self) -> dict[str, Any]:
         """A cuttle.cards GameState (row form) for a full-information position."""
-        from .position_file import position_to_gamestate
+        return _formats().to_gamestate(self)
 
-        return position_to_gamestate(self)
-
-    # ------------------------------------------------------------ input
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, rules: str | Ruleset | None = None) -> "Position":
-        from .position_file import build_position
-
-        return build_position(data, rules)
+        return _formats().from_dict(data, rules)
 
     @classmethod
     def from_json(cls, text: str, *, rules: str | Ruleset | None = None) -> "Position":
-        from .position_file import build_position
-
-        return build_position(parse_json(text, PositionError, "position"), rules)
+        return _formats().from_json(text, rules)
 
     @classmethod
     def load(cls, path: str | Path, *, rules: str | Ruleset | None = None) -> "Position":
-        p = Path(path)
-        pos = cls.from_json(read_text_file(p, PositionError), rules=rules)
-        pos.name = p.stem
-        return pos
+        return _formats().load(path, rules)
 
     @classmethod
     def deal(cls, rules: str | Ruleset = "cuttle-cards", seed: int = 0) -> "Position":
@@ -236,7 +250,7 @@ class Position:
         state = np.empty_like(self.state)
         in_hand = np.zeros(L.MAX_PLAYERS, np.int64)
         unknown = int(I.view_state(self.state, self.rules_array, p, state, in_hand))
-        hands = {q: int(n) for q, n in enumerate(in_hand[: int(self.state[L.F_NPLAYERS])]) if n}
+        hands = {q: int(n) for q, n in enumerate(in_hand[: self.players]) if n}
         deck_unknown = int(self.state[L.F_DECK_N] - I.deck_known_to(self.state, p))
         revealed = bin(int(I.hidden_revealed(self.state, self.rules_array, p))).count("1")
         return Position(self.rules, state, p, Hidden(p, hands, deck_unknown, revealed), unknown, self.name, self.about)

@@ -311,12 +311,12 @@ def _apply_option(rules: Ruleset, key: str, value: str) -> Ruleset:
     if key in _FLAGS:
         if value not in _ON:
             raise RulesError(f"option {brief(key)} takes on or off, not {brief(value)}")
-        return replace(rules, **{_FLAGS[key]: _ON[value]})
+        return replace(rules, **{_FLAGS[key]: _ON[value]})  # type: ignore[arg-type]  # a flag's field is a bool
     if key in _CHOICES:
         attr, allowed = _CHOICES[key]
         if value not in allowed:
             raise RulesError(f"option {brief(key)} takes one of {', '.join(allowed)}, not {brief(value)}")
-        return replace(rules, **{attr: value})
+        return replace(rules, **{attr: value})  # type: ignore[arg-type]  # a choice's field is a str
     raise RulesError(f"unknown rule option {brief(key)} (known: {', '.join(OPTION_NAMES)})")
 
 
@@ -342,7 +342,7 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
         pairs.append((key, value if eq else "on"))
-    for key, value in (options or {}).items():
+    for key, value in (options or {}).items():  # type: ignore[assignment]  # untrusted: each value is checked
         if isinstance(value, bool):
             value = "on" if value else "off"
         pairs.append((str(key), str(value)))

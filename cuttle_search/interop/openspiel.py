@@ -45,6 +45,7 @@ from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
 from ..engine.policies import ROLLOUT_RANDOM, rollout
 from ..engine.rng import seed_rng
+from ..engine.seats import seat_count
 from ..engine.setup import BLANK_STATE, clear_state, deal_size, dealt_to, deck_cards
 from ..engine.table import seat_returns
 from ..game.cards import card_str
@@ -53,6 +54,7 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.rules import Ruleset, find_ruleset
 from ..play.agent import Agent
+from ..game.seats import seat_name
 
 # ---------------------------------------------------------------- the action space
 # player actions: an index into _CODES (the engine's action space). Chance outcomes have
@@ -343,7 +345,7 @@ class CuttleState(pyspiel.State):
 
 def _decided(s: np.ndarray) -> int:
     """How many cards on top of the deck some seat knows: their order is decided."""
-    return max(int(deck_known_to(s, q)) for q in range(int(s[L.F_NPLAYERS])))
+    return max(int(deck_known_to(s, q)) for q in range(int(seat_count(s))))
 
 
 def _undecided(s: np.ndarray) -> int:
@@ -359,13 +361,13 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     s = state._s
     r = state._r
     parts = []
-    for q in range(int(s[L.F_NPLAYERS])):
+    for q in range(int(seat_count(s))):
         hand = int(s[L.F_HAND + q])
         if player is not None and not sees_hand(s, r, player, q):
             hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
         else:
             hand_txt = f"{hand:x}"
-        parts.append(f"p{q} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q]):x}")
+        parts.append(f"{seat_name(q)} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q]):x}")
         if s[L.F_SPENT + q]:
             parts[-1] += f" c{int(s[L.F_SPENT + q]):x}"
     jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}"
@@ -384,7 +386,7 @@ def observation_text(state: CuttleState, player: int | None) -> str:
                                              L.F_ONEOFF_PLAYER, L.F_CHAIN_TOP, L.F_DECLINES, L.F_VICTIM, L.F_DEALER,
                                              L.F_TOP_SEEN_BY, L.F_RESPONSE, L.F_REMOVED))
     fields += f",{revealed},{more}"
-    view = "all" if player is None else f"p{player}"
+    view = "all" if player is None else seat_name(player)
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
     return (f"{view} | {' | '.join(parts)} | j {jacks} | x {jokers} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | "
             f"{fields}{pending}")
@@ -394,7 +396,7 @@ def _returns(s: np.ndarray, r: np.ndarray) -> list[float]:
     """Every seat's return, as the engine scores the end of a game."""
     out = np.zeros(L.MAX_PLAYERS, np.float64)
     seat_returns(s, r, out)
-    return [float(x) for x in out[: int(s[L.F_NPLAYERS])]]
+    return [float(x) for x in out[: int(seat_count(s))]]
 
 
 class CuttleObserver:
@@ -449,7 +451,11 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
 
 
 class OpenSpielIsmcts(Agent):
-    """OpenSpiel's IS-MCTS bot (``open_spiel.python.algorithms.ismcts``) on this game."""
+    """OpenSpiel's IS-MCTS bot (``open_spiel.python.algorithms.ismcts``) on this game:
+    the agent ``openspiel-ismcts``, registered as an entry point of ``cuttle_search.agents``
+    (pyproject.toml) so the play layer finds it without importing this layer."""
+
+    PARAMS = {"iterations": int, "time": float, "c": float}  # make_agent's parameter schema
 
     def __post_init__(self) -> None:
         self.iterations = int(self.params.get("iterations", 1000))

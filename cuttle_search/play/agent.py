@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..engine import layout as L
-from ..engine.seats import sides
+from ..engine.seats import seat_count, sides
 from ..engine.table import seat_returns
 from ..game.errors import CuttleError
 from ..game.position import Position
@@ -28,7 +28,7 @@ def win_share(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = 
     if out is None:
         out = np.zeros(L.MAX_PLAYERS, np.float64)
     seat_returns(s, r, out)
-    n = int(s[L.F_NPLAYERS])
+    n = int(seat_count(s))
     if not out[:n].any():
         return 1.0 / int(sides(s, r))
     return 1.0 if out[seat] > 0 else 0.0

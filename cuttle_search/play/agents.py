@@ -14,6 +14,12 @@
 ``openspiel-ismcts``  OpenSpiel's IS-MCTS bot through the adapter (needs the openspiel extra)
 ==================  ==========================================================================
 
+Agents of the layers above this one (``openspiel-ismcts``, from ``interop/openspiel.py``)
+register themselves as entry points of the group ``cuttle_search.agents`` (pyproject.toml):
+this layer finds them by name in the installed metadata and never names their module, so
+every process (the arena's workers, Ray's) finds them the same way. Such a class gives its
+parameters in ``PARAMS``.
+
 Every agent but ``cuttlebot`` and ``oracle`` sees only its own view of the game; those two
 see both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). Agents draw
 random numbers only from the generator the arena hands them, so a seed reproduces a match.
@@ -25,8 +31,8 @@ refuses a game an agent cannot play.
 
 from __future__ import annotations
 
-import importlib
 import time as _time
+from importlib.metadata import entry_points
 from typing import Any
 
 import numpy as np
@@ -83,7 +89,7 @@ class Greedy(Agent):
             return int(codes[0])
         s0 = view.state
         against = int(opponents(s0, r, seat))
-        rivals = [q for q in range(int(s0[L.F_NPLAYERS])) if (against >> q) & 1]
+        rivals = [q for q in range(view.players) if (against >> q) & 1]
         results = []
         for code in codes:
             child = s0.copy()
@@ -329,18 +335,36 @@ AGENTS = {
     "oracle": (Oracle, _SEARCH_PARAMS),
     "pimc-solver": (PimcSolver, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str,
                                  "worlds": int, "unseen": int}),
-    # loaded on first use (the adapter needs the openspiel extra and imports this layer)
-    "openspiel-ismcts": ("cuttle_search.interop.openspiel:OpenSpielIsmcts", {"iterations": int, "time": float, "c": float}),
 }
+AGENT_PLUGINS = "cuttle_search.agents"  # the entry-point group of the agents other layers register
+
+
+def _registered(name: str) -> Any:
+    """The entry point a layer above registered for agent ``name`` (pyproject.toml), or None."""
+    found = [ep for ep in entry_points(group=AGENT_PLUGINS) if ep.name == name]
+    return found[0] if found else None
+
+
+def agent_names() -> list[str]:
+    """Every agent name: this layer's, then the registered ones."""
+    return list(AGENTS) + sorted({ep.name for ep in entry_points(group=AGENT_PLUGINS)} - set(AGENTS))
 
 
 def make_agent(spec: str) -> Agent:
     """An agent from ``name`` or ``name:param=value,...``."""
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
-    if name not in AGENTS:
-        raise AgentError(f"unknown agent {brief(name)} (known: {', '.join(AGENTS)})")
-    cls, schema = AGENTS[name]
+    plugin = None if name in AGENTS else _registered(name)
+    if name not in AGENTS and plugin is None:
+        raise AgentError(f"unknown agent {brief(name)} (known: {', '.join(agent_names())})")
+    if plugin is not None:
+        try:
+            cls = plugin.load()
+        except ImportError:
+            raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
+        schema = cls.PARAMS
+    else:
+        cls, schema = AGENTS[name]
     params: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
@@ -362,10 +386,4 @@ def make_agent(spec: str) -> Agent:
         raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
     if "model" in params and params["model"] not in MODELS:
         raise AgentError(f"agent {brief(name)}: model must be one of {', '.join(MODELS)}, not {brief(params['model'])}")
-    if isinstance(cls, str):
-        module, _, attr = cls.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module), attr)
-        except ImportError:
-            raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
     return cls(spec.strip(), params)

@@ -40,7 +40,8 @@ from ..engine.seats import next_seat
 from ..game.errors import CuttleError
 from ..game.gamelog import check_game_log, deal_position, replay as replay_log
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name
 from ..game.rules import Ruleset, find_ruleset
 from .statistics import (
     Z95,
@@ -331,7 +332,7 @@ def _check_unit(u: Any, match: str, seats: int = 2, sides: int | None = None,
     if not isinstance(games, list) or not size[0] <= len(games) <= size[1]:
         many = str(seats) if size[0] == size[1] else f"{size[0]}-{size[1]}"
         raise ValueError(f"games: must be a list of {many} games")
-    keys = ("score", "plies", "aSeconds", "aDecisions", "bSeconds", "bDecisions", "aSeat")
+    keys: tuple[str, ...] = ("score", "plies", "aSeconds", "aDecisions", "bSeconds", "bDecisions", "aSeat")
     if seats != 2:
         keys += ("dealer",)
     max_plies = int(rules.array[L.R_ACTION_LIMIT]) if rules is not None else 100_000
@@ -806,13 +807,13 @@ def run_arena(
     if progress and rounding and sys.stderr.isatty():
         tqdm.write(rounding, file=sys.stderr)  # said above the progress bar, before the first game
     keep_logs = log_dir is not None
-    logs = _prepare_log_dir(log_dir) if keep_logs else None
+    logs = _prepare_log_dir(log_dir) if keep_logs else None  # type: ignore[arg-type]  # keep_logs: a log_dir was given
     be = make_backend(backend, workers, address)  # fails now if ray is missing or the cluster unreachable
     results_file = None
     bar = None
     try:
         if save is not None or resume is not None:
-            results_file = ResultsFile(save if save is not None else resume, _header(spec_a, spec_b, rs.spec, seed, match),
+            results_file = ResultsFile(save if save is not None else resume, _header(spec_a, spec_b, rs.spec, seed, match),  # type: ignore[arg-type]  # one of them is set
                                        resume=resume is not None, seats=seats, sides=rs.sides, rules=rs)
         done: dict[int, dict[str, Any]] = {}
         if results_file is not None:
@@ -862,7 +863,7 @@ def run_arena(
                     if decided_at is not None:
                         break
             finally:
-                results.close()
+                results.close()  # type: ignore[attr-defined]  # a generator
         elapsed = time.perf_counter() - start
     finally:
         if bar is not None:

@@ -11,7 +11,7 @@ from tqdm import tqdm
 from ..engine import layout as L
 from ..engine.harness import random_games
 from ..engine.seats import partner
-from ..game.position import seat_name
+from ..game.seats import seat_name
 from ..game.rules import Ruleset
 
 CHUNK = 2000

@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -35,7 +35,8 @@ from ..game.cards import card_str, cards_in
 from ..game.errors import CuttleError, brief
 from ..game.gamelog import deal_position
 from ..game.moves import Move
-from ..game.position import Position, seat_name
+from ..game.position import Position
+from ..game.seats import seat_name, seat_number
 from ..game.rules import Ruleset
 from .agent import Agent, AgentError, win_share
 from .agents import make_agent
@@ -51,11 +52,10 @@ class PlayError(CuttleError):
 
 def parse_seat(text: str, rules: Ruleset) -> int:
     """The seat ``pN`` of a game of ``rules``."""
-    t = text.strip().lower() if isinstance(text, str) else ""
-    q = whole_number(t[1:], 99) if t[:1] == "p" else None
-    if q is not None and q < rules.players:
+    q = seat_number(text, rules.players) if isinstance(text, str) else None
+    if q is not None:
         return q
-    raise PlayError(f"seat: {brief(text)} is not a seat of {rules.spec} (p0-p{rules.players - 1})")
+    raise PlayError(f"seat: {brief(text)} is not a seat of {rules.spec} (p0-{seat_name(rules.players - 1)})")
 
 
 def split_specs(text: str) -> list[str]:
@@ -124,7 +124,7 @@ class _Mark:
     """A decision of the person's, to undo back to: the moves before it, the generator then."""
 
     ply: int
-    rng_state: dict[str, Any]
+    rng_state: Mapping[str, Any]
 
 
 class GameSession:
@@ -134,7 +134,7 @@ class GameSession:
     def __init__(self, rules: Ruleset, seat: int, opponents: dict[int, str], seed: int,
                  auto_forced: bool = True) -> None:
         if not 0 <= seat < rules.players:
-            raise PlayError(f"seat: p{seat} is not a seat of {rules.spec} (p0-p{rules.players - 1})")
+            raise PlayError(f"seat: {seat_name(seat)} is not a seat of {rules.spec} (p0-{seat_name(rules.players - 1)})")
         if sorted(opponents) != [q for q in range(rules.players) if q != seat]:
             raise PlayError(f"opponents: expected one agent for every seat but {seat_name(seat)}")
         self.rules = rules
@@ -150,7 +150,7 @@ class GameSession:
         self._restart(0, np.random.default_rng(self.deal).bit_generator.state)
 
     # ------------------------------------------------------------ state
-    def _restart(self, ply: int, rng_state: dict[str, Any]) -> None:
+    def _restart(self, ply: int, rng_state: Mapping[str, Any]) -> None:
         """The game after its first ``ply`` moves, with fresh agents that watched them and
         the generator as it was then."""
         self.agents: dict[int, Agent] = {q: make_agent(spec) for q, spec in self.specs.items()}

@@ -194,7 +194,7 @@ class Sprt:
             values = [float(p) for p in parts]
         except ValueError:
             raise SprtError(f"sprt: expected numbers elo0,elo1[,alpha,beta], got {text!r}") from None
-        return cls(*values, model=model)
+        return cls(*values, model=model)  # type: ignore[misc, arg-type]  # elo0, elo1 and maybe alpha, beta: floats
 
     @property
     def lower(self) -> float:

@@ -17,7 +17,7 @@ from ..analysis.limits import DEFAULT_ITERATIONS, MAX_ITERATIONS
 from ..display import describe_decision, render
 from ..game.errors import CuttleError, brief
 from ..game.moves import TYPE_OF_KIND, MoveError
-from ..game.position import seat_name
+from ..game.seats import seat_name
 from .session import Event, GameSession, PlayError, whole_number
 
 HINT_ROWS = 10  # a hint lists the best moves, at most this many
@@ -163,7 +163,7 @@ class Terminal:
                     move = s.choose(line)
                 except MoveError:
                     if cmd not in TYPE_OF_KIND and cmd not in ("oneoff", "one_off") and not cmd.isdecimal():
-                        raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)")
+                        raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)") from None
                     raise
                 self.say()
                 self.narrate(s.play(move))

@@ -267,7 +267,7 @@ class Client:
         self.start(req_id, "hint", work)
 
     def on_load(self, req_id: Any, msg: Mapping[str, Any]) -> None:
-        from ..game.position_file import load_position
+        from ..game.formats import load_position
 
         data = _json_field(msg, "position")
         if not isinstance(data, dict):
@@ -283,7 +283,7 @@ class Client:
         request = {k: v for k, v in request.items() if v is not None}
 
         def work(cancel: threading.Event) -> None:
-            from ..game.position_file import load_position
+            from ..game.formats import load_position
 
             try:  # the position's sides, for the shares (a bad position: answers() names the field)
                 pos = load_position(data) if isinstance(data, dict) else None
@@ -305,7 +305,7 @@ class Client:
 
     def on_solve(self, req_id: Any, msg: Mapping[str, Any]) -> None:
         from ..analysis.solve import solve
-        from ..game.position_file import load_position
+        from ..game.formats import load_position
 
         data = _json_field(msg, "position")
         if not isinstance(data, dict):
@@ -423,7 +423,10 @@ def allowed_hosts_for(host: str) -> list[str]:
     return sorted({*LOOPBACK_NAMES, host.strip("[]").lower()})
 
 
-def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any] | None = None,
+DEFAULT_LIMITS = ServerLimits()
+
+
+def create_app(limits: ServerLimits = DEFAULT_LIMITS, defaults: Mapping[str, Any] | None = None,
                allowed_hosts: list[str] | None = None) -> Starlette:
     """The board's application, with ``limits`` capping every request and ``defaults``
     (``seed``, ``threads``...) as the hint protocol's. It answers requests whose Host is
@@ -479,7 +482,7 @@ def create_app(limits: ServerLimits = ServerLimits(), defaults: Mapping[str, Any
     return app
 
 
-def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = ServerLimits(),
+def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = DEFAULT_LIMITS,
         defaults: Mapping[str, Any] | None = None, open_browser: bool = False,
         announce: Callable[[str], None] | None = None) -> None:
     """Serve the board on ``host:port`` until interrupted (uvicorn). Once it listens,

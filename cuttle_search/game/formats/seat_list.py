@@ -1,6 +1,6 @@
 """The seat-list position form (format version 2): one entry per seat, for games of any
 number of seats (docs/position-format.md). Two-seat files keep the v1 form
-(``position_file.py``); a version-2 file names its seats in a list::
+(``v1.py``); a version-2 file names its seats in a list::
 
     {"format": "cuttle-search/position", "version": 2, "rules": "cutthroat",
      "view": "p0", "dealer": "p2", "turn": 4, "phase": "main",
@@ -25,30 +25,29 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import cards as C
-from .cards import Card, card_str, cards_in
-from .errors import brief
-from .position import Hidden, Position, PositionError, seat_name
-from .rules import Ruleset
-from ..engine import layout as L
-from ..engine.apply import attach
-from ..engine.info import sees_hand, visible_in_hand
-from ..engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
+from .. import cards as C
+from ..cards import Card, card_str, cards_in
+from ..errors import brief
+from ..position import Hidden, Position, PositionError
+from ..rules import Ruleset
+from ..seats import parse_seat, seat_name
+from ...engine import layout as L
+from ...engine.apply import attach
+from ...engine.info import sees_hand, visible_in_hand
+from ...engine.seats import seat_count
+from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
+from .fields import (
+    FORMAT_NAME, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field, list_field,
+    parse_phase, read_card, read_deck, read_pending, read_twos, set_phase,
+)
 
 SEAT_LIST_VERSION = 2
-_STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
 _ATTACHED_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*(?:>\s*p(\d)\s*)?$", re.IGNORECASE)
 
 
 def seat_of(value: Any, field: str, seats: int) -> int:
     """``p0`` .. ``p(seats-1)`` (or the number) as a seat; else a PositionError naming ``field``."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < seats:
-        return value
-    if isinstance(value, str):
-        v = value.strip().lower()
-        if len(v) == 2 and v[0] == "p" and v[1] in "01234567" and int(v[1]) < seats:
-            return int(v[1])
-    raise PositionError(f"{field}: expected a seat p0 to p{seats - 1}, got {brief(value)}")
+    return parse_seat(value, field, seats, PositionError)
 
 
 # ---------------------------------------------------------------- writing
@@ -57,7 +56,7 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
     each Jack right after it."""
     out = []
     if not royal:
-        jacks = sorted((int(s[L.F_JACK_LEVEL + j]), 40 + j) for j in range(4) if s[L.F_JACK_ON + j] == base)
+        jacks = sorted((int(s[L.F_JACK_LEVEL + j]), C.card_id(C.JACK, j)) for j in range(4) if s[L.F_JACK_ON + j] == base)
         for _, jack in jacks:
             out.append(card_str(jack) + _played_by(int(s[L.F_JACK_BY + jack - 40]), int(s[L.F_JACK_TO + jack - 40])))
             out += _jokers_text(s, jack)
@@ -73,7 +72,7 @@ def _jokers_text(s: np.ndarray, card: Card) -> list[str]:
 
 def _played_by(by: int, to: int) -> str:
     """``-p1`` (played by p1, who controls the stack), or ``-p1>p2`` (given to p2)."""
-    return f"-p{by}" if to == by else f"-p{by}>p{to}"
+    return f"-{seat_name(by)}" if to == by else f"-{seat_name(by)}>{seat_name(to)}"
 
 
 def _stack_text(s: np.ndarray, base: Card, royal: bool) -> str:
@@ -86,15 +85,13 @@ def royal_owner(s: np.ndarray, card: Card) -> int:
     bottom = [k for k in range(2) if s[L.F_JOKER_ON + k] == card and s[L.F_JOKER_LEVEL + k] == 0]
     if bottom:
         return int(s[L.F_JOKER_FROM + bottom[0]])
-    return next(q for q in range(int(s[L.F_NPLAYERS])) if (int(s[L.F_FACE + q]) >> card) & 1)
+    return next(q for q in range(int(seat_count(s))) if (int(s[L.F_FACE + q]) >> card) & 1)
 
 
 def seat_list_dict(pos: Position) -> dict[str, Any]:
     """The seat-list file form of ``pos`` (hidden cards written ``??``)."""
-    from .position_file import FORMAT_NAME
-
     s, r = pos.state, pos.rules_array
-    n = int(s[L.F_NPLAYERS])
+    n = pos.players
     d: dict[str, Any] = {"about": pos.about} if pos.about else {}
     d.update({"format": FORMAT_NAME, "version": SEAT_LIST_VERSION, "rules": pos.rules.name})
     if pos.rules.overrides:
@@ -150,7 +147,7 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
         d["oneOffBy"] = seat_name(int(s[L.F_ONEOFF_PLAYER]))
     twos = cards_in(int(s[L.F_TWOS]))
     if pos.rules.counter_costs_turn:
-        d["twos"] = [f"{card_str(c)}-p{int(s[L.F_TWO_BY + (c & 3)])}" for c in twos]
+        d["twos"] = [f"{card_str(c)}-{seat_name(int(s[L.F_TWO_BY + (c & 3)]))}" for c in twos]
     else:
         d["twos"] = [card_str(c) for c in twos]
     if s[L.F_RESPONSE] >= 0:
@@ -175,11 +172,6 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
 # ---------------------------------------------------------------- reading
 def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     """A position from the seat-list form under ruleset ``rs``."""
-    from .position_file import (
-        _Cards, _card, _card_list, _impossible, _int_field, _list_field, _parse_phase, frozen_cards, read_deck,
-        read_pending, read_twos,
-    )
-
     r = rs.array
     n = rs.players
     cards = rs.cards  # the longest a card list may be: every card of the deck (54 with Jokers)
@@ -192,14 +184,14 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s = BLANK_STATE.copy()
     clear_state(s, n)
     s[L.F_DEALER] = seat_of(data.get("dealer", seat_name(n - 1)), "dealer", n)
-    seen = _Cards(jokers=rs.jokers)
+    seen = SeenCards(jokers=rs.jokers)
     unknown_in_hand = [0] * n
 
     for q, entry in enumerate(raw):
         where = f"seats[{q}]"
         if not isinstance(entry, Mapping):
             raise PositionError(f"{where}: expected an object with hand, points and royals")
-        for i, item in enumerate(_list_field(entry.get("hand"), f"{where}.hand", cards)):
+        for i, item in enumerate(list_field(entry.get("hand"), f"{where}.hand", cards)):
             w = f"{where}.hand[{i}]"
             if item == C.UNKNOWN:
                 if view is None:
@@ -208,17 +200,17 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                     raise PositionError(f"{w}: '??' in the viewer's own hand")
                 unknown_in_hand[q] += 1
                 continue
-            c = _card(item, w)
+            c = read_card(item, w)
             seen.add(c, w)
             s[L.F_HAND + q] |= 1 << c
     # base cards first (every stack's owner), then the attachments bottom up
-    stacks: list[tuple[Card, list[tuple[Card, int]], str]] = []
+    stacks: list[tuple[Card, list[tuple[Card, int, int]], str]] = []
     for q, entry in enumerate(raw):
         for key, royal in (("points", False), ("royals", True)):
-            for i, item in enumerate(_list_field(entry.get(key), f"seats[{q}].{key}", cards)):
+            for i, item in enumerate(list_field(entry.get(key), f"seats[{q}].{key}", cards)):
                 w = f"seats[{q}].{key}[{i}]"
                 base, attached = _parse_stack(item, w, n)
-                if not (C.bit(base) & C.FACE_CARD_RANKS if royal else base >> 2 <= C.TEN):
+                if not (C.bit(base) & C.FACE_CARD_RANKS if royal else C.rank_of(base) <= C.TEN):
                     kind = "a royal (K, Q or glasses 8)" if royal else "a point card (A-T)"
                     raise PositionError(f"{w}: {card_str(base)} is not {kind}")
                 seen.add(base, w)
@@ -234,64 +226,64 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         below = base
         for card, by, to in attached:
             if card >= L.JOKER_1:
-                if not (C.bit(below) & C.FACE_CARD_RANKS or below >> 2 == C.JACK):
+                if not (C.bit(below) & C.FACE_CARD_RANKS or C.rank_of(below) == C.JACK):
                     raise PositionError(f"{w}: Joker {card_str(card)} must sit on a royal or a Jack")
                 if not rs.jokers:
                     raise PositionError(f"{w}: {rs.name} is played without Jokers")
                 target = below
             else:
-                if card >> 2 != C.JACK or base >> 2 > C.TEN:
+                if C.rank_of(card) != C.JACK or C.rank_of(base) > C.TEN:
                     raise PositionError(f"{w}: only Jacks attach to point cards and only Jokers to royals")
                 target = base
                 below = card
             if to != by and not rs.gift:
-                raise PositionError(f"{w}: {card_str(card)}-p{by}>p{to}: in {rs.name} a Jack or Joker goes to its player")
+                raise PositionError(f"{w}: {card_str(card)}-{seat_name(by)}>{seat_name(to)}: in {rs.name} a Jack or Joker goes to its player")
             if attach(s, r, by, to, card, target):
-                raise PositionError(f"{w}: p{to} already controls {card_str(base)} when {card_str(card)} goes on it")
+                raise PositionError(f"{w}: {seat_name(to)} already controls {card_str(base)} when {card_str(card)} goes on it")
 
-    for i, item in enumerate(_card_list(data, "scrap", cards)):
+    for i, item in enumerate(card_list(data, "scrap", cards)):
         w = f"scrap[{i}]"
         if item == C.UNKNOWN:
             raise PositionError(f"{w}: '??' in the scrap (the scrap is public)")
-        c = _card(item, w)
+        c = read_card(item, w)
         seen.add(c, w)
         s[L.F_SCRAP] |= 1 << c
-    for i, item in enumerate(_card_list(data, "removed", cards)):
+    for i, item in enumerate(card_list(data, "removed", cards)):
         w = f"removed[{i}]"
         if not rs.remove_ace_six:
             raise PositionError(f"{w}: cards leave the game only with the option remove-ace-six")
-        c = _card(item, w) if item != C.UNKNOWN else None
-        if c is None or c >> 2 not in (C.ACE, C.SIX):
+        c = read_card(item, w) if item != C.UNKNOWN else None  # type: ignore[assignment]  # None: '??', refused below
+        if c is None or C.rank_of(c) not in (C.ACE, C.SIX):
             raise PositionError(f"{w}: only Aces and Sixes leave the game (remove-ace-six), not {brief(item)}")
         seen.add(c, w)
         s[L.F_REMOVED] |= 1 << c
     for q, entry in enumerate(raw):
-        for i, item in enumerate(_list_field(entry.get("counters"), f"seats[{q}].counters", cards)):
+        for i, item in enumerate(list_field(entry.get("counters"), f"seats[{q}].counters", cards)):
             w = f"seats[{q}].counters[{i}]"
             if not rs.counter_costs_turn:
                 raise PositionError(f"{w}: in {rs.name} a counter does not wait before its player")
-            c = _card(item, w) if item != C.UNKNOWN else None
-            if c is None or c >> 2 != C.TWO:
+            c = read_card(item, w) if item != C.UNKNOWN else None  # type: ignore[assignment]  # None: '??', refused below
+            if c is None or C.rank_of(c) != C.TWO:
                 raise PositionError(f"{w}: only 2s wait before a seat that countered, not {brief(item)}")
             seen.add(c, w)
             s[L.F_SPENT + q] |= 1 << c
     if rs.reshuffle:
         s[L.F_SHUFFLE_SEED] = 1  # later reshuffles are chance: a search re-seeds them
 
-    phase = _parse_phase(data.get("phase"))
-    turn_count = _int_field(data, "turn", 0)
+    phase = parse_phase(data.get("phase"))
+    turn_count = int_field(data, "turn", 0)
     s[L.F_TURN_COUNT] = turn_count
     turn = (int(s[L.F_DEALER]) + 1 + turn_count) % n
     s[L.F_TURN] = turn
     s[L.F_ACTOR] = turn
 
     twos = []
-    for i, item in enumerate(_card_list(data, "twos", cards)):
+    for i, item in enumerate(card_list(data, "twos", cards)):
         m = _ATTACHED_RE.match(item) if isinstance(item, str) else None
         if rs.counter_costs_turn:
             if not m or m.group(3) is not None:
                 raise PositionError(f"twos[{i}]: in {rs.name} each counter names its player, like '2C-p1'")
-            c = _card(m.group(1), f"twos[{i}]")
+            c = read_card(m.group(1), f"twos[{i}]")
             s[L.F_TWO_BY + (c & 3)] = seat_of(f"p{m.group(2)}", f"twos[{i}]", n)
             twos.append(m.group(1))
         else:
@@ -306,36 +298,36 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if data.get("response") is not None:
         if not rs.response_nine:
             raise PositionError(f"response: {rs.name} has no answer to a royal")
-        s[L.F_RESPONSE] = _card(data.get("response"), "response")
+        s[L.F_RESPONSE] = read_card(data.get("response"), "response")
     if phase == L.PH_RESPONSE:
         s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
-    target = data.get("oneOffTarget")
+    target = data.get("oneOffTarget")  # type: ignore[assignment]  # untrusted: read as a card or a seat below
     if target is not None:
         if one_off is None:
             raise PositionError("oneOffTarget: set but there is no oneOff")
         if isinstance(target, str) and target.strip().lower().startswith("p"):
             s[L.F_ONEOFF_TARGET] = L.TARGET_SEAT + seat_of(target, "oneOffTarget", n)
         else:
-            s[L.F_ONEOFF_TARGET] = _card(target, "oneOffTarget")
+            s[L.F_ONEOFF_TARGET] = read_card(target, "oneOffTarget")
     if phase == L.PH_COUNTER:
         s[L.F_CHAIN_TOP] = seat_of(data.get("chainTop", seat_name(turn)), "chainTop", n)
         s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
     if phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
         s[L.F_VICTIM] = seat_of(data.get("victim"), "victim", n)
     revealed_unknown = 0
-    for i, item in enumerate(_card_list(data, "revealed", cards)):
+    for i, item in enumerate(card_list(data, "revealed", cards)):
         if item == C.UNKNOWN:
             if view is None or view == turn or not rs.seven_private:
                 raise PositionError(f"revealed[{i}]: '??' only where a 7 showed its cards to its player alone")
             revealed_unknown += 1
             continue
-        c = _card(item, f"revealed[{i}]")
+        c = read_card(item, f"revealed[{i}]")
         seen.add(c, f"revealed[{i}]")
         s[L.F_REVEALED] |= 1 << c
     if revealed_unknown and s[L.F_REVEALED]:
         raise PositionError("revealed: a view sees all of another seat's revealed cards or none")
 
-    deck, deck_known = read_deck(_card_list(data, "deck", cards), view, seen)
+    deck, deck_known = read_deck(card_list(data, "deck", cards), view, seen)
     seen_by = data.get("deckSeenBy")
     if seen_by is not None:
         s[L.F_TOP_SEEN_BY] = seat_of(seen_by, "deckSeenBy", n)
@@ -344,7 +336,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         if view is not None and s[L.F_TOP_SEEN_BY] != view:
             raise PositionError("deckSeenBy: a view knows only its own private knowledge of the deck")
     if view is None:
-        deck_known = _int_field(data, "deckKnown", 0)
+        deck_known = int_field(data, "deckKnown", 0)
         if deck_known > len(deck):
             raise PositionError(f"deckKnown: {deck_known} known cards but the deck holds {len(deck)}")
     elif s[L.F_TOP_SEEN_BY] == view:
@@ -372,8 +364,8 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     s[L.F_DECK_KNOWN] = deck_known
 
     for q, entry in enumerate(raw):
-        for i, item in enumerate(_list_field(entry.get("known"), f"seats[{q}].known", cards)):
-            c = _card(item, f"seats[{q}].known[{i}]")
+        for i, item in enumerate(list_field(entry.get("known"), f"seats[{q}].known", cards)):
+            c = read_card(item, f"seats[{q}].known[{i}]")
             if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"seats[{q}].known[{i}]: {card_str(c)} is not a named card of that hand")
             s[L.F_PUBLIC + q] |= 1 << c
@@ -384,18 +376,16 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             s[L.F_PUBLIC + q] |= 1 << c  # a card a 9 returns is seen by every seat
         if view is not None and q != view:
             s[L.F_PUBLIC + q] |= int(s[L.F_HAND + q]) & ~unknown_mask
-    s[L.F_PASSES] = _int_field(data, "passes", 0)
-    s[L.F_ACTIONS] = _int_field(data, "actions", 0)
+    s[L.F_PASSES] = int_field(data, "passes", 0)
+    s[L.F_ACTIONS] = int_field(data, "actions", 0)
 
-    from .position_file import _set_phase, default_actions
-
-    _set_phase(s, r, phase)
+    set_phase(s, r, phase)
     default_actions(s, r, data)
     hidden = None
     if view is not None:
         for q in range(n):
             if unknown_in_hand[q] and sees_hand(s, r, view, q):
-                raise PositionError(f"seats[{q}].hand: p{view} sees this hand (glasses), so '??' is not allowed")
+                raise PositionError(f"seats[{q}].hand: {seat_name(view)} sees this hand (glasses), so '??' is not allowed")
         hidden = Hidden(view, {q: k for q, k in enumerate(unknown_in_hand) if k}, sum(1 for x in deck if x is None),
                         revealed_unknown)
     about = data.get("about") or ""
@@ -404,35 +394,33 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     pos = Position(rs, s, view, hidden, unknown_mask, about=about)
     code, detail = (int(x) for x in position_error(s, r))
     if code:
-        raise PositionError(_impossible(pos, code, detail))
+        raise PositionError(impossible(pos, code, detail))
     return pos
 
 
 def _parse_stack(item: Any, where: str, seats: int) -> tuple[Card, list[tuple[Card, int, int]]]:
     """``'9C(JH-p1,X1-p2>p0)'`` -> (9C, [(JH, 1, 1), (X1, 2, 0)]): each attachment's player
     and the seat it gave control to (Team Cuttle's ``>``; its player otherwise)."""
-    from .position_file import _card
-
     if isinstance(item, Mapping):
         item = item.get("id")
     if not isinstance(item, str):
         raise PositionError(f"{where}: expected a card or a stack like '9C(JH-p1,X1-p2)', got {brief(item)}")
     if item.strip() == C.UNKNOWN:
         raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
-    m = _STACK_RE.match(item)
+    m = STACK_RE.match(item)
     if not m:
         raise PositionError(f"{where}: {brief(item)} is not a card or a stack like '9C(JH-p1,X1-p2)'")
-    base = _card(m.group(1), where)
+    base = read_card(m.group(1), where)
     attached = []
     if m.group(2) is not None:
         for part in m.group(2).split(","):
             am = _ATTACHED_RE.match(part)
             if not am:
                 raise PositionError(f"{where}: {brief(part.strip())} should look like 'JH-p1', 'X1-p2' or 'JH-p1>p3'")
-            card = _card(am.group(1), where)
+            card = read_card(am.group(1), where)
             by = int(am.group(2))
             to = by if am.group(3) is None else int(am.group(3))
             if max(by, to) >= seats:
-                raise PositionError(f"{where}: {card_str(card)} names p{max(by, to)}, but the game has {seats} seats")
+                raise PositionError(f"{where}: {card_str(card)} names {seat_name(max(by, to))}, but the game has {seats} seats")
             attached.append((card, by, to))
     return base, attached

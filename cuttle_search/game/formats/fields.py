@@ -1,0 +1,298 @@
+"""What every position form shares (the v1 form, the seat-list form, cuttle.cards'
+GameState): the format's name, reading a card, a card list, a whole number or a phase with
+an error that names the field, the set of cards seen so far (each card once), the deck,
+the counter chain, the phase and what it implies (the engine's ``setup_pending``), and the
+message for a position the engine says cannot happen (``position_error``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Mapping
+
+import numpy as np
+
+from .. import cards as C
+from ..cards import Card, CardError, card_str, cards_in, parse_card
+from ..errors import brief
+from ...engine import layout as L
+from ...engine.setup import POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
+from ...engine.setup import dealt_deck, fewest_actions, frozen_capacity, opening_hand
+from ...engine.table import hand_cap
+from ..position import PHASE_NAMES, PHASE_OF_NAME, Position, PositionError
+from ..seats import seat_name, whole
+
+FORMAT_NAME = "cuttle-search/position"
+FORMAT_VERSION = 1
+
+
+CUTTLE_CARDS_PHASE = {
+    L.PH_MAIN: 1,
+    L.PH_COUNTER: 2,
+    L.PH_THREE: 3,
+    L.PH_FOUR: 4,
+    L.PH_FIVE: 5,
+    L.PH_HAND_LIMIT: 6,
+    L.PH_SEVEN: 7,
+}
+PHASE_OF_CUTTLE_CARDS = {v: k for k, v in CUTTLE_CARDS_PHASE.items()}
+STACK_RE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$")
+
+
+def dump_position_dict(d: Mapping[str, Any], compact: bool = False) -> str:
+    """JSON text for a position dict: one field per line, values on the same line."""
+    if compact:
+        return json.dumps(d, separators=(",", ":"))
+    return "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in d.items()) + "\n}"
+
+
+class SeenCards:
+    """Every named card of a position file, with where it was found, to catch duplicates."""
+
+    def __init__(self, jokers: bool = False) -> None:
+        self.where: dict[Card, str] = {}
+        self.jokers = jokers
+
+    def add(self, card: Card, where: str) -> None:
+        if card in C.JOKERS and not self.jokers:
+            raise PositionError(f"{where}: Jokers ({card_str(card)}) are not part of this ruleset")
+        if card in self.where:
+            raise PositionError(f"{where}: card {card_str(card)} appears twice (also in {self.where[card]})")
+        self.where[card] = where
+
+
+def read_card(value: Any, where: str) -> Card:
+    if isinstance(value, Mapping):  # cuttle.cards card object
+        value = value.get("id")
+    try:
+        return parse_card(value)
+    except CardError as e:
+        raise PositionError(f"{where}: {e}") from None
+
+
+def frozen_cards(value: Any, where: str) -> list[tuple[Card, str]]:
+    """The cards of a ``frozen`` field, each with its place for messages: a list of cards
+    (several 9s may have frozen cards of one seat), or the older single card, or null."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        return [(read_card(value, where), where)]
+    out: list[tuple[Card, str]] = []
+    for i, item in enumerate(list_field(value, where)):
+        c = read_card(item, f"{where}[{i}]")
+        if any(c == d for d, _ in out):
+            raise PositionError(f"{where}[{i}]: {card_str(c)} is listed twice")
+        out.append((c, f"{where}[{i}]"))
+    return out
+
+
+def card_list(data: Mapping[str, Any], key: str, cards: int = C.N_CARDS) -> list[Any]:
+    return list_field(data.get(key, []), key, cards)
+
+
+def list_field(value: Any, where: str, cards: int = C.N_CARDS) -> list[Any]:
+    """A list of cards (a zone, or a GameState's ``hand``, ``points``, ``attachments``...):
+    at most ``cards`` entries, the cards of the ruleset's deck (``Ruleset.cards``: 54 with
+    the Jokers, where one zone may hold every card)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise PositionError(f"{where}: expected a list of cards, got {type(value).__name__}")
+    if len(value) > cards:
+        raise PositionError(f"{where}: {len(value)} entries, but a deck has {cards} cards")
+    return value
+
+
+def card_text(item: Any, where: str) -> Any:
+    """The card string of a GameState card object (``{"id": "7H"}``), or the item itself."""
+    if isinstance(item, Mapping):
+        return item.get("id")
+    return item
+
+
+def read_twos(s: np.ndarray, seen: SeenCards, twos: list[Any]) -> None:
+    """The counter 2s of a pending chain (field ``twos``)."""
+    for i, item in enumerate(twos):
+        where = f"twos[{i}]"
+        c = read_card(item, where)
+        if C.rank_of(c) != C.TWO:
+            raise PositionError(f"{where}: {card_str(c)} is not a 2 (only 2s counter)")
+        seen.add(c, where)
+        s[L.F_TWOS] |= 1 << c
+    s[L.F_NTWOS] = len(twos)
+
+
+def read_pending(s: np.ndarray, seen: SeenCards, one_off: Any, phase: int, turn: int) -> None:
+    """The pending one-off of seat ``turn`` (field ``oneOff``), or the 7 whose revealed
+    cards wait for the pick (kept out of the scrap until then)."""
+    if one_off is None:
+        return
+    c = read_card(one_off, "oneOff")
+    seen.add(c, "oneOff")
+    if phase == L.PH_SEVEN:
+        s[L.F_SEVEN] = c
+    else:
+        s[L.F_ONEOFF] = c
+        s[L.F_ONEOFF_PLAYER] = turn
+
+
+def read_deck(items: list[Any], view: int | None, seen: SeenCards) -> tuple[list[Card | None], int]:
+    """The deck, top first (None for a hidden card), and how many of its top cards a view
+    names; a named card below a hidden one is refused."""
+    deck: list[Card | None] = []
+    known = 0
+    for i, item in enumerate(items):
+        where = f"deck[{i}]"
+        if item == C.UNKNOWN:
+            if view is None:
+                raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
+            deck.append(None)
+            continue
+        c = read_card(item, where)
+        seen.add(c, where)
+        if view is not None:
+            if any(x is None for x in deck):
+                raise PositionError(f"{where}: a named deck card below a hidden one (only the top of the deck can be known)")
+            known += 1
+        deck.append(c)
+    return deck, known
+
+
+def parse_phase(value: Any) -> int:
+    if value is None:
+        return L.PH_MAIN
+    if isinstance(value, bool):
+        raise PositionError(f"phase: unknown phase {brief(value)}")
+    if isinstance(value, int):
+        if value in PHASE_OF_CUTTLE_CARDS:
+            return PHASE_OF_CUTTLE_CARDS[value]
+        raise PositionError(f"phase: unknown cuttle.cards phase number {brief(value)} (known: 1-7)")
+    if isinstance(value, str) and value.strip().lower() in PHASE_OF_NAME:
+        return PHASE_OF_NAME[value.strip().lower()]
+    raise PositionError(f"phase: unknown phase {brief(value)} (known: {', '.join(PHASE_NAMES.values())})")
+
+
+MAX_COUNT = 1_000_000  # far above any turn, action or pass count a game can reach
+
+
+def int_field(data: Mapping[str, Any], key: str, default: int, low: int = 0, high: int = MAX_COUNT) -> int:
+    v = data.get(key, default)
+    if v is None:
+        return default
+    return whole(v, key, low, high, PositionError)
+
+
+def default_actions(s: np.ndarray, r: np.ndarray, data: Mapping[str, Any]) -> None:
+    """A file without ``actions`` (a cuttle.cards GameState has none) gets the fewest that
+    reach its position (``engine.setup.fewest_actions``), not 0: 0 is only the deal."""
+    if data.get("actions") is None:
+        s[L.F_ACTIONS] = fewest_actions(s, r)
+
+
+def _hand_field(pos: Position, q: int) -> str:
+    return f"seats[{q}].hand" if pos.rules.seat_list_form else f"{seat_name(q)}Hand"
+
+
+def impossible(pos: Position, code: int, detail: int) -> str:
+    """The message for an engine ``position_error`` code, naming the field at fault."""
+    s, r = pos.state, pos.rules_array
+    why = POSITION_ERRORS[code]
+    if code == 9:
+        return (f"{seat_name(detail)}Points: {seat_name(detail)} has {pos.points(detail)} points against a goal of "
+                f"{pos.goal(detail)}; the game would already be over")
+    if code == 10:
+        cap = int(hand_cap(s, r, detail))
+        return (f"{seat_name(detail)}Hand: {bin(pos.hand(detail)).count('1')} cards, but no hand can hold more than {cap} "
+                f"at this point under {pos.rules.spec} (hand limit: {pos.rules.hand_limit})")
+    if code == 11:
+        return f"actions: {int(s[L.F_ACTIONS])} actions reach the limit of {int(r[L.R_ACTION_LIMIT])}; the game would be over"
+    if code == 12:
+        return f"passes: {int(s[L.F_PASSES])} passes already end the game in a stalemate"
+    if code in (13, 18):
+        return f"{'passes' if code == 13 else 'revealed'}: {why}"
+    if code in (14, 15, 21, 22):
+        return _frozen_problem(pos, code, detail, why)
+    if code == 16:
+        target = int(s[L.F_ONEOFF_TARGET])
+        aimed = seat_name(target - L.TARGET_SEAT) if target >= L.TARGET_SEAT else card_str(target) if target >= 0 else ""
+        played = card_str(detail) + (f" on {aimed}" if aimed else " with no target")
+        return f"oneOff: {played}: {why}"
+    if code == 17:
+        return f"scuttle: {card_str(detail)} on {card_str(int(s[L.F_SCUTTLE_TARGET]))}: {why}"
+    if code == 70:
+        return (f"actions: {int(s[L.F_ACTIONS])} actions cannot reach turn {int(s[L.F_TURN_COUNT])} in phase "
+                f"'{pos.phase_name}' (it takes at least {detail}: one a turn, one for the turn's action, one a counter)")
+    if code == 71:
+        return "actions: 0 actions, but cards have left the hands and the deck (or are known): that is not the deal"
+    if code == 72:
+        return (f"{_hand_field(pos, detail)}: {bin(pos.hand(detail)).count('1')} cards before any action, but the deal "
+                f"gives {seat_name(detail)} {int(opening_hand(s, r, detail))}")
+    if code == 73:
+        rev = bin(int(s[L.F_REVEALED])).count("1")
+        held = f"{int(s[L.F_DECK_N])} cards" + (f" and {rev} revealed" if rev else "")
+        return (f"deck: {held}, but at most {detail} can be there after {int(s[L.F_ACTIONS])} actions "
+                f"(the deal leaves {int(dealt_deck(r))}; the deck only shrinks"
+                + (", but for a 9 sending a card to its top" if pos.rules.nine == "deck-top" else "")
+                + (", until a reshuffle refills it" if pos.rules.reshuffle else "") + ")")
+    if code in (74, 75):
+        return f"deckSeenBy: {why}"
+    if code == 76:
+        return f"removed: {why}, so it holds at least one of each"
+    return f"the position is inconsistent: {why}"
+
+
+def _frozen_problem(pos: Position, code: int, detail: int, why: str) -> str:
+    """The message for a frozen card the engine refuses (``detail``: the card, or for code 22
+    the seat), naming the field: ``frozen`` (two seats) or ``seats[i].frozen``."""
+    s, r = pos.state, pos.rules_array
+    n = pos.players
+    if code == 22:
+        q = detail
+    else:
+        q = next((p for p in range(n) if (int(s[L.F_FROZEN + p]) >> detail) & 1), 0)
+    field = f"seats[{q}].frozen" if pos.rules.seat_list_form else "frozen"
+    if code != 22:
+        return f"{field}: {card_str(detail)}: {why}"
+    held = [card_str(c) for c in cards_in(int(s[L.F_FROZEN + q]))]
+    cap = int(frozen_capacity(s, r, q))
+    can = "none" if cap == 0 else f"at most {cap}"
+    return (f"{field}: {seat_name(q)} holds {len(held)} frozen card{'s' * (len(held) != 1)} ({' '.join(held)}) in phase "
+            f"'{pos.phase_name}' of {seat_name(int(s[L.F_TURN]))}'s turn (turn {int(s[L.F_TURN_COUNT])}), where it can hold "
+            f"{can}: a card a 9 froze thaws {_thaw_rule(pos)}, and a turn freezes one card at most")
+
+
+def _thaw_rule(pos: Position) -> str:
+    if pos.rules.freeze_until_turn_ends:
+        return "when its holder's own turn ends"
+    return "once its holder has made its next decision"
+
+
+def set_phase(s: np.ndarray, r: np.ndarray, phase: int) -> None:
+    """Set the phase and what it implies (the deciding seat, the chain's top, the discard
+    count), as the engine derives it (``setup_pending``); refuse fields that contradict it."""
+    s[L.F_PHASE] = phase
+    code, seat = (int(x) for x in setup_pending(s, r))
+    if code:
+        limit = int(r[SETUP_LIMITS[code]]) if code in SETUP_LIMITS else 0
+        raise PositionError(SETUP_ERRORS[code].format(phase=PHASE_NAMES[phase], seat=seat_name(seat), limit=limit))
+
+
+# ================================================================ the keys a position may hold
+POSITION_KEYS = frozenset({
+    "about", "actions", "asked", "chainTop", "dealer", "deck", "deckKnown", "deckSeenBy", "format", "frozen",
+    "known", "name", "oneOff", "oneOffBy", "oneOffTarget", "options", "passes", "phase", "removed", "resolving",
+    "response", "revealed", "rules", "scrap", "scuttle", "seats", "turn", "turnPlayer", "twos", "version", "victim",
+    "view",
+    # a cuttle.cards GameStateRow's record of the move that made it (read by game logs, not here)
+    "id", "gameId", "playedBy", "moveType", "playedCard", "targetCard", "discardedCards", "createdAt", "updatedAt",
+})
+
+_SEAT_KEY = re.compile(r"^p\d(Hand|Points|FaceCards)?$")
+
+
+def is_position_key(key: str) -> bool:
+    """Whether a top-level key is one a position form reads (the v1 form, the seat-list form
+    or a cuttle.cards GameState's seat objects); used to name a request's unknown fields."""
+    return key in POSITION_KEYS or bool(_SEAT_KEY.match(key))
+

@@ -1,0 +1,343 @@
+"""The v1 position form: two seats, ``p0Hand`` .. ``p1FaceCards`` (``docs/position-format.md``),
+read (a cuttle.cards GameState arrives here normalised) and written. The only place but the
+display that spells two seats."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+import numpy as np
+
+from .. import cards as C
+from ..cards import Card, card_str, cards_in
+from ..errors import brief
+from ...engine import layout as L
+from ...engine.info import sees_hand
+from ...engine.setup import BLANK_STATE, position_error
+from ...engine.table import stack_owner
+from ..position import Hidden, Position, PositionError
+from ..rules import Ruleset
+from ..seats import seat_name, seat_number
+from .fields import (
+    FORMAT_NAME, FORMAT_VERSION, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field,
+    parse_phase, read_card, read_deck, read_pending, read_twos, set_phase,
+)
+
+_JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
+
+
+
+def _seat(value: Any, field: str) -> int:
+    q = seat_number(value, 2)
+    if q is not None:
+        return q
+    raise PositionError(f"{field}: expected 'p0' or 'p1', got {brief(value)}")
+
+
+
+def v1_dict(pos: Position) -> dict[str, Any]:
+    """The v1 file form of a two-seat position (hidden cards written ``??``)."""
+    s = pos.state
+    d: dict[str, Any] = {"about": pos.about} if pos.about else {}
+    d.update({
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "rules": pos.rules.name,
+    })
+    if pos.rules.overrides:
+        d["options"] = pos.rules.options()
+    d["view"] = "full" if pos.view is None else seat_name(pos.view)
+    d["turn"] = int(s[L.F_TURN_COUNT])
+    d["phase"] = pos.phase_name
+    for p in range(2):
+        d[f"{seat_name(p)}Hand"] = _hand_strings(pos, p)
+        d[f"{seat_name(p)}Points"] = [_stack_str(pos, c) for c in cards_in(int(s[L.F_POINTS + p]))]
+        d[f"{seat_name(p)}FaceCards"] = [card_str(c) for c in cards_in(int(s[L.F_FACE + p]))]
+    d["deck"] = _deck_strings(pos, )
+    d["scrap"] = [card_str(c) for c in cards_in(int(s[L.F_SCRAP]))]
+    pending = int(s[L.F_ONEOFF]) if s[L.F_ONEOFF] >= 0 else int(s[L.F_SEVEN])  # a 7 waits as cuttle.cards' oneOff
+    d["oneOff"] = card_str(pending) if pending >= 0 else None
+    d["oneOffTarget"] = card_str(int(s[L.F_ONEOFF_TARGET])) if s[L.F_ONEOFF_TARGET] >= 0 else None
+    d["twos"] = [card_str(c) for c in cards_in(int(s[L.F_TWOS]))]
+    if s[L.F_REVEALED]:
+        d["revealed"] = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))]
+    if s[L.F_SCUTTLE_CARD] >= 0:
+        d["scuttle"] = {"cardId": card_str(int(s[L.F_SCUTTLE_CARD])), "targetId": card_str(int(s[L.F_SCUTTLE_TARGET]))}
+    d["frozen"] = [card_str(c) for c in cards_in(int(s[L.F_FROZEN]) | int(s[L.F_FROZEN + 1]))]
+    d["passes"] = int(s[L.F_PASSES])
+    d["actions"] = int(s[L.F_ACTIONS])
+    if pos.view is None:
+        d["deckKnown"] = int(s[L.F_DECK_KNOWN])
+    known = {}
+    for p in range(2):
+        pub = int(s[L.F_PUBLIC + p])
+        if pos.view is not None and p != pos.view:
+            continue  # the viewer's named opponent cards are known by definition
+        if pub:
+            known[seat_name(p)] = [card_str(c) for c in cards_in(pub)]
+    if known:
+        d["known"] = known
+    if pos.is_over:
+        d.update(pos.result())
+    return d
+
+
+def _visible_in_hand(pos: Position, p: int) -> int:
+    """Cards of seat p's hand that the file names."""
+    hand = pos.hand(p)
+    if pos.hidden is None or pos.hidden.hand_unknown.get(p, 0) == 0:
+        return hand
+    return hand & ~pos.unknown_cards
+
+
+def _hand_strings(pos: Position, p: int) -> list[str]:
+    named = _visible_in_hand(pos, p)
+    unknown = C.cards_in(pos.hand(p) & ~named)
+    return [card_str(c) for c in cards_in(named)] + [C.UNKNOWN for _ in unknown]
+
+
+def _deck_strings(pos: Position) -> list[str]:
+    s = pos.state
+    n = int(s[L.F_DECK_N])
+    top_first = [int(s[L.F_DECK + i]) for i in range(n - 1, -1, -1)]
+    if pos.hidden is None:
+        return [card_str(c) for c in top_first]
+    known = int(s[L.F_DECK_KNOWN])
+    return [card_str(c) if i < known else C.UNKNOWN for i, c in enumerate(top_first)]
+
+
+def _stack_str(pos: Position, card: Card) -> str:
+    s = pos.state
+    jacks = sorted(
+        (int(s[L.F_JACK_LEVEL + j]), C.card_id(C.JACK, j), int(s[L.F_JACK_BY + j])) for j in range(4) if s[L.F_JACK_ON + j] == card
+    )
+    if not jacks:
+        return card_str(card)
+    return card_str(card) + "(" + ",".join(f"{card_str(j)}-{seat_name(by)}" for _, j, by in jacks) + ")"
+
+
+
+def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
+    """A two-seat position from the v1 form (or a cuttle.cards GameState, normalised)
+    under ruleset ``rs``."""
+    r = rs.array
+    # ---- view
+    raw_view = data.get("view", "full")
+    if raw_view in ("full", None):
+        view = None
+    else:
+        view = _seat(raw_view, "view")
+
+    seen = SeenCards()
+    s = BLANK_STATE.copy()
+    unknown_in_hand = {0: 0, 1: 0}
+
+    # ---- hands
+    for p in (0, 1):
+        key = f"{seat_name(p)}Hand"
+        for i, item in enumerate(card_list(data, key)):
+            where = f"{key}[{i}]"
+            if item == C.UNKNOWN:
+                if view is None:
+                    raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
+                if p == view:
+                    raise PositionError(f"{where}: '??' in the viewer's own hand")
+                unknown_in_hand[p] += 1
+                continue
+            c = read_card(item, where)
+            seen.add(c, where)
+            s[L.F_HAND + p] |= 1 << c
+
+    # ---- face cards
+    for p in (0, 1):
+        key = f"{seat_name(p)}FaceCards"
+        for i, item in enumerate(card_list(data, key)):
+            where = f"{key}[{i}]"
+            if item == C.UNKNOWN:
+                raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
+            text = item.get("id") if isinstance(item, Mapping) else item
+            if isinstance(text, str) and "(" in text:
+                raise PositionError(f"{where}: {brief(text)}: jacks attach only to point cards (A-T), not to royals")
+            c = read_card(item, where)
+            if not (C.bit(c) & C.FACE_CARD_RANKS):
+                raise PositionError(f"{where}: {card_str(c)} cannot be a royal (royals are Kings, Queens and glasses 8s)")
+            seen.add(c, where)
+            s[L.F_FACE + p] |= 1 << c
+
+    # ---- point cards with jack stacks
+    for p in (0, 1):
+        key = f"{seat_name(p)}Points"
+        for i, item in enumerate(card_list(data, key)):
+            where = f"{key}[{i}]"
+            _add_point_stack(s, rs, seen, item, p, where)
+
+    # ---- scrap, twos, revealed, scuttle, one-off
+    for i, item in enumerate(card_list(data, "scrap")):
+        where = f"scrap[{i}]"
+        if item == C.UNKNOWN:
+            raise PositionError(f"{where}: '??' in the scrap (the scrap is public)")
+        c = read_card(item, where)
+        seen.add(c, where)
+        s[L.F_SCRAP] |= 1 << c
+
+    phase = parse_phase(data.get("phase"))
+    turn_count = int_field(data, "turn", 0)
+    turn = turn_count % 2
+    if "turnPlayer" in data:
+        turn = _seat(data["turnPlayer"], "turnPlayer")
+    s[L.F_TURN_COUNT] = turn_count
+    s[L.F_TURN] = turn
+
+    twos = card_list(data, "twos")
+    read_twos(s, seen, twos)
+    one_off = data.get("oneOff")
+    if one_off is None and phase == L.PH_THREE:
+        one_off = data.get("resolving")
+    read_pending(s, seen, one_off, phase, turn)
+    target = data.get("oneOffTarget")
+    if target is not None:
+        if one_off is None:
+            raise PositionError("oneOffTarget: set but there is no oneOff")
+        s[L.F_ONEOFF_TARGET] = read_card(target, "oneOffTarget")
+
+    revealed = card_list(data, "revealed")
+    deck_items = list(card_list(data, "deck"))
+    if phase == L.PH_SEVEN and not revealed:
+        # cuttle.cards keeps a 7's revealed cards as the top of the deck
+        n_rev = min(int(r[L.R_SEVEN_REVEAL]), len(deck_items))
+        revealed, deck_items = deck_items[:n_rev], deck_items[n_rev:]
+    for i, item in enumerate(revealed):
+        where = f"revealed[{i}]"
+        c = read_card(item, where)
+        seen.add(c, where)
+        s[L.F_REVEALED] |= 1 << c
+
+    scuttle = data.get("scuttle")
+    if scuttle is not None:
+        if not isinstance(scuttle, Mapping):
+            raise PositionError("scuttle: expected an object with cardId and targetId")
+        c = read_card(scuttle.get("cardId"), "scuttle.cardId")
+        seen.add(c, "scuttle.cardId")
+        s[L.F_SCUTTLE_CARD] = c
+        s[L.F_SCUTTLE_TARGET] = read_card(scuttle.get("targetId"), "scuttle.targetId")
+
+    # ---- deck: top first in the file; the engine keeps the top at the end
+    deck_cards, deck_known = read_deck(deck_items, view, seen)
+    if view is None:
+        deck_known = int_field(data, "deckKnown", 0)
+        if deck_known > len(deck_cards):
+            raise PositionError(f"deckKnown: {deck_known} known cards but the deck holds {len(deck_cards)}")
+
+    # ---- count every card
+    unknown_total = unknown_in_hand[0] + unknown_in_hand[1] + sum(1 for x in deck_cards if x is None)
+    total = len(seen.where) + unknown_total
+    if total != C.N_CARDS:
+        raise PositionError(f"the position holds {total} cards; a deck has {C.N_CARDS}")
+
+    # canonical placement of unseen cards: hidden hand slots first, then the deck bottom
+    unseen = [c for c in range(C.N_CARDS) if c not in seen.where]
+    unknown_mask = C.mask_of(unseen)
+    it = iter(unseen)
+    for p in (0, 1):
+        for _ in range(unknown_in_hand[p]):
+            s[L.F_HAND + p] |= 1 << next(it)
+    filled = [x if x is not None else next(it) for x in deck_cards]
+    s[L.F_DECK_N] = len(filled)
+    for i, c in enumerate(reversed(filled)):
+        s[L.F_DECK + i] = c
+    s[L.F_DECK_KNOWN] = deck_known
+
+    # ---- public hand cards, frozen card, counters
+    known = data.get("known") or {}
+    if not isinstance(known, Mapping):
+        raise PositionError("known: expected an object like {\"p0\": [\"KH\"]}")
+    for key, items in known.items():
+        p = _seat(key, "known")
+        if not isinstance(items, list):
+            raise PositionError(f"known.{key}: expected a list of cards")
+        for i, item in enumerate(items):
+            c = read_card(item, f"known.{key}[{i}]")
+            if not (s[L.F_HAND + p] >> c) & 1 or (unknown_mask >> c) & 1:
+                raise PositionError(f"known.{key}[{i}]: {card_str(c)} is not a named card in {seat_name(p)}Hand")
+            s[L.F_PUBLIC + p] |= 1 << c
+    if view is not None:
+        o = 1 - view
+        s[L.F_PUBLIC + o] |= int(s[L.F_HAND + o]) & ~unknown_mask
+
+    for c, where in frozen_cards(data.get("frozen"), "frozen"):
+        holders = [p for p in (0, 1) if (s[L.F_HAND + p] >> c) & 1 and not (unknown_mask >> c) & 1]
+        if not holders:
+            raise PositionError(f"{where}: {card_str(c)} is not in a hand (a frozen card is a card a 9 returned to a hand)")
+        s[L.F_FROZEN + holders[0]] |= 1 << c
+        s[L.F_PUBLIC + holders[0]] |= 1 << c  # a card a 9 returns is seen by every seat
+    s[L.F_PASSES] = int_field(data, "passes", 0)
+    s[L.F_ACTIONS] = int_field(data, "actions", 0)
+
+    # ---- phase and decider
+    set_phase(s, r, phase)
+    default_actions(s, r, data)
+    hidden = None
+    if view is not None:
+        for o, hidden_cards in unknown_in_hand.items():
+            if hidden_cards and sees_hand(s, r, view, o):  # the engine says this hand is in plain sight
+                why = "the deck is empty" if not deck_cards else f"{seat_name(view)} has glasses"
+                raise PositionError(f"{seat_name(o)}Hand: {why}, so every card of {seat_name(o)}'s hand is visible; '??' is not allowed")
+        hidden = Hidden(view, {p: n for p, n in unknown_in_hand.items() if n}, sum(1 for x in deck_cards if x is None))
+    about = data.get("about") or ""
+    if not isinstance(about, str):
+        raise PositionError("about: expected a text description")
+    pos = Position(rs, s, view, hidden, unknown_mask, about=about)
+    code, detail = (int(x) for x in position_error(s, r))
+    if code:
+        raise PositionError(impossible(pos, code, detail))
+    return pos
+
+
+def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: int, where: str) -> None:
+    if isinstance(item, Mapping):
+        item = item.get("id")
+    if not isinstance(item, str):
+        raise PositionError(f"{where}: expected a card string like 'TH' or 'TH(JH-p0)', got {brief(item)}")
+    if item.strip() == C.UNKNOWN:
+        raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
+    m = STACK_RE.match(item)
+    if not m:
+        raise PositionError(f"{where}: {brief(item)} is not a card or a jack stack like 'TH(JH-p0,JC-p1)'")
+    c = read_card(m.group(1), where)
+    if C.rank_of(c) > C.TEN:
+        raise PositionError(f"{where}: {card_str(c)} cannot be a point card (point cards are A-T)")
+    seen.add(c, where)
+    jacks: list[tuple[Card, int]] = []
+    if m.group(2) is not None:
+        for part in m.group(2).split(","):
+            jm = _JACK_RE.match(part)
+            if not jm:
+                raise PositionError(f"{where}: jack {brief(part.strip())} should look like 'JH-p0'")
+            j = read_card(jm.group(1), where)
+            if C.rank_of(j) != C.JACK:
+                raise PositionError(f"{where}: {card_str(j)} is attached to {card_str(c)} but only jacks attach to point cards")
+            by = int(jm.group(2))
+            if by not in (0, 1):
+                raise PositionError(f"{where}: jack {card_str(j)} played by {seat_name(by)}, but only p0 and p1 play")
+            seen.add(j, where)
+            jacks.append((j, by))
+    for level, (j, by) in enumerate(jacks):
+        idx = j - 40
+        s[L.F_JACK_ON + idx] = c
+        s[L.F_JACK_BY + idx] = by
+        s[L.F_JACK_TO + idx] = by
+        s[L.F_JACK_LEVEL + idx] = level
+    # who owns (played) the card: the engine replays the stack (stack_owner)
+    owner = int(stack_owner(s, rs.array, c, p))
+    if owner == -1:
+        j, by = jacks[-1]
+        raise PositionError(f"{where}: the top jack {card_str(j)} is {seat_name(by)}'s, so the card belongs in {seat_name(by)}Points")
+    if owner < 0:
+        twice = next((b1 for (_, b1), (_, b2) in zip(jacks, jacks[1:]) if b1 == b2), None)
+        who = f"{seat_name(twice)} played two jacks in a row on {card_str(c)}" if twice is not None else \
+            f"a jack on {card_str(c)} sits on its own player's card"
+        raise PositionError(f"{where}: {who} (a jack only goes on an opponent's card here)")
+    s[L.F_POINTS + p] |= 1 << c
+    s[L.F_OWNED + owner] |= 1 << c
+
