@@ -696,3 +696,35 @@ def test_serve_refuses_an_ipv6_host():
 
     r = CliRunner().invoke(main, ["serve", "--host", "::1"])
     assert r.exit_code == 2 and "IPv6 literals are not supported" in r.stderr
+
+
+def test_the_static_review_report_selects_decisions_by_click_and_key(browser, tmp_path):
+    """review --html writes a page of its own (no server): a click on a chart mark or a row,
+    or the arrow keys, shows that decision's panel and no other."""
+    from click.testing import CliRunner
+
+    from cuttle_search.cli import main
+    from cuttle_search.game.rules import get_ruleset
+    from cuttle_search.play.agents import make_agent
+    from cuttle_search.play.arena import play_game
+
+    log = play_game(get_ruleset("cuttle-cards"), 5, (make_agent("greedy"), make_agent("random")), 5).to_json()
+    game, report = tmp_path / "g.json", tmp_path / "r.html"
+    game.write_text(json.dumps(log))
+    r = CliRunner().invoke(main, ["review", str(game), "-n", "300", "--html", str(report), "--no-luck"])
+    assert r.exit_code == 0, r.output
+    pg = browser.new_page()
+    try:
+        pg.goto(report.as_uri())
+        shown = "() => [...document.querySelectorAll('section.decision')].filter(s => !s.hidden).map(s => s.dataset.i)"
+        assert pg.evaluate(shown) == ["0"]  # the first decision to begin with
+        pg.click("circle.mark[data-i='3']")
+        assert pg.evaluate(shown) == ["3"]
+        assert pg.get_attribute("circle.mark[data-i='3']", "stroke") == "#000"
+        pg.keyboard.press("ArrowRight")
+        assert pg.evaluate(shown) == ["4"]
+        pg.click("tr.decision[data-i='1']")
+        assert pg.evaluate(shown) == ["1"]
+        assert "seen from" in pg.inner_text("section.decision[data-i='1'] h2")
+    finally:
+        pg.close()
