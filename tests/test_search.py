@@ -545,3 +545,60 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
                     checked += 1
             apply_move(s, r, buf[rng_below(rng, n)])
     assert checked > 5000
+
+
+@pytest.mark.parametrize("rules", ["cutthroat", "team", "multiplayer", "multiplayer:players=3",
+                                   "multiplayer:players=6,remove-ace-six", "multiplayer:players=8"])
+def test_greedy_scores_from_the_masks_equal_applying_the_move_with_more_seats(rules):
+    """With more than two seats, every main-phase move ``quick_balance_n`` scores from the
+    masks (draws, points, royals, scuttles, jacks) gets the same bits as ``material_balance``
+    on a copy the move was applied to (the greedy rollout's one-ply material), including
+    moves that hit the action limit and jacks that move a card between two other seats;
+    the moves it leaves to a copy are only the others and those after which a seat meets
+    its goal."""
+    from cuttle_search.engine.policies import material_balance, quick_balance_n
+    from cuttle_search.engine.seats import opponents, partner
+    from cuttle_search.engine.table import goal
+    from cuttle_search.game.rules import get_ruleset
+
+    rs = get_ruleset(rules)
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    rng = np.array([13], np.uint64)
+    checked = left = 0
+    kinds, offered = set(), set()
+    for game in range(60):
+        r = rs.to_array()
+        if game % 3 == 0:
+            r[L.R_ACTION_LIMIT] = 60  # games that end at the action limit
+        deal(s, r, rng)
+        while s[L.F_PHASE] != L.PH_OVER:
+            n = generate_moves(s, r, buf)
+            if s[L.F_PHASE] == L.PH_MAIN:
+                p = int(s[L.F_ACTOR])
+                mate, against = partner(s, r, p), opponents(s, r, p)
+                best_opp = max(material(s, r, q) for q in range(int(s[L.F_NPLAYERS])) if (against >> q) & 1)
+                mate_val = material(s, r, mate) if mate >= 0 else 0.0
+                for m in buf[:n]:
+                    offered.add(int(m & L.MT_MASK))
+                    ok, fast = quick_balance_n(s, r, m, p, mate, against, points_total(s, p), best_opp, mate_val)
+                    child = s.copy()
+                    apply_unopposed(child, r, m)
+                    if not ok:
+                        left += 1
+                        meets_goal = any(points_total(child, q) >= goal(child, r, q) for q in range(int(s[L.F_NPLAYERS])))
+                        simple = (m & L.MT_MASK) in (L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL) and not m & L.FROM_SEVEN
+                        assert not simple or meets_goal, (rules, game, int(m))
+                        continue
+                    if child[L.F_PHASE] == L.PH_OVER:
+                        assert child[L.F_STATUS] != L.ST_WIN, (rules, game, int(m))
+                        slow = 0.0
+                    else:
+                        slow = material_balance(child, r, p)
+                    assert fast == slow, (rules, game, int(m), fast, slow)
+                    checked += 1
+                    kinds.add(int(m & L.MT_MASK))
+            apply_move(s, r, buf[rng_below(rng, n)])
+    assert checked > 3000
+    assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_SCUTTLE, L.MT_JACK} & offered <= kinds
+    assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_JACK} <= kinds

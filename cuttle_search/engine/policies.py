@@ -11,6 +11,7 @@ from .layout import (
     copy_into,
     EIGHTS,
     F_ACTIONS,
+    F_DECK_N,
     F_ACTOR,
     F_FACE,
     F_HAND,
@@ -22,10 +23,12 @@ from .layout import (
     F_STATUS,
     F_WINNER,
     FROM_SEVEN,
+    HL_BLOCK,
     KINGS,
     lowest,
     make_move,
     move_card,
+    move_receiver,
     move_target,
     MT_DRAW,
     MT_JACK,
@@ -47,9 +50,13 @@ from .layout import (
     popcount,
     QUEENS,
     R_ACTION_LIMIT,
+    R_HAND_LIMIT,
+    R_HAND_LIMIT_STYLE,
     R_JACK_SWITCH,
     R_PASS_LIMIT,
+    R_RESHUFFLE,
     R_TEN_COUNTERS_SCUTTLE,
+    RANK_EIGHT,
     RANK_KING,
     RANK_QUEEN,
     RANK_TEN,
@@ -59,7 +66,7 @@ from .movegen import generate_moves
 from .noref import borrow
 from .rng import rng_below
 from .seats import opponent, opponents, partner, same_side, seat_after
-from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
+from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total, reshuffle_brings
 
 
 ROLLOUT_RANDOM = 0
@@ -348,14 +355,134 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
 
 
 @njit(cache=True)
+def _changed_material(s, r, q, pts):
+    """``material(s, r, q)`` with seat q's points ``pts`` instead of its own."""
+    face = s[F_FACE + q]
+    return _standing(pts, goal(s, r, q), popcount(face & KINGS), popcount(face & QUEENS), popcount(face & EIGHTS),
+                     popcount(s[F_HAND + q]))
+
+
+@njit(cache=True)
+def quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val):
+    """``material_balance(p)`` after main-phase move ``m`` of ``p`` and the other seats'
+    declines, with any number of seats, worked out from the masks for a draw, points, a
+    royal, a scuttle or a jack from the hand: ``(True, value)``, exactly what applying the
+    move on a copy scores (0.0 for a stalemate), or ``(False, 0.0)`` for any other move and
+    for one after which some seat meets its goal (the caller applies those). ``best_opp`` is
+    the best ``material`` of p's opponents and ``mate_val`` the partner's, before the move."""
+    mt = m & MT_MASK
+    if m & FROM_SEVEN or not (mt == MT_DRAW or mt == MT_POINTS or mt == MT_ROYAL or mt == MT_SCUTTLE or mt == MT_JACK):
+        return False, 0.0
+    face_p = s[F_FACE + p]
+    kings = popcount(face_p & KINGS)
+    queens = popcount(face_p & QUEENS)
+    eights = popcount(face_p & EIGHTS)
+    hand = popcount(s[F_HAND + p])
+    pts = pts_p
+    lose = -1  # the seat that loses a point card, and the one that gains it (not p)
+    gain = -1
+    value = 0
+    if mt == MT_DRAW:  # as apply's _draw: nothing when blocked by the hand limit or no card comes
+        if r[R_HAND_LIMIT_STYLE] == HL_BLOCK and r[R_HAND_LIMIT] - hand < 1:
+            pass
+        elif s[F_DECK_N] == 0 and not (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0):
+            pass
+        else:
+            hand += 1
+    else:
+        hand -= 1
+        c = move_card(m)
+        if mt == MT_POINTS:
+            pts += (c >> 2) + 1
+        elif mt == MT_ROYAL:
+            rk = c >> 2
+            if rk == RANK_KING:
+                kings += 1
+            elif rk == RANK_QUEEN:
+                queens += 1
+            elif rk == RANK_EIGHT:
+                eights += 1
+            else:
+                return False, 0.0
+        else:
+            if mt == MT_JACK and r[R_JACK_SWITCH]:
+                return False, 0.0
+            t = move_target(m)
+            lose = controller_of_point(s, t)
+            if lose < 0 or lose == p:
+                return False, 0.0
+            value = (t >> 2) + 1
+            if mt == MT_JACK:
+                to = move_receiver(m, p)
+                if to == lose:
+                    return False, 0.0
+                if to == p:
+                    pts += value
+                else:
+                    gain = to
+    if pts >= goal_with_kings(r, kings):
+        return False, 0.0
+    pts_lose = points_total(s, lose) - value if lose >= 0 else 0
+    pts_gain = points_total(s, gain) + value if gain >= 0 else 0
+    if gain >= 0 and pts_gain >= goal(s, r, gain):
+        return False, 0.0
+    plies = 2 if (mt == MT_SCUTTLE and r[R_TEN_COUNTERS_SCUTTLE]) else 1  # a scuttle block declined
+    if s[F_ACTIONS] + plies >= r[R_ACTION_LIMIT]:
+        return True, 0.0
+    best = best_opp
+    if lose >= 0 and (against >> lose) & 1 or gain >= 0 and (against >> gain) & 1:
+        best = -1e300
+        for q in range(s[F_NPLAYERS]):
+            if (against >> q) & 1:
+                if q == lose:
+                    v = _changed_material(s, r, q, pts_lose)
+                elif q == gain:
+                    v = _changed_material(s, r, q, pts_gain)
+                else:
+                    v = material(s, r, q)
+                if v > best:
+                    best = v
+    own = _standing(pts, goal_with_kings(r, kings), kings, queens, eights, hand)
+    if mate >= 0:
+        if mate == lose:
+            own = max(own, _changed_material(s, r, mate, pts_lose))
+        elif mate == gain:
+            own = max(own, _changed_material(s, r, mate, pts_gain))
+        else:
+            own = max(own, mate_val)
+    return True, own - best
+
+
+@njit(cache=True)
 def _greedy_pick_applied(s, r, buf, n, rng, scratch):
-    """The greedy choice by applying every move on a copy and scoring ``material_balance``
-    (any number of seats)."""
+    """The greedy choice by scoring ``material_balance`` after every move (any number of
+    seats): in the main phase most moves from the masks (``quick_balance_n``), the others
+    applied on a copy."""
     p = s[F_ACTOR]
     best = 0
     best_val = -1e18
     ties = 0
+    quick = s[F_PHASE] == PH_MAIN
+    mate = partner(s, r, p)
+    against = opponents(s, r, p)
+    best_opp = -1e300
+    mate_val = 0.0
+    pts_p = 0
+    if quick:
+        for q in range(s[F_NPLAYERS]):
+            if (against >> q) & 1:
+                v = material(s, r, q)
+                if v > best_opp:
+                    best_opp = v
+        if mate >= 0:
+            mate_val = material(s, r, mate)
+        pts_p = points_total(s, p)
     for i in range(n):
+        if quick:
+            ok, v = quick_balance_n(s, r, buf[i], p, mate, against, pts_p, best_opp, mate_val)
+            if ok:
+                best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+                continue
         copy_into(scratch, s)
         apply_unopposed(scratch, r, buf[i])
         if scratch[F_PHASE] == PH_OVER:
