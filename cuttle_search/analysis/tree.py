@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes
@@ -27,6 +29,29 @@ POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
 _growth_loaded = False
 
 
+MAPPED_BYTES = 1 << 20  # arrays from this size on get pages of their own (``_zeros``)
+
+
+def _zeros(size: int, dtype) -> np.ndarray:
+    """``np.zeros(size, dtype)``; a large one in an anonymous memory map of its own, whose
+    pages cost memory only once written and go back to the system when the array dies.
+    (The C heap keeps what a tree's growth frees, and glibc raises its threshold for
+    mapping a block to the size of the last one freed: a grown tree then held the old
+    copies' memory too.)"""
+    dtype = np.dtype(dtype)
+    if size * dtype.itemsize < MAPPED_BYTES:
+        return np.zeros(size, dtype)
+    return np.frombuffer(mmap.mmap(-1, size * dtype.itemsize), dtype=dtype)
+
+
+def _grown(a: np.ndarray, size: int, used: int) -> np.ndarray:
+    """``a``'s first ``used`` entries in zeros of ``size``, the rest left unwritten (so
+    not yet in memory)."""
+    out = _zeros(size, a.dtype)
+    out[:used] = a[:used]
+    return out
+
+
 def load_growth_kernels() -> None:
     """Compile or load, once per process, the kernels a tree that fills calls (the
     breadth-first renumbering and the packing of the index pool), so that no timed search
@@ -41,7 +66,7 @@ class Tree:
     """Node storage for one search thread (field meanings in ``engine/ismcts.py``)."""
 
     def __init__(self, capacity: int = 1 << 16) -> None:
-        self.arrays = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}
+        self.arrays = {name: _zeros(capacity, t) for name, t in FIELDS}
         self.meta = np.zeros(4, dtype=np.int64)
         # the indexes of the nodes with many children: moves and children (headers in the latter)
         self.pool_move = np.zeros(POOL_CAPACITY, dtype=np.int64)
@@ -77,23 +102,26 @@ class Tree:
         while self.meta[META_POOL] + index_pool_room(self.meta) > size:
             size *= 2
         if size > len(self.pool_child):
-            self.pool_move = np.concatenate([self.pool_move, np.zeros(size - len(self.pool_move), np.int64)])
-            self.pool_child = np.concatenate([self.pool_child, np.zeros(size - len(self.pool_child), np.int32)])
+            used = int(self.meta[META_POOL])
+            self.pool_move = _grown(self.pool_move, size, used)
+            self.pool_child = _grown(self.pool_child, size, used)
 
     def _renumber(self, capacity: int) -> None:
         n = self.nodes
-        order = np.empty(n, np.int64)
-        rank = np.empty(n, np.int64)
+        order = np.empty(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
+        rank = np.empty(n, np.int32)
         breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
         grown = {}
         for name, t in FIELDS:
-            values = self.arrays[name][:n][order]
+            grown[name] = _zeros(capacity, t)  # pages past the nodes cost nothing until written
+            values = grown[name][:n]
+            np.take(self.arrays[name][:n], order, out=values)
             if name in LINKS:  # node numbers: renumber them too
                 linked = values >= 0
                 values[linked] = rank[values[linked]]
-            grown[name] = np.zeros(capacity, dtype=t)
-            grown[name][:n] = values
-        pool_move, pool_child = np.zeros_like(self.pool_move), np.zeros_like(self.pool_child)
+                del linked
+        del order
+        pool_move, pool_child = _zeros(len(self.pool_move), np.int64), _zeros(len(self.pool_child), np.int32)
         self.meta[META_POOL] = pack_indexes(grown["index"], self.pool_move, self.pool_child, n, rank, pool_move,
                                             pool_child)
         self.pool_move, self.pool_child = pool_move, pool_child

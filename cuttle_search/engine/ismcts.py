@@ -96,11 +96,13 @@ META_ITERATIONS = 1
 META_POOL = 2  # slots of the index pool in use
 META_POOL_LARGEST = 3  # the largest index (header included) so far
 # a node with this many children gets an index of them by move, in the pool: a header (its
-# size's bits, its entries) then open-addressing slots, at least four a child when built,
-# rebuilt twice the size when half full
+# size's bits, its entries) then open-addressing slots, at most three quarters full (at
+# least four slots for three children when built, rebuilt twice the size when it would
+# pass that)
 INDEX_MIN_CHILDREN = 12
 INDEX_HEADER = 2
-INDEX_FIRST_BITS = 6  # 64 slots: at least 4 x INDEX_MIN_CHILDREN
+INDEX_FIRST_BITS = 5  # 32 slots: room for INDEX_MIN_CHILDREN and more
+INDEX_LOAD_QUARTERS = 3  # an index holds at most this many quarters of its slots
 MODEL_MAXN = 0
 MODEL_PARANOID = 1
 MODEL_RANDOM = 2
@@ -142,7 +144,7 @@ def _index_start(pool_child, at, move):
 @njit(cache=True)
 def _index_put(pool_move, pool_child, at, move, child):
     """Enter ``child`` under ``move`` in the index that starts at pool slot ``at`` (which
-    has an empty slot: an index is at most half full)."""
+    has an empty slot: an index is at most three quarters full)."""
     base, mask, h = _index_start(pool_child, at, move)
     while pool_child[base + h] >= 0:
         h = (h + 1) & mask
@@ -173,7 +175,7 @@ def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, poo
     while c >= 0:
         kids += 1
         c = t_sibling[c]
-    while (1 << bits) < 2 * kids:
+    while INDEX_LOAD_QUARTERS * (1 << bits) < 4 * kids:
         bits += 1
     size = 1 << bits
     at = meta[META_POOL]
@@ -197,11 +199,12 @@ def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, poo
 @njit(cache=True)
 def _index_child(node, child, kids, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta):
     """``node`` has a new child, its ``kids``-th: enter it in the node's index, starting the
-    index when the node has ``INDEX_MIN_CHILDREN`` and doubling it when half full."""
+    index when the node has ``INDEX_MIN_CHILDREN`` and doubling it when it would pass
+    ``INDEX_LOAD_QUARTERS``."""
     at = t_index[node]
     if at >= 0:
         bits = pool_child[at]
-        if 2 * (pool_child[at + 1] + 1) > (1 << bits):
+        if 4 * (pool_child[at + 1] + 1) > INDEX_LOAD_QUARTERS * (1 << bits):
             _index_build(node, bits + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
         else:
             _index_put(pool_move, pool_child, at, t_move[child], child)
