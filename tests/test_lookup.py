@@ -133,3 +133,30 @@ def test_the_index_pool_grows_with_the_tree():
     # (the indexes fill three quarters of their slots: 20,000 iterations fit the first pool)
     w = _search(Position.load(POS / "midgame-main-p0.json"), 40000, 1 << 12, seed=2)
     assert len(w.tree.pool_child) > POOL_CAPACITY and len(w.tree.pool_move) == len(w.tree.pool_child)
+
+
+def test_a_tree_grown_without_renumbering_searches_the_same(monkeypatch):
+    """A large tree grows into larger arrays with its nodes as they are (``_extend``), a
+    smaller one renumbered breadth-first (``_renumber``); both are the same tree, so the same
+    search. Here every growth past 2,048 nodes extends, and the root's statistics and every
+    node's (in breadth-first order) match the search whose every growth renumbers."""
+    import cuttle_search.analysis.tree as tree_module
+
+    pos = Position.load(POS / "midgame-main-p0.json")
+    renumbered = _search(pos, 20000, 1 << 10, seed=5)
+    monkeypatch.setattr(tree_module, "RENUMBER_BELOW", 1 << 11)
+    extended = _search(pos, 20000, 1 << 10, seed=5)
+    a, b = renumbered.tree, extended.tree
+    assert b.capacity >= 1 << 14 and a.nodes == b.nodes  # grown past the renumbering size
+    assert a.root_stats() == b.root_stats()
+    assert b.meta[kernel.META_POOL] >= a.meta[kernel.META_POOL]  # (the extended pool is not packed)
+
+    def walk(t):  # every node's statistics, breadth first, children oldest first
+        out, queue = [], [0]
+        while queue:
+            k = queue.pop(0)
+            out.append(tuple(int(t.arrays[f][k]) for f in ("move", "mover", "visits", "avail", "wins", "draws")))
+            queue.extend(reversed(t.children(k)))
+        return out
+
+    assert walk(a) == walk(b)

@@ -24,6 +24,7 @@ FIELDS = (
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
 LINKS = ("first", "sibling")  # fields that hold node numbers
 POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
+RENUMBER_BELOW = 1 << 19  # a tree this large grows without renumbering (experiment)
 
 
 _growth_loaded = False
@@ -94,10 +95,14 @@ class Tree:
     def grow(self) -> None:
         """Make room for the next kernel call: when the nodes are full, renumber them
         breadth-first, so that siblings sit together in memory (the selection scans them),
-        into arrays twice as large, packing the index pool on the way; then double the pool
-        while it is short. The tree itself, and so the search, stays exactly the same."""
+        into arrays twice as large, packing the index pool on the way (a tree of
+        ``RENUMBER_BELOW`` nodes or more just gets larger arrays); then double the pool while
+        it is short. The tree itself, and so the search, stays exactly the same."""
         if self.nodes + 2 > self.capacity:
-            self._renumber(2 * self.capacity)
+            if self.capacity < RENUMBER_BELOW:
+                self._renumber(2 * self.capacity)
+            else:
+                self._extend(2 * self.capacity)
         size = len(self.pool_child)
         while self.meta[META_POOL] + index_pool_room(self.meta) > size:
             size *= 2
@@ -105,6 +110,13 @@ class Tree:
             used = int(self.meta[META_POOL])
             self.pool_move = _grown(self.pool_move, size, used)
             self.pool_child = _grown(self.pool_child, size, used)
+
+    def _extend(self, capacity: int) -> None:
+        """Larger arrays, the nodes as they are, one field at a time (a reader on another
+        thread sees the same tree in either copy), so that only one field is ever held twice."""
+        n = self.nodes
+        for name, _ in FIELDS:
+            self.arrays[name] = _grown(self.arrays[name], capacity, n)
 
     def _renumber(self, capacity: int) -> None:
         n = self.nodes
