@@ -6,7 +6,7 @@ import mmap
 
 import numpy as np
 
-from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes
+from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes, pack_indexes_in_place
 from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
@@ -55,11 +55,13 @@ def _grown(a: np.ndarray, size: int, used: int) -> np.ndarray:
 
 def load_growth_kernels() -> None:
     """Compile or load, once per process, the kernels a tree that fills calls (the
-    breadth-first renumbering and the packing of the index pool), so that no timed search
-    pays for them: a tree of two slots fills at once."""
+    breadth-first renumbering and the packing of the index pool, moved or in place), so
+    that no timed search pays for them: a tree of two slots fills at once."""
     global _growth_loaded
     if not _growth_loaded:
-        Tree(2).grow()
+        tree = Tree(2)
+        tree.grow()
+        tree._pack_pool()
         _growth_loaded = True
 
 
@@ -96,20 +98,34 @@ class Tree:
         """Make room for the next kernel call: when the nodes are full, renumber them
         breadth-first, so that siblings sit together in memory (the selection scans them),
         into arrays twice as large, packing the index pool on the way (a tree of
-        ``RENUMBER_BELOW`` nodes or more just gets larger arrays); then double the pool while
-        it is short. The tree itself, and so the search, stays exactly the same."""
+        ``RENUMBER_BELOW`` nodes or more just gets larger arrays); when the pool is short,
+        pack it in place, then double it while it is short (or more than half full). The
+        tree itself, and so the search, stays exactly the same."""
+        packed = False
         if self.nodes + 2 > self.capacity:
             if self.capacity < RENUMBER_BELOW:
                 self._renumber(2 * self.capacity)
+                packed = True
             else:
                 self._extend(2 * self.capacity)
         size = len(self.pool_child)
+        if not packed and self.meta[META_POOL] + index_pool_room(self.meta) > size:
+            self._pack_pool()
+            if 2 * self.meta[META_POOL] > size:  # little was outgrown: grow as well, not pack again soon
+                size *= 2
         while self.meta[META_POOL] + index_pool_room(self.meta) > size:
             size *= 2
         if size > len(self.pool_child):
             used = int(self.meta[META_POOL])
             self.pool_move = _grown(self.pool_move, size, used)
             self.pool_child = _grown(self.pool_child, size, used)
+
+    def _pack_pool(self) -> None:
+        """Drop the outgrown indexes from the pool, in place (the live ones move down)."""
+        index = self.arrays["index"][: self.nodes]
+        nodes = np.flatnonzero(index >= 0)
+        by_start = nodes[np.argsort(index[nodes], kind="stable")]
+        self.meta[META_POOL] = pack_indexes_in_place(self.arrays["index"], self.pool_move, self.pool_child, by_start)
 
     def _extend(self, capacity: int) -> None:
         """Larger arrays, the nodes as they are, one field at a time (a reader on another

@@ -32,7 +32,8 @@ the node arrays), so the selection finds the legal children with one probe a leg
 instead of walking every child, and a draw (chance, a seat played at random) finds its
 child with one probe. It gives exactly the choices of the walk (ties go to the newest child
 either way); the children's list stays, so a node the pool had no room for just walks.
-Outgrown indexes lie unused until the tree grows, when the pool is packed.
+Outgrown indexes lie unused until the tree grows or the pool is short, when the pool is
+packed.
 
 ``meta`` holds [nodes in use, iterations done, pool slots in use, the largest index]. A
 kernel call stops early when the node arrays or the pool are nearly full; the caller grows
@@ -230,6 +231,27 @@ def pack_indexes(t_index, pool_move, pool_child, nodes, rank, new_move, new_chil
                 new_move[top + j] = pool_move[at + j]
             t_index[k] = top
             top += INDEX_HEADER + size
+    return top
+
+
+@njit(cache=True)
+def pack_indexes_in_place(t_index, pool_move, pool_child, by_start):
+    """Move the indexes of the nodes ``by_start`` (every indexed node, in the order of their
+    indexes in the pool) down to one after another, dropping the outgrown ones between
+    them, and point each node at its index's new place; return the slots used. Each index
+    moves to a slot at or below its own, so copying in that order overwrites nothing still
+    to be moved, and needs no second pool."""
+    top = 0
+    for i in range(by_start.shape[0]):
+        k = by_start[i]
+        at = t_index[k]
+        size = INDEX_HEADER + (1 << pool_child[at])
+        if at != top:
+            for j in range(size):
+                pool_child[top + j] = pool_child[at + j]
+                pool_move[top + j] = pool_move[at + j]
+            t_index[k] = top
+        top += size
     return top
 
 
