@@ -102,7 +102,7 @@ def test_children_indexed_by_move_grow_the_same_tree(name, monkeypatch):
 ])
 def test_every_index_holds_exactly_its_nodes_children(name, model):
     """After a search that grew its tree (renumbered twice) and its index pool, each node's
-    index maps every child's move to that child and nothing else, and is at most three quarters full,
+    index maps every child's move to that child and nothing else, and is at most half full,
     whether the children came through the selection or were drawn (chance, a random seat)."""
     name, _, option = name.partition(":")
     data = json.loads((POS / f"{name}.json").read_text())
@@ -130,8 +130,7 @@ def test_every_index_holds_exactly_its_nodes_children(name, model):
 
 
 def test_the_index_pool_grows_with_the_tree():
-    # (the indexes fill three quarters of their slots: 20,000 iterations fit the first pool)
-    w = _search(Position.load(POS / "midgame-main-p0.json"), 40000, 1 << 12, seed=2)
+    w = _search(Position.load(POS / "midgame-main-p0.json"), 20000, 1 << 12, seed=2)
     assert len(w.tree.pool_child) > POOL_CAPACITY and len(w.tree.pool_move) == len(w.tree.pool_child)
 
 
