@@ -3,7 +3,10 @@ after round, old then new, then new then old), so that the noise of a shared mac
 on both alike. Text, then JSON; the ratio is new / old of the medians.
 
 The one-thread ISMCTS rate (each figure a fresh process: load the kernels, a 500-iteration
-warm-up, then one timed search at the budget)::
+warm-up, then one timed search at the budget), with the memory a tree node costs in that
+process (the peak resident size's growth over the warm-up's, divided by the nodes: growth
+copies and the index pool included) and, per position, the rate at the largest budget over
+the rate at the smallest::
 
     python benchmarks/compare.py --old /path/to/old/.venv/bin/python --new .venv/bin/python \
         [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3]
@@ -44,15 +47,21 @@ _PROBE = """
 import sys
 from cuttle_search.analysis import analyse
 analyse(sys.argv[1], iterations=500, seed=1)
+def rss(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+base = rss("VmRSS:")
 r = analyse(sys.argv[1], iterations=int(sys.argv[2]), seed=1)
-print(r.iterations / r.seconds, r.nodes)
+print(r.iterations / r.seconds, r.nodes, (rss("VmHWM:") - base) / max(r.nodes, 1))
 """
 
 
-def rate(python: str, position: str, budget: int) -> float:
+def rate(python: str, position: str, budget: int) -> tuple[float, float]:
+    """Iterations a second and peak bytes a node of one fresh process's search."""
     out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget)],
-                         capture_output=True, text=True, check=True, cwd="/")
-    return float(out.stdout.split()[0])
+                         capture_output=True, text=True, check=True, cwd="/").stdout.split()
+    return float(out[0]), float(out[2])
 
 
 _ROLLOUT_PROBE = """
@@ -189,20 +198,37 @@ def main() -> None:
         compare_command(args)
         return
     runs: dict[str, dict[str, list[float]]] = {}
+    memory: dict[str, dict[str, list[float]]] = {}
     for rnd in range(args.rounds):
         for position in args.positions.split(","):
             for budget in (int(b) for b in args.budgets.split(",")):
                 key = f"{position}@{budget}"
                 row = runs.setdefault(key, {"old": [], "new": []})
+                mem = memory.setdefault(key, {"old": [], "new": []})
                 order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
                 for side in order:
-                    row[side].append(rate(getattr(args, side), position, budget))
-                print(f"round {rnd + 1} {key}: old {row['old'][-1]:,.0f} new {row['new'][-1]:,.0f} it/s", flush=True)
+                    speed, per_node = rate(getattr(args, side), position, budget)
+                    row[side].append(speed)
+                    mem[side].append(per_node)
+                print(f"round {rnd + 1} {key}: old {row['old'][-1]:,.0f} new {row['new'][-1]:,.0f} it/s, "
+                      f"old {mem['old'][-1]:.0f} new {mem['new'][-1]:.0f} bytes a node", flush=True)
     summary = {}
     for key, row in runs.items():
         old, new = statistics.median(row["old"]), statistics.median(row["new"])
-        summary[key] = {"old_median": old, "new_median": new, "ratio": new / old, "old": row["old"], "new": row["new"]}
-        print(f"{key:<28} old {old:10,.0f} it/s  new {new:10,.0f} it/s  x{new / old:.3f}")
+        b_old, b_new = statistics.median(memory[key]["old"]), statistics.median(memory[key]["new"])
+        summary[key] = {"old_median": old, "new_median": new, "ratio": new / old, "old": row["old"], "new": row["new"],
+                        "bytes_per_node": {"old_median": b_old, "new_median": b_new, "old": memory[key]["old"],
+                                           "new": memory[key]["new"]}}
+        print(f"{key:<28} old {old:10,.0f} it/s  new {new:10,.0f} it/s  x{new / old:.3f}   "
+              f"bytes a node: old {b_old:5.1f} new {b_new:5.1f}")
+    budgets = [int(b) for b in args.budgets.split(",")]
+    if len(budgets) > 1:
+        for position in args.positions.split(","):
+            big, small = summary[f"{position}@{max(budgets)}"], summary[f"{position}@{min(budgets)}"]
+            scale = {side: big[f"{side}_median"] / small[f"{side}_median"] for side in ("old", "new")}
+            summary[f"{position}:largest/smallest"] = scale
+            print(f"{position:<28} rate at {max(budgets):,} / at {min(budgets):,}: old {scale['old']:.2f} "
+                  f"new {scale['new']:.2f}")
     print(json.dumps(summary, indent=2))
 
 

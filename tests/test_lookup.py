@@ -125,10 +125,67 @@ def test_every_index_holds_exactly_its_nodes_children(name, model):
         children, moves = t.pool_child[slots], t.pool_move[slots]
         entries = {int(m): int(c) for m, c in zip(moves, children) if c >= 0}
         assert entries == {int(a["move"][c]): c for c in kids}
-        assert int(t.pool_child[at + 1]) == len(kids) and 2 * len(kids) <= size
+        assert int(t.pool_child[at + 1]) == len(kids) and 4 * len(kids) <= kernel.INDEX_LOAD_QUARTERS * size
     assert indexed > 10
 
 
 def test_the_index_pool_grows_with_the_tree():
     w = _search(Position.load(POS / "midgame-main-p0.json"), 20000, 1 << 12, seed=2)
     assert len(w.tree.pool_child) > POOL_CAPACITY and len(w.tree.pool_move) == len(w.tree.pool_child)
+
+
+def test_a_tree_grown_without_renumbering_searches_the_same(monkeypatch):
+    """A large tree grows into larger arrays with its nodes as they are (``_extend``), a
+    smaller one renumbered breadth-first (``_renumber``); both are the same tree, so the same
+    search. Here every growth past 2,048 nodes extends, and the root's statistics and every
+    node's (in breadth-first order) match the search whose every growth renumbers."""
+    import cuttle_search.analysis.tree as tree_module
+
+    pos = Position.load(POS / "midgame-main-p0.json")
+    renumbered = _search(pos, 20000, 1 << 10, seed=5)
+    monkeypatch.setattr(tree_module, "RENUMBER_BELOW", 1 << 11)
+    extended = _search(pos, 20000, 1 << 10, seed=5)
+    a, b = renumbered.tree, extended.tree
+    assert b.capacity >= 1 << 14 and a.nodes == b.nodes  # grown past the renumbering size
+    assert a.root_stats() == b.root_stats()
+
+    def walk(t):  # every node's statistics, breadth first, children oldest first
+        out, queue = [], [0]
+        while queue:
+            k = queue.pop(0)
+            out.append(tuple(int(t.arrays[f][k]) for f in ("move", "mover", "visits", "avail", "wins", "draws")))
+            queue.extend(reversed(t.children(k)))
+        return out
+
+    assert walk(a) == walk(b)
+
+
+def test_packing_the_index_pool_in_place_changes_nothing(monkeypatch):
+    """A pool too small for the indexes is packed in place (the outgrown indexes dropped,
+    the live ones moved down) before it grows: the same search as with a pool large enough
+    never to pack or grow, and every index still holds exactly its node's children."""
+    import cuttle_search.analysis.tree as tree_module
+
+    pos = Position.load(POS / "midgame-main-p0.json")
+    monkeypatch.setattr(tree_module, "POOL_CAPACITY", 1 << 17)
+    roomy = _search(pos, 20000, 1 << 16, seed=4)
+    assert roomy.tree.capacity == 1 << 16 and len(roomy.tree.pool_child) == 1 << 17  # nothing grew
+    packs = []
+    pack = tree_module.Tree._pack_pool
+    monkeypatch.setattr(tree_module.Tree, "_pack_pool", lambda self: (packs.append(int(self.meta[2])), pack(self)))
+    monkeypatch.setattr(tree_module, "POOL_CAPACITY", 1 << 11)
+    tight = _search(pos, 20000, 1 << 16, seed=4)
+    assert len(packs) >= 3 and tight.tree.capacity == 1 << 16  # packed, and never renumbered
+    a, b = roomy.tree, tight.tree
+    assert a.nodes == b.nodes and a.root_stats() == b.root_stats()
+    for name, _ in FIELDS:
+        if name != "index":
+            assert np.array_equal(a.arrays[name][: a.nodes], b.arrays[name][: b.nodes]), name
+    assert b.meta[kernel.META_POOL] < a.meta[kernel.META_POOL]  # the outgrown indexes are gone
+    for node in range(b.nodes):
+        at = int(b.arrays["index"][node])
+        if at >= 0:
+            size = 1 << int(b.pool_child[at])
+            slots = slice(at + kernel.INDEX_HEADER, at + kernel.INDEX_HEADER + size)
+            entries = {int(m): int(c) for m, c in zip(b.pool_move[slots], b.pool_child[slots]) if c >= 0}
+            assert entries == {int(b.arrays["move"][c]): c for c in b.children(node)}

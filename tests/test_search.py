@@ -15,7 +15,7 @@ from cuttle_search.engine.apply import apply_move
 from cuttle_search.engine.info import determinize, winning_cards
 from cuttle_search.engine.movegen import generate_moves
 from cuttle_search.engine.policies import (apply_unopposed, could_win_now, first_win, material, policy_pick, quick_balance,
-                                           ROLLOUT_GREEDY, wins_now)
+                                           quick_oneoff_balance, ROLLOUT_GREEDY, wins_now)
 from cuttle_search.engine.rng import rng_below, seed_rng
 from cuttle_search.engine.setup import check_invariants, deal
 from cuttle_search.engine.table import points_total
@@ -511,7 +511,8 @@ def test_analyse_uses_the_inference_a_history_supports():
 @pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "bga-balanced", "cuttle-cards:ten-counters-scuttle",
                                    "cuttle-cards-2", "bga-traditional"])
 def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
-    """Every draw, pass, points, royal, scuttle, jack and 7-scrap of random games scores the
+    """Every draw, pass, points, royal, scuttle, jack, 7-scrap and one-off (an Ace, 3, 4,
+    5, 6 or 7: ``quick_oneoff_balance``) of random games scores the
     same bits from the masks as on a copy the move was applied to (the greedy rollout's
     one-ply material), including moves that hit the action or the pass limit."""
     from cuttle_search.game.rules import get_ruleset
@@ -520,7 +521,7 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
     s = np.zeros(L.STATE_SIZE, np.int64)
     buf = np.zeros(L.MAX_MOVES, np.int64)
     rng = np.array([11], np.uint64)
-    checked = 0
+    checked = oneoffs = 0
     for game in range(120):
         r = rs.to_array()
         if game % 3 == 0:
@@ -532,7 +533,7 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
                 p = int(s[L.F_ACTOR])
                 o = 1 - p
                 for m in buf[:n]:
-                    if m & L.MT_MASK == L.MT_ONE_OFF or wins_now(s, r, p, m):
+                    if wins_now(s, r, p, m):
                         continue
                     child = s.copy()
                     apply_unopposed(child, r, m)
@@ -540,8 +541,75 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
                         slow = -1e17 if child[L.F_STATUS] == L.ST_WIN else 0.0
                     else:
                         slow = material(child, r, p) - material(child, r, o)
-                    fast = quick_balance(s, r, m, p, o, points_total(s, p), points_total(s, o))
+                    if m & L.MT_MASK == L.MT_ONE_OFF:  # an Ace, 3, 4, 5, 6 or 7, unless a seat meets its goal
+                        ok, fast = quick_oneoff_balance(s, r, m, p, -1, 1 << o, material(s, r, o), 0.0)
+                        if not ok:
+                            continue
+                        oneoffs += 1
+                    else:
+                        fast = quick_balance(s, r, m, p, o, points_total(s, p), points_total(s, o))
                     assert fast == slow, (rules, game, int(m), fast, slow)
                     checked += 1
             apply_move(s, r, buf[rng_below(rng, n)])
-    assert checked > 5000
+    assert checked > 5000 and oneoffs > 300
+
+
+@pytest.mark.parametrize("rules", ["cutthroat", "team", "multiplayer", "multiplayer:players=3",
+                                   "multiplayer:players=6,remove-ace-six", "multiplayer:players=8"])
+def test_greedy_scores_from_the_masks_equal_applying_the_move_with_more_seats(rules):
+    """With more than two seats, every main-phase move ``quick_balance_n`` scores from the
+    masks (draws, points, royals, scuttles, jacks; and ``quick_oneoff_balance`` an Ace, 3, 4,
+    5, 6 or 7) gets the same bits as ``material_balance``
+    on a copy the move was applied to (the greedy rollout's one-ply material), including
+    moves that hit the action limit and jacks that move a card between two other seats;
+    the moves it leaves to a copy are only the others and those after which a seat meets
+    its goal."""
+    from cuttle_search.engine.policies import material_balance, quick_balance_n
+    from cuttle_search.engine.seats import opponents, partner
+    from cuttle_search.engine.table import goal
+    from cuttle_search.game.rules import get_ruleset
+
+    rs = get_ruleset(rules)
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    rng = np.array([13], np.uint64)
+    checked = left = 0
+    kinds, offered = set(), set()
+    for game in range(60):
+        r = rs.to_array()
+        if game % 3 == 0:
+            r[L.R_ACTION_LIMIT] = 60  # games that end at the action limit
+        deal(s, r, rng)
+        while s[L.F_PHASE] != L.PH_OVER:
+            n = generate_moves(s, r, buf)
+            if s[L.F_PHASE] == L.PH_MAIN:
+                p = int(s[L.F_ACTOR])
+                mate, against = partner(s, r, p), opponents(s, r, p)
+                best_opp = max(material(s, r, q) for q in range(int(s[L.F_NPLAYERS])) if (against >> q) & 1)
+                mate_val = material(s, r, mate) if mate >= 0 else 0.0
+                for m in buf[:n]:
+                    offered.add(int(m & L.MT_MASK))
+                    if m & L.MT_MASK == L.MT_ONE_OFF:
+                        ok, fast = quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val)
+                    else:
+                        ok, fast = quick_balance_n(s, r, m, p, mate, against, points_total(s, p), best_opp, mate_val)
+                    child = s.copy()
+                    apply_unopposed(child, r, m)
+                    if not ok:
+                        left += 1
+                        meets_goal = any(points_total(child, q) >= goal(child, r, q) for q in range(int(s[L.F_NPLAYERS])))
+                        simple = (m & L.MT_MASK) in (L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL) and not m & L.FROM_SEVEN
+                        assert not simple or meets_goal, (rules, game, int(m))
+                        continue
+                    if child[L.F_PHASE] == L.PH_OVER:
+                        assert child[L.F_STATUS] != L.ST_WIN, (rules, game, int(m))
+                        slow = 0.0
+                    else:
+                        slow = material_balance(child, r, p)
+                    assert fast == slow, (rules, game, int(m), fast, slow)
+                    checked += 1
+                    kinds.add(int(m & L.MT_MASK))
+            apply_move(s, r, buf[rng_below(rng, n)])
+    assert checked > 3000
+    assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_SCUTTLE, L.MT_JACK} & offered <= kinds
+    assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_JACK, L.MT_ONE_OFF} <= kinds

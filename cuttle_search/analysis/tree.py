@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
-from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes
+from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes, pack_indexes_in_place
 from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
@@ -22,18 +24,47 @@ FIELDS = (
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
 LINKS = ("first", "sibling")  # fields that hold node numbers
 POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
+RENUMBER_BELOW = 1 << 19  # a tree this large grows without renumbering (experiment)
 
 
 _growth_loaded = False
 
 
+MAPPED_BYTES = 1 << 20  # arrays from this size on get pages of their own (``_zeros``)
+
+
+def _zeros(size: int, dtype) -> np.ndarray:
+    """``np.zeros(size, dtype)``; a large one in an anonymous memory map of its own, whose
+    pages cost memory only once written and go back to the system when the array dies.
+    (The C heap keeps what a tree's growth frees, and glibc raises its threshold for
+    mapping a block to the size of the last one freed: a grown tree then held the old
+    copies' memory too.)"""
+    dtype = np.dtype(dtype)
+    if size * dtype.itemsize < MAPPED_BYTES:
+        return np.zeros(size, dtype)
+    block = mmap.mmap(-1, size * dtype.itemsize)
+    if hasattr(mmap, "MADV_HUGEPAGE"):  # as NumPy asks for its large arrays: fewer TLB misses in a big tree
+        block.madvise(mmap.MADV_HUGEPAGE)
+    return np.frombuffer(block, dtype=dtype)
+
+
+def _grown(a: np.ndarray, size: int, used: int) -> np.ndarray:
+    """``a``'s first ``used`` entries in zeros of ``size``, the rest left unwritten (so
+    not yet in memory)."""
+    out = _zeros(size, a.dtype)
+    out[:used] = a[:used]
+    return out
+
+
 def load_growth_kernels() -> None:
     """Compile or load, once per process, the kernels a tree that fills calls (the
-    breadth-first renumbering and the packing of the index pool), so that no timed search
-    pays for them: a tree of two slots fills at once."""
+    breadth-first renumbering and the packing of the index pool, moved or in place), so
+    that no timed search pays for them: a tree of two slots fills at once."""
     global _growth_loaded
     if not _growth_loaded:
-        Tree(2).grow()
+        tree = Tree(2)
+        tree.grow()
+        tree._pack_pool()
         _growth_loaded = True
 
 
@@ -41,7 +72,7 @@ class Tree:
     """Node storage for one search thread (field meanings in ``engine/ismcts.py``)."""
 
     def __init__(self, capacity: int = 1 << 16) -> None:
-        self.arrays = {name: np.zeros(capacity, dtype=t) for name, t in FIELDS}
+        self.arrays = {name: _zeros(capacity, t) for name, t in FIELDS}
         self.meta = np.zeros(4, dtype=np.int64)
         # the indexes of the nodes with many children: moves and children (headers in the latter)
         self.pool_move = np.zeros(POOL_CAPACITY, dtype=np.int64)
@@ -69,31 +100,59 @@ class Tree:
     def grow(self) -> None:
         """Make room for the next kernel call: when the nodes are full, renumber them
         breadth-first, so that siblings sit together in memory (the selection scans them),
-        into arrays twice as large, packing the index pool on the way; then double the pool
-        while it is short. The tree itself, and so the search, stays exactly the same."""
+        into arrays twice as large, packing the index pool on the way (a tree of
+        ``RENUMBER_BELOW`` nodes or more just gets larger arrays); when the pool is short,
+        pack it in place, then double it while it is short (or more than half full). The
+        tree itself, and so the search, stays exactly the same."""
+        packed = False
         if self.nodes + 2 > self.capacity:
-            self._renumber(2 * self.capacity)
+            if self.capacity < RENUMBER_BELOW:
+                self._renumber(2 * self.capacity)
+                packed = True
+            else:
+                self._extend(2 * self.capacity)
         size = len(self.pool_child)
+        if not packed and self.meta[META_POOL] + index_pool_room(self.meta) > size:
+            self._pack_pool()
+            if 2 * self.meta[META_POOL] > size:  # little was outgrown: grow as well, not pack again soon
+                size *= 2
         while self.meta[META_POOL] + index_pool_room(self.meta) > size:
             size *= 2
         if size > len(self.pool_child):
-            self.pool_move = np.concatenate([self.pool_move, np.zeros(size - len(self.pool_move), np.int64)])
-            self.pool_child = np.concatenate([self.pool_child, np.zeros(size - len(self.pool_child), np.int32)])
+            used = int(self.meta[META_POOL])
+            self.pool_move = _grown(self.pool_move, size, used)
+            self.pool_child = _grown(self.pool_child, size, used)
+
+    def _pack_pool(self) -> None:
+        """Drop the outgrown indexes from the pool, in place (the live ones move down)."""
+        index = self.arrays["index"][: self.nodes]
+        nodes = np.flatnonzero(index >= 0)
+        by_start = nodes[np.argsort(index[nodes], kind="stable")]
+        self.meta[META_POOL] = pack_indexes_in_place(self.arrays["index"], self.pool_move, self.pool_child, by_start)
+
+    def _extend(self, capacity: int) -> None:
+        """Larger arrays, the nodes as they are, one field at a time (a reader on another
+        thread sees the same tree in either copy), so that only one field is ever held twice."""
+        n = self.nodes
+        for name, _ in FIELDS:
+            self.arrays[name] = _grown(self.arrays[name], capacity, n)
 
     def _renumber(self, capacity: int) -> None:
         n = self.nodes
-        order = np.empty(n, np.int64)
-        rank = np.empty(n, np.int64)
+        order = np.empty(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
+        rank = np.empty(n, np.int32)
         breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
         grown = {}
         for name, t in FIELDS:
-            values = self.arrays[name][:n][order]
+            grown[name] = _zeros(capacity, t)  # pages past the nodes cost nothing until written
+            values = grown[name][:n]
+            np.take(self.arrays[name][:n], order, out=values)
             if name in LINKS:  # node numbers: renumber them too
                 linked = values >= 0
                 values[linked] = rank[values[linked]]
-            grown[name] = np.zeros(capacity, dtype=t)
-            grown[name][:n] = values
-        pool_move, pool_child = np.zeros_like(self.pool_move), np.zeros_like(self.pool_child)
+                del linked
+        del order
+        pool_move, pool_child = _zeros(len(self.pool_move), np.int64), _zeros(len(self.pool_child), np.int32)
         self.meta[META_POOL] = pack_indexes(grown["index"], self.pool_move, self.pool_child, n, rank, pool_move,
                                             pool_child)
         self.pool_move, self.pool_child = pool_move, pool_child

@@ -32,7 +32,8 @@ the node arrays), so the selection finds the legal children with one probe a leg
 instead of walking every child, and a draw (chance, a seat played at random) finds its
 child with one probe. It gives exactly the choices of the walk (ties go to the newest child
 either way); the children's list stays, so a node the pool had no room for just walks.
-Outgrown indexes lie unused until the tree grows, when the pool is packed.
+Outgrown indexes lie unused until the tree grows or the pool is short, when the pool is
+packed.
 
 ``meta`` holds [nodes in use, iterations done, pool slots in use, the largest index]. A
 kernel call stops early when the node arrays or the pool are nearly full; the caller grows
@@ -96,11 +97,13 @@ META_ITERATIONS = 1
 META_POOL = 2  # slots of the index pool in use
 META_POOL_LARGEST = 3  # the largest index (header included) so far
 # a node with this many children gets an index of them by move, in the pool: a header (its
-# size's bits, its entries) then open-addressing slots, at least four a child when built,
-# rebuilt twice the size when half full
+# size's bits, its entries) then open-addressing slots, at most half full (at least four
+# slots a child when built, rebuilt twice the size when it would pass that; three quarters
+# saved 6 bytes a node at 3 M iterations but cost 9% of the rate at 1 M)
 INDEX_MIN_CHILDREN = 12
 INDEX_HEADER = 2
 INDEX_FIRST_BITS = 6  # 64 slots: at least 4 x INDEX_MIN_CHILDREN
+INDEX_LOAD_QUARTERS = 2  # an index holds at most this many quarters of its slots
 MODEL_MAXN = 0
 MODEL_PARANOID = 1
 MODEL_RANDOM = 2
@@ -173,7 +176,7 @@ def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, poo
     while c >= 0:
         kids += 1
         c = t_sibling[c]
-    while (1 << bits) < 2 * kids:
+    while INDEX_LOAD_QUARTERS * (1 << bits) < 4 * kids:
         bits += 1
     size = 1 << bits
     at = meta[META_POOL]
@@ -197,11 +200,12 @@ def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, poo
 @njit(cache=True)
 def _index_child(node, child, kids, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta):
     """``node`` has a new child, its ``kids``-th: enter it in the node's index, starting the
-    index when the node has ``INDEX_MIN_CHILDREN`` and doubling it when half full."""
+    index when the node has ``INDEX_MIN_CHILDREN`` and doubling it when it would pass
+    ``INDEX_LOAD_QUARTERS``."""
     at = t_index[node]
     if at >= 0:
         bits = pool_child[at]
-        if 2 * (pool_child[at + 1] + 1) > (1 << bits):
+        if 4 * (pool_child[at + 1] + 1) > INDEX_LOAD_QUARTERS * (1 << bits):
             _index_build(node, bits + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
         else:
             _index_put(pool_move, pool_child, at, t_move[child], child)
@@ -227,6 +231,27 @@ def pack_indexes(t_index, pool_move, pool_child, nodes, rank, new_move, new_chil
                 new_move[top + j] = pool_move[at + j]
             t_index[k] = top
             top += INDEX_HEADER + size
+    return top
+
+
+@njit(cache=True)
+def pack_indexes_in_place(t_index, pool_move, pool_child, by_start):
+    """Move the indexes of the nodes ``by_start`` (every indexed node, in the order of their
+    indexes in the pool) down to one after another, dropping the outgrown ones between
+    them, and point each node at its index's new place; return the slots used. Each index
+    moves to a slot at or below its own, so copying in that order overwrites nothing still
+    to be moved, and needs no second pool."""
+    top = 0
+    for i in range(by_start.shape[0]):
+        k = by_start[i]
+        at = t_index[k]
+        size = INDEX_HEADER + (1 << pool_child[at])
+        if at != top:
+            for j in range(size):
+                pool_child[top + j] = pool_child[at + j]
+                pool_move[top + j] = pool_move[at + j]
+            t_index[k] = top
+        top += size
     return top
 
 

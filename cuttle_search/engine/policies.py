@@ -8,24 +8,29 @@ import numpy as np
 from .jit import njit
 from .apply import apply_move
 from .layout import (
+    bit,
     copy_into,
     EIGHTS,
     F_ACTIONS,
+    F_DECK_N,
     F_ACTOR,
     F_FACE,
     F_HAND,
     F_JACK_ON,
     F_NPLAYERS,
+    F_OWNED,
     F_PASSES,
     F_PHASE,
     F_POINTS,
     F_STATUS,
     F_WINNER,
     FROM_SEVEN,
+    HL_BLOCK,
     KINGS,
     lowest,
     make_move,
     move_card,
+    move_receiver,
     move_target,
     MT_DRAW,
     MT_JACK,
@@ -47,19 +52,31 @@ from .layout import (
     popcount,
     QUEENS,
     R_ACTION_LIMIT,
+    R_FIVE_DISCARD,
+    R_FIVE_DRAW,
+    R_HAND_LIMIT,
+    R_HAND_LIMIT_STYLE,
     R_JACK_SWITCH,
     R_PASS_LIMIT,
+    R_RESHUFFLE,
     R_TEN_COUNTERS_SCUTTLE,
+    RANK_ACE,
+    RANK_EIGHT,
+    RANK_FIVE,
+    RANK_FOUR,
     RANK_KING,
     RANK_QUEEN,
+    RANK_SEVEN,
+    RANK_SIX,
     RANK_TEN,
+    RANK_THREE,
     ST_WIN,
 )
 from .movegen import generate_moves
 from .noref import borrow
 from .rng import rng_below
 from .seats import opponent, opponents, partner, same_side, seat_after
-from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total
+from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total, reshuffle_brings
 
 
 ROLLOUT_RANDOM = 0
@@ -318,8 +335,9 @@ def keep_best(v, i, best_val, best, ties, rng):
 def _greedy_pick(s, r, buf, n, rng, scratch):
     """The one-ply greedy rollout policy in a main or 7 decision with no win on the spot:
     three times in four, try every move on a copy (a one-off as if the opponents let it
-    resolve) and keep the best material balance, and else play a uniform move. Two seats
-    score most moves from the masks (``quick_balance``); more seats apply every move."""
+    resolve) and keep the best material balance, and else play a uniform move. Most moves
+    are scored from the masks (``quick_balance``, ``quick_oneoff_balance``; more seats:
+    ``_greedy_pick_applied``), the rest on a copy."""
     p = s[F_ACTOR]
     o = opponent(s, p)
     if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
@@ -331,10 +349,18 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
     ties = 0
     pts_p = points_total(s, p)
     pts_o = points_total(s, o)
+    mat_o = 0.0
+    mat_o_known = False
     for i in range(n):
         if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
             v = quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
-        else:  # a one-off's effects are many: apply it on a copy
+            best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+            continue
+        if not mat_o_known:
+            mat_o = material(s, r, o)
+            mat_o_known = True
+        ok, v = quick_oneoff_balance(s, r, buf[i], p, -1, 1 << o, mat_o, 0.0)
+        if not ok:  # the other one-offs' effects are many: apply it on a copy
             copy_into(scratch, s)
             apply_unopposed(scratch, r, buf[i])
             if scratch[F_PHASE] == PH_OVER:
@@ -348,14 +374,212 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
 
 
 @njit(cache=True)
+def _changed_material(s, r, q, pts):
+    """``material(s, r, q)`` with seat q's points ``pts`` instead of its own."""
+    face = s[F_FACE + q]
+    return _standing(pts, goal(s, r, q), popcount(face & KINGS), popcount(face & QUEENS), popcount(face & EIGHTS),
+                     popcount(s[F_HAND + q]))
+
+
+@njit(cache=True)
+def quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val):
+    """``material_balance(p)`` after main-phase move ``m`` of ``p`` and the other seats'
+    declines, with any number of seats, worked out from the masks for a draw, points, a
+    royal, a scuttle or a jack from the hand: ``(True, value)``, exactly what applying the
+    move on a copy scores (0.0 for a stalemate), or ``(False, 0.0)`` for any other move and
+    for one after which some seat meets its goal (the caller applies those). ``best_opp`` is
+    the best ``material`` of p's opponents and ``mate_val`` the partner's, before the move."""
+    mt = m & MT_MASK
+    if m & FROM_SEVEN or not (mt == MT_DRAW or mt == MT_POINTS or mt == MT_ROYAL or mt == MT_SCUTTLE or mt == MT_JACK):
+        return False, 0.0
+    face_p = s[F_FACE + p]
+    kings = popcount(face_p & KINGS)
+    queens = popcount(face_p & QUEENS)
+    eights = popcount(face_p & EIGHTS)
+    hand = popcount(s[F_HAND + p])
+    pts = pts_p
+    lose = -1  # the seat that loses a point card, and the one that gains it (not p)
+    gain = -1
+    value = 0
+    if mt == MT_DRAW:  # as apply's _draw: nothing when blocked by the hand limit or no card comes
+        if r[R_HAND_LIMIT_STYLE] == HL_BLOCK and r[R_HAND_LIMIT] - hand < 1:
+            pass
+        elif s[F_DECK_N] == 0 and not (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0):
+            pass
+        else:
+            hand += 1
+    else:
+        hand -= 1
+        c = move_card(m)
+        if mt == MT_POINTS:
+            pts += (c >> 2) + 1
+        elif mt == MT_ROYAL:
+            rk = c >> 2
+            if rk == RANK_KING:
+                kings += 1
+            elif rk == RANK_QUEEN:
+                queens += 1
+            elif rk == RANK_EIGHT:
+                eights += 1
+            else:
+                return False, 0.0
+        else:
+            if mt == MT_JACK and r[R_JACK_SWITCH]:
+                return False, 0.0
+            t = move_target(m)
+            lose = controller_of_point(s, t)
+            if lose < 0 or lose == p:
+                return False, 0.0
+            value = (t >> 2) + 1
+            if mt == MT_JACK:
+                to = move_receiver(m, p)
+                if to == lose:
+                    return False, 0.0
+                if to == p:
+                    pts += value
+                else:
+                    gain = to
+    if pts >= goal_with_kings(r, kings):
+        return False, 0.0
+    pts_lose = points_total(s, lose) - value if lose >= 0 else 0
+    pts_gain = points_total(s, gain) + value if gain >= 0 else 0
+    if gain >= 0 and pts_gain >= goal(s, r, gain):
+        return False, 0.0
+    plies = 2 if (mt == MT_SCUTTLE and r[R_TEN_COUNTERS_SCUTTLE]) else 1  # a scuttle block declined
+    if s[F_ACTIONS] + plies >= r[R_ACTION_LIMIT]:
+        return True, 0.0
+    best = best_opp
+    if lose >= 0 and (against >> lose) & 1 or gain >= 0 and (against >> gain) & 1:
+        best = -1e300
+        for q in range(s[F_NPLAYERS]):
+            if (against >> q) & 1:
+                if q == lose:
+                    v = _changed_material(s, r, q, pts_lose)
+                elif q == gain:
+                    v = _changed_material(s, r, q, pts_gain)
+                else:
+                    v = material(s, r, q)
+                if v > best:
+                    best = v
+    own = _standing(pts, goal_with_kings(r, kings), kings, queens, eights, hand)
+    if mate >= 0:
+        if mate == lose:
+            own = max(own, _changed_material(s, r, mate, pts_lose))
+        elif mate == gain:
+            own = max(own, _changed_material(s, r, mate, pts_gain))
+        else:
+            own = max(own, mate_val)
+    return True, own - best
+
+
+@njit(cache=True)
+def _points_of(x):
+    """``table.points_total`` of the point-card mask ``x``."""
+    total = 0
+    for rank in range(10):
+        total += (rank + 1) * popcount((x >> (4 * rank)) & 0xF)
+    return total
+
+
+@njit(cache=True)
+def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
+    """``material_balance(p)`` after main-phase one-off ``m`` of ``p`` resolves with every
+    other seat declining, from the masks, for an Ace, a Three, a Four, a Five, a Six or a
+    Seven: ``(True, value)`` with exactly the bits applying it on a copy gives (0.0 for a
+    stalemate), or ``(False, 0.0)`` for another one-off, a Five that draws past the deck,
+    or one after which a seat meets its goal (the caller applies those)."""
+    c = move_card(m)
+    rk = c >> 2
+    n_seats = s[F_NPLAYERS]
+    if s[F_PHASE] != PH_MAIN or m & FROM_SEVEN or not (rk == RANK_ACE or rk == RANK_THREE or rk == RANK_FOUR or rk == RANK_FIVE
+                              or rk == RANK_SIX or rk == RANK_SEVEN):
+        return False, 0.0
+    hand_p = popcount(s[F_HAND + p]) - 1
+    if rk == RANK_FIVE and not (r[R_FIVE_DISCARD] and s[F_HAND + p] & ~bit(c) != 0):
+        k = r[R_FIVE_DRAW]  # as apply's _draw
+        if r[R_HAND_LIMIT_STYLE] == HL_BLOCK and r[R_HAND_LIMIT] - hand_p < k:
+            k = r[R_HAND_LIMIT] - hand_p
+        if k > s[F_DECK_N]:
+            return False, 0.0
+        if k > 0:
+            hand_p += k
+    on_table = np.int64(0)
+    if rk == RANK_SIX:
+        for q in range(n_seats):
+            on_table |= s[F_POINTS + q]
+    if rk == RANK_ACE or rk == RANK_SIX:  # every seat's standing changes
+        best = -1e300
+        own = 0.0
+        mine = 0.0
+        for q in range(n_seats):
+            face = s[F_FACE + q]
+            hand = hand_p if q == p else popcount(s[F_HAND + q])
+            if rk == RANK_ACE:
+                kings = popcount(face & KINGS)
+                pts = 0
+                g = goal_with_kings(r, kings)
+                v = _standing(pts, g, kings, popcount(face & QUEENS), popcount(face & EIGHTS), hand)
+            else:
+                pts = _points_of(s[F_OWNED + q] & on_table)
+                g = goal_with_kings(r, 0)
+                if pts >= g:
+                    return False, 0.0
+                v = _standing(pts, g, 0, 0, 0, hand)
+            if q == p:
+                own = v
+            elif q == mate:
+                mine = v
+            if (against >> q) & 1 and v > best:
+                best = v
+        if s[F_ACTIONS] + n_seats >= r[R_ACTION_LIMIT]:  # the one-off and every decline
+            return True, 0.0
+        if mate >= 0:
+            own = max(own, mine)
+        return True, own - best
+    if s[F_ACTIONS] + n_seats >= r[R_ACTION_LIMIT]:
+        return True, 0.0
+    face_p = s[F_FACE + p]
+    kings = popcount(face_p & KINGS)
+    own = _standing(points_total(s, p), goal_with_kings(r, kings), kings, popcount(face_p & QUEENS),
+                    popcount(face_p & EIGHTS), hand_p)
+    if mate >= 0:
+        own = max(own, mate_val)
+    return True, own - best_opp
+
+
+@njit(cache=True)
 def _greedy_pick_applied(s, r, buf, n, rng, scratch):
-    """The greedy choice by applying every move on a copy and scoring ``material_balance``
-    (any number of seats)."""
+    """The greedy choice by scoring ``material_balance`` after every move (any number of
+    seats): in the main phase most moves from the masks (``quick_balance_n``), the others
+    applied on a copy."""
     p = s[F_ACTOR]
     best = 0
     best_val = -1e18
     ties = 0
+    quick = s[F_PHASE] == PH_MAIN
+    mate = partner(s, r, p)
+    against = opponents(s, r, p)
+    best_opp = -1e300
+    mate_val = 0.0
+    pts_p = 0
+    if quick:
+        for q in range(s[F_NPLAYERS]):
+            if (against >> q) & 1:
+                v = material(s, r, q)
+                if v > best_opp:
+                    best_opp = v
+        if mate >= 0:
+            mate_val = material(s, r, mate)
+        pts_p = points_total(s, p)
     for i in range(n):
+        if quick:
+            if buf[i] & MT_MASK == MT_ONE_OFF:
+                ok, v = quick_oneoff_balance(s, r, buf[i], p, mate, against, best_opp, mate_val)
+            else:
+                ok, v = quick_balance_n(s, r, buf[i], p, mate, against, pts_p, best_opp, mate_val)
+            if ok:
+                best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+                continue
         copy_into(scratch, s)
         apply_unopposed(scratch, r, buf[i])
         if scratch[F_PHASE] == PH_OVER:
