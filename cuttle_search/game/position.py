@@ -28,6 +28,19 @@ from .moves import Move
 from .rules import Ruleset, get_ruleset
 from .seats import seat_name
 
+def share_of_state(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = None) -> float:
+    """``seat``'s share of the finished game ``s``: 1 when its side won, 0 when another did,
+    and an equal share (1/n of n seats, 1/2 with two teams) when nobody won, from the
+    engine's returns (``table.seat_returns``). ``out`` is an optional scratch array of
+    ``MAX_PLAYERS`` floats."""
+    if out is None:
+        out = np.zeros(L.MAX_PLAYERS, np.float64)
+    seat_returns(s, r, out)
+    if not out[: int(s[L.F_NPLAYERS])].any():
+        return 1.0 / int(sides(s, r))
+    return 1.0 if out[seat] > 0 else 0.0
+
+
 class PositionError(CuttleError):
     """A malformed or impossible position. The message names the field and the problem."""
 
@@ -185,14 +198,7 @@ class Position:
     def share_of(self, p: int) -> float | None:
         """Seat ``p``'s share of the finished game: 1 when its side won, 0 when another did,
         an equal share (1/sides) for a stalemate; None while the game goes on."""
-        if not self.is_over:
-            return None
-        out = np.zeros(L.MAX_PLAYERS, np.float64)
-        seat_returns(self.state, self.rules_array, out)
-        n = self.players
-        if not out[:n].any():
-            return 1.0 / int(sides(self.state, self.rules_array))
-        return 1.0 if out[p] > 0 else 0.0
+        return share_of_state(self.state, self.rules_array, p) if self.is_over else None
 
     def result(self) -> dict[str, Any]:
         st = int(self.state[L.F_STATUS])

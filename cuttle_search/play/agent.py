@@ -9,11 +9,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..engine import layout as L
-from ..engine.seats import seat_count, sides
-from ..engine.table import seat_returns
 from ..game.errors import CuttleError
-from ..game.position import Position
+from ..game.position import Position, share_of_state
 
 
 class AgentError(CuttleError):
@@ -21,17 +18,10 @@ class AgentError(CuttleError):
 
 
 def win_share(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = None) -> float:
-    """``seat``'s share of the finished game ``s``: 1 when its side won, 0 when another
-    did, and an equal share (1/n of n seats, 1/2 with two teams) when nobody won. Built on the engine's
-    returns (``table.seat_returns``); two seats score 1, 1/2 and 0. ``out`` is an optional
-    scratch array of ``MAX_PLAYERS`` floats."""
-    if out is None:
-        out = np.zeros(L.MAX_PLAYERS, np.float64)
-    seat_returns(s, r, out)
-    n = int(seat_count(s))
-    if not out[:n].any():
-        return 1.0 / int(sides(s, r))
-    return 1.0 if out[seat] > 0 else 0.0
+    """``seat``'s share of the finished game ``s`` (``Position.share_of`` on raw arrays,
+    for the arena's game loop): 1 when its side won, 0 when another did, an equal share
+    when nobody won; two seats score 1, 1/2 and 0."""
+    return share_of_state(s, r, seat, out)
 
 
 @dataclass

@@ -87,6 +87,26 @@ def frozen_cards(value: Any, where: str) -> list[tuple[Card, str]]:
     return out
 
 
+def read_hand(s: np.ndarray, seen: SeenCards, items: list[Any], seat: int, view: int | None, field: str) -> int:
+    """Seat ``seat``'s hand, the list ``field`` of either form, into ``s``: every named card
+    (each checked once against ``seen``); ``??`` only for a hand the view hides. Returns how
+    many cards are hidden."""
+    hidden = 0
+    for i, item in enumerate(items):
+        where = f"{field}[{i}]"
+        if item == C.UNKNOWN:
+            if view is None:
+                raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
+            if seat == view:
+                raise PositionError(f"{where}: '??' in the viewer's own hand")
+            hidden += 1
+            continue
+        c = read_card(item, where)
+        seen.add(c, where)
+        s[L.F_HAND + seat] |= 1 << c
+    return hidden
+
+
 def card_list(data: Mapping[str, Any], key: str, cards: int = C.N_CARDS) -> list[Any]:
     return list_field(data.get(key, []), key, cards)
 

@@ -38,7 +38,7 @@ from ...engine.seats import seat_count
 from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 from .fields import (
     FORMAT_NAME, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field, list_field,
-    parse_phase, read_card, read_deck, read_pending, read_twos, set_phase,
+    parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
 SEAT_LIST_VERSION = 2
@@ -191,18 +191,8 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         where = f"seats[{q}]"
         if not isinstance(entry, Mapping):
             raise PositionError(f"{where}: expected an object with hand, points and royals")
-        for i, item in enumerate(list_field(entry.get("hand"), f"{where}.hand", cards)):
-            w = f"{where}.hand[{i}]"
-            if item == C.UNKNOWN:
-                if view is None:
-                    raise PositionError(f"{w}: '??' (a hidden card) in a full-information position")
-                if q == view:
-                    raise PositionError(f"{w}: '??' in the viewer's own hand")
-                unknown_in_hand[q] += 1
-                continue
-            c = read_card(item, w)
-            seen.add(c, w)
-            s[L.F_HAND + q] |= 1 << c
+        hand = f"{where}.hand"
+        unknown_in_hand[q] = read_hand(s, seen, list_field(entry.get("hand"), hand, cards), q, view, hand)
     # base cards first (every stack's owner), then the attachments bottom up
     stacks: list[tuple[Card, list[tuple[Card, int, int]], str]] = []
     for q, entry in enumerate(raw):

@@ -21,7 +21,7 @@ from ..rules import Ruleset
 from ..seats import seat_name, seat_number
 from .fields import (
     FORMAT_NAME, FORMAT_VERSION, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field,
-    parse_phase, read_card, read_deck, read_pending, read_twos, set_phase,
+    parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
 _JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
@@ -136,18 +136,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     # ---- hands
     for p in (0, 1):
         key = f"{seat_name(p)}Hand"
-        for i, item in enumerate(card_list(data, key)):
-            where = f"{key}[{i}]"
-            if item == C.UNKNOWN:
-                if view is None:
-                    raise PositionError(f"{where}: '??' (a hidden card) in a full-information position")
-                if p == view:
-                    raise PositionError(f"{where}: '??' in the viewer's own hand")
-                unknown_in_hand[p] += 1
-                continue
-            c = read_card(item, where)
-            seen.add(c, where)
-            s[L.F_HAND + p] |= 1 << c
+        unknown_in_hand[p] = read_hand(s, seen, card_list(data, key), p, view, key)
 
     # ---- face cards
     for p in (0, 1):
