@@ -52,7 +52,7 @@ STAGES = (("opening (plies 0-9)", lambda d: d["ply"] <= 9),
           ("deck <= 10", lambda d: d["ply"] > 9 and d["deck"] <= 10))
 
 
-def play_one(job: tuple[str, int, int, int]) -> list[dict[str, Any]]:
+def play_one(job: tuple[str, int, int, int, float | None]) -> list[dict[str, Any]]:
     """One self-play game (runs in a worker): its decisions, each with the prediction and
     the deciding seat's final share."""
     from cuttle_search.analysis import analyse
@@ -60,7 +60,8 @@ def play_one(job: tuple[str, int, int, int]) -> list[dict[str, Any]]:
     from cuttle_search.game.rules import get_ruleset
     from cuttle_search.play.arena import deal_seed
 
-    rules_spec, seed, game, iterations = job
+    rules_spec, seed, game, iterations, widen = job
+    options = {} if widen is None else {"widen": widen}
     rules = get_ruleset(rules_spec)
     pos = Position.deal(rules, seed=deal_seed(seed, game))
     rng = np.random.default_rng([seed, game])
@@ -75,7 +76,7 @@ def play_one(job: tuple[str, int, int, int]) -> list[dict[str, Any]]:
             pos.push(legal[0])
         else:
             view = pos.view_of(seat)
-            result = analyse(view, iterations=iterations, seed=int(rng.integers(0, 2**62)))
+            result = analyse(view, iterations=iterations, seed=int(rng.integers(0, 2**62)), **options)
             best = result.best
             decisions.append({"game": game, "ply": ply, "seat": seat, "deck": pos.deck_size,
                               "predicted": best.score, "proven": best.proven is not None})
@@ -266,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=7100)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--widen", type=float, default=None, help="the search's widening (default: the analyser's)")
     ap.add_argument("--resamples", type=int, default=400)
     ap.add_argument("--json", dest="json_out", default=None, help="write the figures (and every decision) here")
     ap.add_argument("--fit", nargs="+", default=None, metavar="RUN", help="fit the map from saved runs (--json files)")
@@ -291,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("calibrated (analysis/calibration.py):")
         print(report(summarise(with_calibration(run["decisions"], run["rules"]), args.resamples), args, run["seconds"]))
         return 0
-    jobs = [(args.rules, args.seed, g, args.iterations) for g in range(args.games)]
+    jobs = [(args.rules, args.seed, g, args.iterations, args.widen) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -304,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report(summary, args, seconds))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({"rules": args.rules, "games": args.games,
-                                                   "iterations": args.iterations, "seed": args.seed,
+                                                   "iterations": args.iterations, "seed": args.seed, "widen": args.widen,
                                                    "seconds": round(seconds, 1), "summary": summary,
                                                    "decisions": decisions}, indent=1))
     return 0

@@ -16,7 +16,7 @@ from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from . import calibration
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_ROLLOUT, DEFAULT_WIDEN, Limit, SearchError
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat
 from ..game.seats import seat_name
@@ -38,6 +38,7 @@ def analyse(
     allow_moves: Sequence[Any] | None = None,
     avoid_moves: Sequence[Any] | None = None,
     model: str = DEFAULT_MODEL,
+    widen: float = DEFAULT_WIDEN,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
     player whose view it is and rank that player's legal moves.
@@ -52,7 +53,8 @@ def analyse(
     the search then uses what the viewer can infer from them (see ``search.inference``).
     ``allow_moves`` / ``avoid_moves`` (moves in text or JSON notation) restrict the root.
     ``model`` is the opponent model of a game of more seats (``maxn``, ``paranoid`` or
-    ``random``; see ``search.md``)."""
+    ``random``; see ``search.md``). ``widen`` is the progressive widening's visit scale
+    below the root (0.0 turns it off; see ``search.md``)."""
     pos = as_position(position)
     if history is not None:
         if inference is not None:
@@ -60,7 +62,7 @@ def analyse(
         inference = inference_from_history(pos, history)
     result = run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
                         inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every,
-                        allow_moves=allow_moves, avoid_moves=avoid_moves, model=model)
+                        allow_moves=allow_moves, avoid_moves=avoid_moves, model=model, widen=widen)
     return calibration.annotate(result, pos)
 
 

@@ -20,7 +20,7 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_WIDEN
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..game.position import Position
@@ -54,10 +54,11 @@ def calibrate(rules: str, ply: int, deck: int, score: float) -> float:
     return 1.0 / (1.0 + math.exp(-(a + b * math.log(x / (1 - x)))))
 
 
-def applies(rules: str, rollout: str, exploration: float, model: str, iterations: int) -> bool:
+def applies(rules: str, rollout: str, exploration: float, model: str, iterations: int,
+            widen: float = DEFAULT_WIDEN) -> bool:
     """Whether the map was fitted for a search like this one."""
     return (rules in MAPS and rollout == "greedy" and exploration == DEFAULT_EXPLORATION
-            and model == DEFAULT_MODEL and MIN_ITERATIONS <= iterations <= MAX_ITERATIONS)
+            and model == DEFAULT_MODEL and widen == DEFAULT_WIDEN and MIN_ITERATIONS <= iterations <= MAX_ITERATIONS)
 
 
 def annotate(result: "AnalysisResult", pos: "Position") -> "AnalysisResult":
@@ -66,7 +67,7 @@ def annotate(result: "AnalysisResult", pos: "Position") -> "AnalysisResult":
     forced answer (nothing to calibrate)."""
     if result.stop_reason in ("forced", "proven"):
         return result
-    if not applies(result.rules, result.rollout, result.exploration, result.model, result.iterations):
+    if not applies(result.rules, result.rollout, result.exploration, result.model, result.iterations, result.widen):
         return result
     ply, deck = pos.actions, pos.deck_size
     result.moves = [replace(m, calibrated_score=m.score if m.proven is not None else

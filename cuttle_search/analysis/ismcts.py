@@ -31,9 +31,11 @@ from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
     DEFAULT_EXPLORATION,
+    DEFAULT_WIDEN,
     DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
+    MAX_WIDEN,
     MAX_SEED,
     MAX_THREADS,
     MODEL_NAMES,
@@ -129,13 +131,15 @@ def _restricted(result: AnalysisResult, roots: tuple) -> AnalysisResult:
 class _Worker:
     """One thread's tree, generator and scratch buffers."""
 
-    def __init__(self, seed: int, index: int, capacity: int, solver: bool = True) -> None:
+    def __init__(self, seed: int, index: int, capacity: int, solver: bool = True, widen: float = DEFAULT_WIDEN) -> None:
         self.solver = solver  # the MCTS-Solver where nothing is hidden
+        self.widen = widen  # progressive widening below the root (0.0: off)
         self.tree = Tree(capacity)
         self.rng = seed_rng(np.uint64(seed & (2**64 - 1)), index)
         # the kernel's scratch record: state, moves, seen flags, path, card list, second state,
         # then the move lookup's slots (move, index, stamp) and its stamp counter, then the
-        # legal children of a node and their moves' indices, then the table of logs
+        # legal children of a node and their moves' indices, the table of logs, then the
+        # widening's move values and flags
         self.work = (
             np.zeros(L.STATE_SIZE, dtype=np.int64),
             np.zeros(L.MAX_MOVES, dtype=np.int64),
@@ -150,12 +154,14 @@ class _Worker:
             np.zeros(L.MAX_MOVES, dtype=np.int32),
             np.zeros(L.MAX_MOVES, dtype=np.int32),
             np.zeros(LOG_TABLE_SIZE, dtype=np.float64),
+            np.zeros(L.MAX_MOVES, dtype=np.float64),
+            np.zeros(L.MAX_MOVES, dtype=np.bool_),
         )
 
     def _iterate(self, root, r, viewer, deal, n, exploration, policy, roots, model) -> int:
         return ismcts_iterate(
             (root, r, viewer), deal, self.tree.kernel_args(), self.work, n, self.rng, exploration, policy,
-            roots, np.int64(self.solver), np.int64(model),
+            roots, np.int64(self.solver), np.int64(model), np.float64(self.widen),
         )
 
     def run(self, root, r, viewer, deal, n, exploration, policy, roots=None, model=MODEL_MAXN) -> int:
@@ -224,6 +230,7 @@ def run_search(
     avoid_moves: object = None,
     solver: bool = True,
     model: str = DEFAULT_MODEL,
+    widen: float = DEFAULT_WIDEN,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
     narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
@@ -237,9 +244,12 @@ def run_search(
     off the exact solver's first answer and the MCTS-Solver (to measure what they bring).
     ``model`` is the opponent model: ``maxn`` (every seat for itself), ``paranoid`` (every
     opponent against the viewer) or ``random`` (opponents play uniformly at random); with
-    two seats ``maxn`` and ``paranoid`` are the same search."""
+    two seats ``maxn`` and ``paranoid`` are the same search. ``widen`` is the progressive
+    widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model)
+    if not _number(widen) or not 0 <= widen <= MAX_WIDEN:
+        raise SearchError(f"widen: expected a finite number from 0 to {MAX_WIDEN:g}, got {brief(widen)}")
     model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
@@ -264,7 +274,7 @@ def run_search(
         np.int64(0 if inference is None else inference.excluded),
         np.int64(0 if inference is None else inference.fresh),
     )
-    workers = [_Worker(seed, i, node_capacity, solver) for i in range(threads)]
+    workers = [_Worker(seed, i, node_capacity, solver, float(widen)) for i in range(threads)]
     total = limit.effective_iterations
     quotas = [None] * threads if total is None else [total // threads + (i < total % threads) for i in range(threads)]
     deadline = None if limit.time is None else time.perf_counter() + limit.time
@@ -467,6 +477,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
         engine_version=__version__,
         position=pos.name,
         seats=pos.rules.players,
+        widen=workers[0].widen,
         sides=int(sides(pos.state, pos.rules_array)),
         partner=int(partner(pos.state, pos.rules_array, viewer)),
         model=model,

@@ -17,9 +17,11 @@ MAX_SECONDS = 7 * 24 * 3600.0
 MAX_THREADS = 256
 MAX_SEED = 2**63 - 1
 MAX_EXPLORATION = 1000.0
+MAX_WIDEN = 1_000_000.0
 
 DEFAULT_ITERATIONS = 10_000  # with neither an iteration nor a time budget
 DEFAULT_EXPLORATION = 0.7
+DEFAULT_WIDEN = 0.0  # progressive widening below the root: off
 ROLLOUT_NAMES = ("greedy", "heuristic", "random")  # the rollout policies, by name
 DEFAULT_ROLLOUT = "greedy"
 MODEL_NAMES = ("maxn", "paranoid", "random")  # the opponent models (engine/ismcts.py)

@@ -111,6 +111,7 @@ class AnalysisResult:
     sides: int = 2  # a stalemate is worth 1/sides to each side (a seat, or a team of two)
     partner: int = -1  # the viewer's partner in a team game, whose wins are the viewer's
     model: str = "maxn"  # the opponent model (analysis.limits.MODEL_NAMES)
+    widen: float = 0.0  # the progressive widening's visit scale below the root (0.0: off)
 
     def score_note(self) -> str:
         """Whose win rates these are and what a stalemate counts for."""
@@ -153,6 +154,7 @@ class AnalysisResult:
                 "rollout": self.rollout,
                 "exploration": self.exploration,
                 "model": self.model,
+                "widen": self.widen,
                 "engineVersion": self.engine_version,
                 "stopReason": self.stop_reason,
                 **({"solver": self.solver} if self.solver is not None else {}),

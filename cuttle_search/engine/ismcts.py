@@ -71,12 +71,14 @@ from .layout import (
     F_STATUS,
     F_WINNER,
     MAX_MOVES,
+    PH_MAIN,
     PH_OVER,
+    PH_SEVEN,
     R_RESHUFFLE,
     ST_WIN,
 )
 from .movegen import generate_moves
-from .policies import first_win, policy_pick, rollout
+from .policies import first_win, greedy_values, policy_pick, rollout
 from .rng import rng_below
 from .seats import opponent, same_side, sides
 
@@ -292,7 +294,7 @@ def _rollout_against_random(s, r, rng, buf, policy, scratch, viewer):
 
 
 @njit(nogil=True, cache=True)
-def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy, root_filter, solver, model):
+def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy, root_filter, solver, model, widen):
     """Run up to ``iterations`` ISMCTS iterations on the tree; return how many ran (fewer
     when the node arrays or the index pool are nearly full). Node 0 is the root.
 
@@ -308,13 +310,21 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
       lookup: three arrays of ``LOOKUP_SLOTS`` (int64 move, int32 index into the buffer,
       int64 stamp, all zero at first) and a one-slot int64 stamp counter; the legal
       children of the node being visited with their moves' indices (int32, ``MAX_MOVES``);
-      and float64 zeros (``LOG_TABLE_SIZE`` of them) where the kernel keeps the logs of
-      the availability counts below the table's length as it takes them;
+      float64 zeros (``LOG_TABLE_SIZE`` of them) where the kernel keeps the logs of
+      the availability counts below the table's length as it takes them; and the
+      widening's buffers, float64 and bool (``MAX_MOVES`` each);
     * ``root_filter``: ``(root_moves, root_mode)`` restricts the viewer's moves at the
       root: ROOT_ALL (every legal move), ROOT_ONLY (only those in ``root_moves``) or
       ROOT_AVOID (all but those); the caller ensures one remains;
     * ``model``: the opponent model, ``MODEL_MAXN``, ``MODEL_PARANOID`` or ``MODEL_RANDOM``
-      (see the module's notes).
+      (see the module's notes);
+    * ``widen``: progressive widening below the root (0.0: off). A decision below the root
+      whose node has ``v`` visits considers only the ``1 + floor(log2(1 + v / widen))``
+      moves the greedy policy values most in this determinization (``greedy_values``); the
+      others are neither tried nor counted available. A young node so plays like the
+      rollout, conditioned on the hand the determinization dealt its actor, and opens up
+      as its visits grow (Chaslot et al.'s progressive unpruning). Off where the solver
+      runs, outside main and 7 decisions, and for the viewer's root.
 
     When nothing is hidden (``unknown == 0``) and ``solver`` is 1, every node is one state and the MCTS-Solver
     (Winands, Bjornsson and Saito 2008) runs on top: ``t_proven[k]`` is 1 when the state
@@ -329,7 +339,8 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     unknown, excluded, fresh = deal
     (t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta, seat_wins,
      pool_move, pool_child) = tree
-    s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index, logs = work
+    (s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index, logs,
+     values, allowed) = work
     root_moves, root_mode = root_filter
     # views that hold no reference: nothing below counts references (noref.py)
     root, r, rng, root_moves = borrow(root), borrow(r), borrow(rng), borrow(root_moves)
@@ -340,6 +351,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     s, buf, seen, path, cards, scratch = borrow(s), borrow(buf), borrow(seen), borrow(path), borrow(cards), borrow(scratch)
     slot_move, slot_index, slot_stamp, stamp = borrow(slot_move), borrow(slot_index), borrow(slot_stamp), borrow(stamp)
     legal_child, legal_index, logs = borrow(legal_child), borrow(legal_index), borrow(logs)
+    values, allowed = borrow(values), borrow(allowed)
     cap = t_move.shape[0]
     pool_cap = pool_child.shape[0]
     n_logs = logs.shape[0]
@@ -389,6 +401,23 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             # decisive moves: below the root, a move that wins on the spot is always taken
             # (the root keeps estimating every move of the viewer)
             decisive = first_win(s, r, actor, buf, n) if depth > 0 else -1
+            # progressive widening: only the greedy policy's favourite moves, more with visits
+            pruned = False
+            if widen > 0.0 and depth > 0 and decisive < 0 and not solver_on and n > 1:
+                ph = s[F_PHASE]
+                if ph == PH_MAIN or ph == PH_SEVEN:
+                    width = 1 + int(np.log2(1.0 + t_visits[node] / widen))
+                    if width < n:
+                        pruned = True
+                        greedy_values(s, r, buf, n, values, scratch)
+                        for i in range(n):
+                            allowed[i] = False
+                        for _ in range(width):  # the best of the rest, the earliest on ties
+                            top = -1
+                            for i in range(n):
+                                if not allowed[i] and (top < 0 or values[i] > values[top]):
+                                    top = i
+                            allowed[top] = True
             # first, which children are legal in this determinization, and their moves'
             # indices: with few moves, a scan that stops at a sentinel copy of the child's move
             # past them; with many, a small open-addressing table of the moves (stamped per
@@ -459,9 +488,14 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             best = -1
             best_val = -np.inf  # below any value, a proven loss's included (all lost: the most visited)
             lost = 0  # children proven lost for the actor (solver only)
+            if pruned:
+                for i in range(n):
+                    seen[i] = not allowed[i]
             for j in range(k):
                 c = legal_child[j]
                 i = legal_index[j]
+                if pruned and not allowed[i]:
+                    continue
                 seen[i] = True
                 t_avail[c] += 1
                 v = t_visits[c]

@@ -331,13 +331,61 @@ def keep_best(v, i, best_val, best, ties, rng):
     return best_val, best, ties
 
 
+# the greedy value of a move that wins on the spot when applied (above any material balance)
+WIN_VALUE = 1e18
+
+
+@njit(cache=True)
+def _applied_value(s, r, m, p, scratch):
+    """The greedy value of move ``m`` of ``p`` applied on the copy ``scratch`` with every
+    other seat declining: ``WIN_VALUE`` when it wins for p's side, -1e17 when it hands the
+    game to another side, 0.0 for a stalemate, else the material balance."""
+    copy_into(scratch, s)
+    apply_unopposed(scratch, r, m)
+    if scratch[F_PHASE] == PH_OVER:
+        if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
+            return WIN_VALUE
+        return -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+    if s[F_NPLAYERS] == 2:
+        return material(scratch, r, p) - material(scratch, r, opponent(s, p))
+    return material_balance(scratch, r, p)
+
+
+@njit(cache=True)
+def _two_seat_value(s, r, m, p, o, pts_p, pts_o, mat_o, scratch):
+    """The greedy value of move ``m`` of ``p`` in a two-seat main or 7 decision: from the
+    masks where it can be (``quick_balance``, ``quick_oneoff_balance``), else applied on a
+    copy. ``mat_o`` is the opponent's material before the move."""
+    if m & MT_MASK != MT_ONE_OFF:
+        return quick_balance(s, r, m, p, o, pts_p, pts_o)
+    ok, v = quick_oneoff_balance(s, r, m, p, -1, 1 << o, mat_o, 0.0)
+    if ok:
+        return v
+    return _applied_value(s, r, m, p, scratch)
+
+
+@njit(cache=True)
+def _seat_value(s, r, m, p, quick, mate, against, pts_p, best_opp, mate_val, scratch):
+    """The greedy value of move ``m`` of ``p`` with any number of seats: in the main phase
+    (``quick``) from the masks where it can be (``quick_balance_n``,
+    ``quick_oneoff_balance``), else applied on a copy."""
+    if quick:
+        if m & MT_MASK == MT_ONE_OFF:
+            ok, v = quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val)
+        else:
+            ok, v = quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val)
+        if ok:
+            return v
+    return _applied_value(s, r, m, p, scratch)
+
+
 @njit(cache=True)
 def _greedy_pick(s, r, buf, n, rng, scratch):
     """The one-ply greedy rollout policy in a main or 7 decision with no win on the spot:
     three times in four, try every move on a copy (a one-off as if the opponents let it
     resolve) and keep the best material balance, and else play a uniform move. Most moves
-    are scored from the masks (``quick_balance``, ``quick_oneoff_balance``; more seats:
-    ``_greedy_pick_applied``), the rest on a copy."""
+    are scored from the masks (``_two_seat_value``; more seats: ``_greedy_pick_applied``),
+    the rest on a copy."""
     p = s[F_ACTOR]
     o = opponent(s, p)
     if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
@@ -349,26 +397,11 @@ def _greedy_pick(s, r, buf, n, rng, scratch):
     ties = 0
     pts_p = points_total(s, p)
     pts_o = points_total(s, o)
-    mat_o = 0.0
-    mat_o_known = False
+    mat_o = material(s, r, o)
     for i in range(n):
-        if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
-            v = quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
-            best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
-            continue
-        if not mat_o_known:
-            mat_o = material(s, r, o)
-            mat_o_known = True
-        ok, v = quick_oneoff_balance(s, r, buf[i], p, -1, 1 << o, mat_o, 0.0)
-        if not ok:  # the other one-offs' effects are many: apply it on a copy
-            copy_into(scratch, s)
-            apply_unopposed(scratch, r, buf[i])
-            if scratch[F_PHASE] == PH_OVER:
-                if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
-                    return buf[i]
-                v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
-            else:
-                v = material(scratch, r, p) - material(scratch, r, o)
+        v = _two_seat_value(s, r, buf[i], p, o, pts_p, pts_o, mat_o, scratch)
+        if v >= WIN_VALUE:
+            return buf[i]
         best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
     return buf[best]
 
@@ -548,14 +581,9 @@ def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
 
 
 @njit(cache=True)
-def _greedy_pick_applied(s, r, buf, n, rng, scratch):
-    """The greedy choice by scoring ``material_balance`` after every move (any number of
-    seats): in the main phase most moves from the masks (``quick_balance_n``), the others
-    applied on a copy."""
-    p = s[F_ACTOR]
-    best = 0
-    best_val = -1e18
-    ties = 0
+def _seat_setup(s, r, p):
+    """What ``_seat_value`` needs of a decision of ``p``: (quick, mate, against, pts_p,
+    best_opp, mate_val)."""
     quick = s[F_PHASE] == PH_MAIN
     mate = partner(s, r, p)
     against = opponents(s, r, p)
@@ -571,25 +599,44 @@ def _greedy_pick_applied(s, r, buf, n, rng, scratch):
         if mate >= 0:
             mate_val = material(s, r, mate)
         pts_p = points_total(s, p)
+    return quick, mate, against, pts_p, best_opp, mate_val
+
+
+@njit(cache=True)
+def _greedy_pick_applied(s, r, buf, n, rng, scratch):
+    """The greedy choice by scoring ``material_balance`` after every move (any number of
+    seats): in the main phase most moves from the masks (``quick_balance_n``), the others
+    applied on a copy."""
+    p = s[F_ACTOR]
+    best = 0
+    best_val = -1e18
+    ties = 0
+    quick, mate, against, pts_p, best_opp, mate_val = _seat_setup(s, r, p)
     for i in range(n):
-        if quick:
-            if buf[i] & MT_MASK == MT_ONE_OFF:
-                ok, v = quick_oneoff_balance(s, r, buf[i], p, mate, against, best_opp, mate_val)
-            else:
-                ok, v = quick_balance_n(s, r, buf[i], p, mate, against, pts_p, best_opp, mate_val)
-            if ok:
-                best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
-                continue
-        copy_into(scratch, s)
-        apply_unopposed(scratch, r, buf[i])
-        if scratch[F_PHASE] == PH_OVER:
-            if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
-                return buf[i]
-            v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
-        else:
-            v = material_balance(scratch, r, p)
+        v = _seat_value(s, r, buf[i], p, quick, mate, against, pts_p, best_opp, mate_val, scratch)
+        if v >= WIN_VALUE:
+            return buf[i]
         best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
     return buf[best]
+
+
+@njit(cache=True)
+def greedy_values(s, r, buf, n, values, scratch):
+    """The greedy policy's value of each of the ``n`` moves in ``buf`` for the seat to act
+    in a main or 7 decision, into ``values``: what its argmax weighs (``WIN_VALUE`` for a
+    move found to win when applied). No randomness: the tree search orders moves by it."""
+    p = s[F_ACTOR]
+    if s[F_NPLAYERS] == 2:
+        o = opponent(s, p)
+        pts_p = points_total(s, p)
+        pts_o = points_total(s, o)
+        mat_o = material(s, r, o)
+        for i in range(n):
+            values[i] = _two_seat_value(s, r, buf[i], p, o, pts_p, pts_o, mat_o, scratch)
+        return
+    quick, mate, against, pts_p, best_opp, mate_val = _seat_setup(s, r, p)
+    for i in range(n):
+        values[i] = _seat_value(s, r, buf[i], p, quick, mate, against, pts_p, best_opp, mate_val, scratch)
 
 
 @njit(cache=True)

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..game.errors import brief
-from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number
+from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_WIDEN, is_finite_number
 from ..engine import layout as L
 from ..engine.layout import move_card, move_mask
 from ..engine.baselines import cuttlebot_move, pimc_move
@@ -53,6 +53,7 @@ from ..game.position import Position
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_MODEL,
+    DEFAULT_WIDEN,
     DEFAULT_ROLLOUT,
     MODELS,
     ROLLOUTS,
@@ -190,6 +191,7 @@ class Ismcts(Agent):
         self.infer = bool(self.params.get("infer", False))
         self.solver = bool(self.params.get("solver", True))
         self.model = str(self.params.get("model", DEFAULT_MODEL))
+        self.widen = float(self.params.get("widen", DEFAULT_WIDEN))
         self._tracker: InferenceTracker | None = None
 
     def seat_limit(self):
@@ -219,7 +221,7 @@ class Ismcts(Agent):
         # (analysis/solve.py), so games of more seats search without it
         solver = self.solver and view.rules.exact_solvable
         result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference,
-                            solver=solver, model=self.model)
+                            solver=solver, model=self.model, widen=self.widen)
         return result.best.move.code()
 
 
@@ -323,9 +325,10 @@ def _flag(value: str) -> bool:
 
 MAX_WORLDS = 10_000
 _PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION,
-               "worlds": MAX_WORLDS, "unseen": L.N_CARDS + 2}
+               "widen": MAX_WIDEN, "worlds": MAX_WORLDS, "unseen": L.N_CARDS + 2}
 _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag,
-                  "solver": _flag, "model": str}
+                  "solver": _flag, "model": str, "widen": float}
+_ZERO_MEANS_OFF = {"widen"}  # numeric parameters that take 0
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
@@ -377,7 +380,9 @@ def make_agent(spec: str) -> Agent:
         except ValueError:
             kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
             raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
-        if schema[key] in (int, float) and params[key] <= 0:
+        if schema[key] in (int, float) and key in _ZERO_MEANS_OFF and params[key] < 0:
+            raise AgentError(f"agent {brief(name)}: {key} must be >= 0 (0: off), not {brief(value)}")
+        if schema[key] in (int, float) and key not in _ZERO_MEANS_OFF and params[key] <= 0:
             raise AgentError(f"agent {brief(name)}: {key} must be > 0, not {brief(value)}")
         high = _PARAM_CAPS.get(key)
         if high is not None and not (is_finite_number(params[key]) and params[key] <= high):

@@ -1,0 +1,138 @@
+"""Progressive widening in the tree search: the greedy values it orders moves by, the tree
+it grows, and the checks on its option."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuttle_search.analysis.ismcts import Limit, SearchError, _Worker, run_search, search_viewer
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
+from cuttle_search.engine.movegen import generate_moves
+from cuttle_search.engine.policies import (
+    ROLLOUT_GREEDY,
+    WIN_VALUE,
+    apply_unopposed,
+    first_win,
+    greedy_values,
+    material,
+    material_balance,
+)
+from cuttle_search.engine.rng import rng_below
+from cuttle_search.engine.seats import opponent, same_side
+from cuttle_search.engine.setup import deal
+from cuttle_search.game.position import Position
+from cuttle_search.game.rules import get_ruleset
+from cuttle_search.play.agent import AgentError
+from cuttle_search.play.agents import make_agent
+
+POS = Path(__file__).resolve().parent.parent / "positions"
+
+
+def _slow_value(s, r, m) -> float:
+    """What the greedy policy weighs a move at, found by applying it on a copy."""
+    p = int(s[L.F_ACTOR])
+    child = s.copy()
+    apply_unopposed(child, r, m)
+    if child[L.F_PHASE] == L.PH_OVER:
+        if child[L.F_STATUS] == L.ST_WIN:
+            return WIN_VALUE if same_side(s, r, p, child[L.F_WINNER]) else -1e17
+        return 0.0
+    if s[L.F_NPLAYERS] == 2:
+        return material(child, r, p) - material(child, r, opponent(s, p))
+    return material_balance(child, r, p)
+
+
+@pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "cutthroat", "team", "multiplayer"])
+def test_greedy_values_are_what_applying_each_move_scores(rules):
+    """In every main or 7 decision of random games with no win on the spot, the value
+    ``greedy_values`` gives each move is exactly what applying it on a copy scores."""
+    rs = get_ruleset(rules)
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    values = np.zeros(L.MAX_MOVES, np.float64)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    rng = np.array([17], np.uint64)
+    checked = 0
+    for _ in range(25):
+        r = rs.to_array()
+        deal(s, r, rng)
+        while s[L.F_PHASE] != L.PH_OVER:
+            n = generate_moves(s, r, buf)
+            if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN) and first_win(s, r, s[L.F_ACTOR], buf, n) < 0:
+                greedy_values(s, r, buf, n, values, scratch)
+                for i in range(n):
+                    assert values[i] == _slow_value(s, r, buf[i]), (rules, int(buf[i]))
+                    checked += 1
+            apply_move(s, r, buf[rng_below(rng, n)])
+    assert checked > 1000
+
+
+def _children(w: _Worker, node: int) -> list[int]:
+    out, c = [], int(w.tree.arrays["first"][node])
+    while c >= 0:
+        out.append(c)
+        c = int(w.tree.arrays["sibling"][c])
+    return out
+
+
+def test_a_young_node_below_the_root_holds_only_the_greedy_favourite():
+    """With nothing hidden and the solver off, a widening so slow that no node opens a
+    second move grows a tree in which every main or 7 decision below the root has one
+    child: the move ``greedy_values`` rates best (the earliest of equals). The root keeps
+    every move."""
+    pos = Position.load(POS / "opening-full.json")
+    assert pos.hidden is None
+    w = _Worker(seed=5, index=0, capacity=1 << 14, solver=False, widen=1e6)
+    deal_ = (np.int64(0), np.int64(0), np.int64(0))
+    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal_, 600, 0.7, ROLLOUT_GREEDY)
+    r = pos.rules_array
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    values = np.zeros(L.MAX_MOVES, np.float64)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    assert len(_children(w, 0)) == len(pos.legal_codes())
+    checked = 0
+    stack = [(c, pos.state.copy()) for c in _children(w, 0)]
+    while stack:
+        node, parent_state = stack.pop()
+        s = parent_state.copy()
+        apply_move(s, r, w.tree.arrays["move"][node])
+        kids = _children(w, node)
+        if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN) and kids:
+            n = generate_moves(s, r, buf)
+            if n > 1 and first_win(s, r, s[L.F_ACTOR], buf, n) < 0:
+                greedy_values(s, r, buf, n, values, scratch)
+                assert [int(w.tree.arrays["move"][k]) for k in kids] == [int(buf[int(np.argmax(values[:n]))])]
+                checked += 1
+        stack.extend((k, s) for k in kids)
+    assert checked > 50
+
+
+def test_widening_opens_more_moves_as_visits_grow():
+    """The opponent's replies to the root's moves (the nodes two plies down): a widening
+    too slow to open a second move keeps the fewest (one favourite a deal), a fast one more,
+    and none the most (every legal reply)."""
+    pos = Position.load(POS / "opening-p0.json")
+    replies = {}
+    for widen in (0.0, 1e6, 2.0):
+        w = _Worker(seed=5, index=0, capacity=1 << 15, widen=widen)
+        deal_ = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
+        w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal_, 3000, 0.7, ROLLOUT_GREEDY)
+        replies[widen] = sum(len(_children(w, c)) for c in _children(w, 0))
+    assert replies[1e6] < replies[2.0] < replies[0.0]
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), 1e7, "4", True])
+def test_a_bad_widening_is_refused_by_name(bad):
+    pos = Position.load(POS / "opening-p0.json")
+    with pytest.raises(SearchError, match="widen"):
+        run_search(pos, Limit(100), widen=bad)
+
+
+def test_the_agent_takes_widen_and_refuses_a_bad_one():
+    assert make_agent("ismcts:iterations=100,widen=4").widen == 4.0
+    with pytest.raises(AgentError, match="widen"):
+        make_agent("ismcts:widen=-1")
