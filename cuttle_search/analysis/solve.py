@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..engine import layout as L
+from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine import solver as V
 from ..game.moves import Move
@@ -162,7 +163,7 @@ class Solver:
             raise SearchError(f"tt_bits: expected a whole number from 4 to 30, got {tt_bits!r}")
         r = pos.rules_array
         # every move adds one action and the cap ends the game: this bounds the depth
-        depth = int(r[L.R_ACTION_LIMIT]) - int(pos.state[L.F_ACTIONS]) + 2
+        depth = int(r[L.R_ACTION_LIMIT]) - pos.actions + 2
         depth = max(depth, 2)
         self.states = np.zeros((depth + 1, L.STATE_SIZE), dtype=np.int64)
         self.bufs = np.zeros((depth + 1, L.MAX_MOVES), dtype=np.int64)
@@ -309,7 +310,7 @@ def _line(pos: Position, sv: Solver, code: int, gen: int, draw: bool = False) ->
     apply_move(child, pos.rules_array, np.int64(code))
     out = np.zeros(256, dtype=np.int64)
     k = int(V.principal_line(child, pos.rules_array, sv.bufs[0], *sv.tt(), gen, draw, out))
-    return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], bool(child[L.F_PHASE] == L.PH_OVER)
+    return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], S.get(child, "phase") == L.PH_OVER
 
 
 def _classify(wdl: float, pos: Position) -> tuple[str, float]:
@@ -379,7 +380,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         draws = proven.astype(bool) & (wdl == 0.0) & (not r[L.R_FOUR_RANDOM])
         lines.update({j: _line(pos, sv, int(searched[j]), 1, bool(draws[j])) for j in range(m) if proven[j]})
         if not sv.ctl[V.CTL_ABORTED]:
-            _plies(sv, r, searched, m, wdl, exact, refined, int(pos.state[L.F_ACTIONS]), stage)
+            _plies(sv, r, searched, m, wdl, exact, refined, pos.actions, stage)
 
     if timer is not None:
         timer.start()
@@ -410,7 +411,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     relabel = [(lambda line, lab=lab: line) if lab is None
                else (lambda line, lab=lab: [Move.from_code(V.relabel_move(x.code(), lab)) for x in line])
                for lab in maps]
-    actions = int(pos.state[L.F_ACTIONS])
+    actions = pos.actions
     rows = []
     for i in range(n):
         j = int(index[i])
@@ -549,7 +550,7 @@ def solver_applies(pos: Position) -> bool:
     nothing hidden from the player to act (the deck is empty, or a full view) and at most
     ``SOLVE_FIRST_DECK`` cards in the deck."""
     return (pos.rules.exact_solvable and not pos.is_over and pos.actor != L.ACTOR_CHANCE and is_single_state(pos)
-            and int(pos.state[L.F_DECK_N]) <= SOLVE_FIRST_DECK)
+            and pos.deck_size <= SOLVE_FIRST_DECK)
 
 
 @dataclass

@@ -34,6 +34,7 @@ from .agent import win_share
 from .agents import Agent, make_agent
 from .backends import make_backend
 from ..engine import layout as L
+from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine.rng import game_seed
 from ..engine.seats import next_seat
@@ -75,7 +76,7 @@ def dealers(rules: Ruleset, rounds: int) -> list[int]:
     """The dealer of each of ``rounds`` rounds: the engine's default dealer first, then the
     next seat in turn order each round."""
     s = Position.deal(rules, seed=0).state
-    out = [int(s[L.F_DEALER])]
+    out = [S.get(s, "dealer")]
     while len(out) < rounds:
         out.append(int(next_seat(s, out[-1])))
     return out
@@ -167,7 +168,7 @@ def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int,
         moves.append(Move.from_code(code).text())
         apply_move(pos.state, pos.rules_array, np.int64(code))
     res = pos.result()
-    winner = None if res["winner"] is None else int(pos.state[L.F_WINNER])
+    winner = None if res["winner"] is None else pos.winner
     shares = [win_share(pos.state, pos.rules_array, q) for q in range(seats)]
     return GameRecord(rules.spec, deal, tuple(a.name for a in agents), moves, winner, res["status"], seconds, decisions,
                       dealer, shares, start)
