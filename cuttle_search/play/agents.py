@@ -49,7 +49,8 @@ from ..engine.seats import opponents, same_side
 from ..engine.table import goal, points_total
 from .agent import Agent, AgentError
 from ..analysis.inference import InferenceTracker
-from ..analysis.solve import NODES_PER_ITERATION, Solver, solve
+from ..analysis.solve import Solver, solve
+from ..analysis.solve_first import NODES_PER_ITERATION
 from ..game.position import Position
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
