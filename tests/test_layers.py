@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("play", ("cuttle_search.play",)),
     ("interop", ("cuttle_search.interop",)),
     # the front ends: each is built on the layers below and none is imported from below
-    ("front", ("cuttle_search.hint", "cuttle_search.client", "cuttle_search.bench",
+    ("front", ("cuttle_search.hint", "cuttle_search.client", "cuttle_search.bench", "cuttle_search.warmup",
                "cuttle_search.startup", "cuttle_search.web")),
     ("cli", ("cuttle_search.cli",)),
     # the package root: the public names, imported on first use (PEP 562); nothing imports it
