@@ -10,7 +10,8 @@ import os
 from typing import Any
 
 from ..version import __version__
-from .common import POSITIONS, ROOT, command_seconds, script_main, user_environment
+from . import common
+from .common import POSITIONS, ROOT, BenchError, command_seconds, script_main, user_environment
 from .hint_latency import HINT_FULL_POSITION, HINT_POSITION, hint_text, run_hint
 from .review import review_bench_text, run_review
 from .rollout import ROLLOUT_RULESETS, first_call_seconds, rollout_text, rollout_throughput, run_rollout
@@ -18,7 +19,7 @@ from .search import SEARCH_POSITIONS, run_search_benchmark, search_scaling, sear
 
 # the benchmarks' names, wherever they live: callers (cli, benchmarks/) import them from here
 __all__ = [
-    "HINT_FULL_POSITION", "HINT_POSITION", "POSITIONS", "ROLLOUT_RULESETS", "ROOT", "SEARCH_POSITIONS",
+    "BenchError", "HINT_FULL_POSITION", "HINT_POSITION", "POSITIONS", "ROLLOUT_RULESETS", "ROOT", "SEARCH_POSITIONS",
     "command_seconds", "first_call_seconds", "hint_text", "review_bench_text", "rollout_text", "rollout_throughput",
     "run_all", "run_hint", "run_review", "run_rollout", "run_search_benchmark", "script_main", "search_scaling",
     "search_speed", "search_text", "summary_text", "user_environment",
@@ -26,6 +27,7 @@ __all__ = [
 
 
 def run_all(quick: bool = False, progress: bool = False) -> dict[str, Any]:
+    common.require_positions()
     return {
         "version": __version__,
         "machine_cores": os.cpu_count(),

@@ -10,8 +10,22 @@ import sys
 import time
 from pathlib import Path
 
+from ..game.errors import CuttleError
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 POSITIONS = ROOT / "positions"
+
+
+class BenchError(CuttleError):
+    """A benchmark that cannot run here: one line for the user."""
+
+
+def require_positions() -> None:
+    """The benchmarks analyse the repository's positions: refuse in one line where there are
+    none (an installed wheel has no ``positions/`` folder; ``warmup`` needs none)."""
+    if not POSITIONS.is_dir():
+        raise BenchError(f"positions: the benchmarks read the repository's positions/ folder, not found at "
+                         f"{POSITIONS}; run them from a checkout of the source")
 
 
 def _median_runs(fn, repeats: int) -> float:
