@@ -97,7 +97,7 @@ def warn_if_compiling() -> None:
 
 
 def _warm_up() -> None:
-    from .bench import warm_up  # (imported only on a first run: a warm start does without it)
+    from .warmup import warm_up  # (imported only on a first run: a warm start does without it)
 
     warm_up()
 
@@ -505,7 +505,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
 @main.command()
 def warmup() -> None:
     """Compile (or load from the cache) every engine kernel now, so later commands start fast."""
-    from .bench import warm_up
+    from .warmup import warm_up
 
     start = time.perf_counter()
     warn_if_compiling()

@@ -52,20 +52,20 @@ def render(pos: Position) -> str:
     bottom = pos.view if pos.view is not None else 0
     tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
-    header = f"{pos.rules.spec} · turn {int(s[L.F_TURN_COUNT])} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}"
+    header = f"{pos.rules.spec} · turn {pos.turn_count} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}"
     lines = textwrap.wrap(header, WIDTH, subsequent_indent="  ") + [""]
 
     def side(p: int) -> list[str]:
-        kings = bin(int(s[L.F_FACE + p]) & L.KINGS).count("1")
+        kings = bin(pos.face(p) & L.KINGS).count("1")
         points, royals, hand = _seat_cards(d, p)
         out = [f"{_who(pos, p)}  {pos.points(p)}/{pos.goal(p)} points" + (f" ({kings} king{'s' * (kings != 1)})" if kings else "")]
         out.append("  points:  " + (" ".join(points) or "-"))
         out.append("  royals:  " + (" ".join(royals) or "-"))
-        fz = int(s[L.F_FROZEN + p])
+        fz = pos.frozen(p)
         extra = f"   frozen: {' '.join(card_str(c) for c in cards_in(fz))}" if fz else ""
         out.append(f"  hand ({len(hand)}): " + (" ".join(hand) or "-") + extra)
-        if s[L.F_SPENT + p]:
-            waiting = " ".join(card_str(c) for c in range(L.N_CARDS) if (int(s[L.F_SPENT + p]) >> c) & 1)
+        if pos.spent(p):
+            waiting = " ".join(card_str(c) for c in range(L.N_CARDS) if (pos.spent(p) >> c) & 1)
             out.append(f"  countered out of turn: {waiting} (its next turn discards them)")
         return out
 
@@ -73,7 +73,7 @@ def render(pos: Position) -> str:
         lines += side(top)
         lines.append("")
     deck = d["deck"]
-    known = [c for c in deck if c != "??"] if pos.view is not None else deck[: int(s[L.F_DECK_KNOWN])]
+    known = [c for c in deck if c != "??"] if pos.view is not None else deck[: pos.deck_known]
     deck_line = f"deck: {len(deck)} cards"
     if pos.view is None and deck:
         deck_line += f", top first: {' '.join(deck[:8])}{' …' if len(deck) > 8 else ''}"
@@ -96,8 +96,8 @@ def render(pos: Position) -> str:
         lines.append("revealed by a 7: " + " ".join(d["revealed"]))
     if d.get("scuttle"):
         lines.append(f"pending scuttle: {d['scuttle']['cardId']} onto {d['scuttle']['targetId']}")
-    if int(s[L.F_PASSES]):
-        lines.append(f"consecutive passes: {int(s[L.F_PASSES])}")
+    if pos.passes:
+        lines.append(f"consecutive passes: {pos.passes}")
     lines.append("")
     lines += side(bottom)
     return "\n".join(lines)

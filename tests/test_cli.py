@@ -90,3 +90,14 @@ def test_selfplay_summary_is_reproducible():
 def test_selfplay_bad_rules_exit_2():
     r = run("selfplay", "--games", "5", "--rules", "chess")
     assert r.exit_code == 2 and "unknown ruleset 'chess'" in r.output
+
+
+def test_bench_without_the_repositorys_positions_exits_2_with_one_line(tmp_path, monkeypatch):
+    """An installed wheel has no positions/ folder: `bench` says so in one line (`warmup`
+    needs none: tests/test_untrusted.py)."""
+    from cuttle_search.bench import common
+
+    monkeypatch.setattr(common, "POSITIONS", tmp_path / "positions")
+    r = CliRunner().invoke(main, ["bench", "--quick"])
+    assert r.exit_code == 2 and r.output.startswith("Error: positions: the benchmarks read the repository's positions/")
+    assert len(r.output.strip().splitlines()) == 1

@@ -190,12 +190,12 @@ def test_without_a_cache_the_notice_says_every_run(monkeypatch):
 
 
 def test_the_command_line_compiles_the_whole_engine_before_the_command(monkeypatch):
-    from cuttle_search import bench
+    from cuttle_search import warmup
 
     ran = []
     monkeypatch.setattr(jit, "_warned", False)
     monkeypatch.setattr(jit, "uncached_kernels", lambda: ["generate_moves"])
-    monkeypatch.setattr(bench, "warm_up", lambda: ran.append("warm_up"))
+    monkeypatch.setattr(warmup, "warm_up", lambda: ran.append("warm_up"))
     r = CliRunner().invoke(main, ["moves", str(POS / "win-in-one-p0.json")])
     assert r.exit_code == 0 and ran == ["warm_up"]
     assert r.stderr.startswith("compiling the engine: 1 kernel, first run only (about a minute of CPU time")

@@ -1,8 +1,9 @@
 """The layers of docs/engine.md, checked: every import of every module of the package (the
 function-local ones too, ``from . import x`` resolved to the module ``x`` where it is one,
 and module names written as strings for ``importlib``) goes down the layer order or stays in
-its layer, no modules import each other in a circle, and no code above the engine decodes
-move codes or card ids by hand or works out "the other seat" as ``1 - seat``.
+its layer, no modules import each other in a circle, no code above the engine decodes
+move codes or card ids by hand or works out "the other seat" as ``1 - seat``, and none
+indexes a state by its ``F_*`` slots (it asks ``Position`` or ``engine/state.py``).
 
 ``python tests/test_layers.py --draw`` prints the import graph grouped by layer (the drawing
 in the closing note of issue 27).
@@ -29,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("play", ("cuttle_search.play",)),
     ("interop", ("cuttle_search.interop",)),
     # the front ends: each is built on the layers below and none is imported from below
-    ("front", ("cuttle_search.hint", "cuttle_search.client", "cuttle_search.bench",
+    ("front", ("cuttle_search.hint", "cuttle_search.client", "cuttle_search.bench", "cuttle_search.warmup",
                "cuttle_search.startup", "cuttle_search.web")),
     ("cli", ("cuttle_search.cli",)),
     # the package root: the public names, imported on first use (PEP 562); nothing imports it
@@ -257,6 +258,52 @@ def test_no_hand_decoding_outside_the_encodings_homes():
             seat_home = name == SEAT_HOME or name.startswith(SEAT_HOME + ".")
             if (what == "1 - seat" and not seat_home) or (what != "1 - seat" and not in_home):
                 found.append(f"{path.relative_to(ROOT.parent)}:{line}: {what}: {text}")
+    assert found == [], problems(found)
+
+
+# The state's fields: only the engine indexes a state by its F_* slots; above it code asks
+# Position's queries or engine/state.py's named reads and writes (the formats and the
+# OpenSpiel adapter too, so the fields they touch are engine/state.py's tables).
+STATE_HOME = "cuttle_search.engine"
+# The documented exemptions: module -> reason. Empty: keep it short.
+RAW_FIELDS_EXEMPT: dict[str, str] = {}
+
+
+def _field_names() -> set[str]:
+    """The F_* names engine/layout.py defines (read from its source, not imported)."""
+    tree = ast.parse((ROOT / "engine" / "layout.py").read_text())
+    return {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+            if isinstance(t, ast.Name) and t.id.startswith("F_")}
+
+
+def raw_fields(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """The lines of ``source`` that name a state field's slot: ``L.F_HAND`` (any module
+    alias), or ``from ...layout import F_HAND``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            found.append((node.lineno, node.attr))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "layout":
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name in names or alias.name == "*"]
+    return sorted(found)
+
+
+def test_the_field_finder_finds_raw_state_reads():
+    names = {"F_HAND", "F_PHASE", "F_DECK"}
+    src = ("a = s[L.F_HAND + p]\nfrom ..engine.layout import F_PHASE, MAX_MOVES\nb = layout.F_DECK\n"
+           "c = L.MAX_MOVES\nd = S.get(s, 'phase')\n")
+    assert [line for line, _ in raw_fields(src, names)] == [1, 2, 3]
+
+
+def test_no_raw_state_fields_above_the_engine():
+    names = _field_names()
+    assert {"F_HAND", "F_PHASE", "F_DECK"} <= names
+    found = []
+    for name, path in modules().items():
+        if name == STATE_HOME or name.startswith(STATE_HOME + ".") or name in RAW_FIELDS_EXEMPT:
+            continue
+        for line, field in raw_fields(path.read_text(), names):
+            found.append(f"{path.relative_to(ROOT.parent)}:{line}: {field} (ask Position or engine/state.py)")
     assert found == [], problems(found)
 
 

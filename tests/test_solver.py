@@ -460,9 +460,9 @@ def _with_ctrl_c_after_half_a_second(real):
 
 
 def test_progress_is_reported_while_the_solver_runs(monkeypatch):
-    import cuttle_search.analysis.solve as S
+    import cuttle_search.analysis.solve_threads as T
 
-    monkeypatch.setattr(S, "PROGRESS_EVERY", 0.01)  # reports even on a machine that runs 6 M nodes in a blink
+    monkeypatch.setattr(T, "PROGRESS_EVERY", 0.01)  # reports even on a machine that runs 6 M nodes in a blink
     seen = []
     res = solve(_long_position(), nodes=6_000_000, progress=seen.append)
     assert res.stop_reason == "nodes" and not res.proven

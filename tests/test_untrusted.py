@@ -450,10 +450,36 @@ def test_the_cache_choice_falls_back_to_memory(monkeypatch):
 
 # ---------------------------------------------------------------- 10. warm-up and notices
 def test_warmup_compiles_every_kernel():
-    from cuttle_search.bench import warm_up
+    from cuttle_search.warmup import warm_up
 
     warm_up()
     assert jit.uncached_kernels() == []
+
+
+def test_warmup_needs_nothing_outside_the_package(monkeypatch):
+    """An installed wheel has no positions/ folder: warm_up reads no file there (its solver
+    position is written in the module, the same as positions/deck-out-endgame.json)."""
+    import builtins
+
+    from cuttle_search import warmup
+
+    assert warmup.DECK_OUT_ENDGAME == json.loads((POS / "deck-out-endgame.json").read_text())
+    outside = Path(__file__).resolve().parent.parent / "positions"
+    read = []
+
+    def guard(real):
+        def opened(path, *args, **kwargs):
+            if isinstance(path, (str, Path)) and Path(path).resolve().is_relative_to(outside):
+                read.append(str(path))
+                raise FileNotFoundError(path)
+            return real(path, *args, **kwargs)
+        return opened
+
+    monkeypatch.setattr(builtins, "open", guard(builtins.open))
+    monkeypatch.setattr(io, "open", guard(io.open))
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: guard(io.open)(self, *a, **k))
+    warmup.warm_up()
+    assert read == []
 
 
 def _arrays_returned_without_reference_counting() -> tuple[list[str], int]:
@@ -486,7 +512,7 @@ def test_no_kernel_without_reference_counting_returns_an_array():
     the caller of one that returned an array would free a buffer still in use (see jit).
     Loaded from the cache, only the kernels called from Python have compiled code here;
     the slow test below compiles every kernel afresh."""
-    from cuttle_search.bench import warm_up
+    from cuttle_search.warmup import warm_up
 
     warm_up()
     bad, checked = _arrays_returned_without_reference_counting()
@@ -508,7 +534,7 @@ def test_the_reference_counting_check_finds_a_kernel_that_returns_an_array(monke
 
 @pytest.mark.slow
 def test_no_kernel_without_reference_counting_returns_an_array_when_compiled_afresh(tmp_path):
-    code = ("from cuttle_search.bench import warm_up; warm_up(); "
+    code = ("from cuttle_search.warmup import warm_up; warm_up(); "
             "import json; from tests.test_untrusted import _arrays_returned_without_reference_counting as f; "
             "print(json.dumps(f()))")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}

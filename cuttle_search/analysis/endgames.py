@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import layout as L
+from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine.movegen import generate_moves
 from ..engine.setup import check_invariants
@@ -30,28 +31,27 @@ def random_deck_out(spec: str, seed: int, max_hand: int = 4, near_cap: bool = Fa
     pos = Position.deal(rs, seed)
     s = pos.state
     buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
-    while int(s[L.F_PHASE]) != L.PH_OVER and not (int(s[L.F_DECK_N]) == 0 and int(s[L.F_PHASE]) == L.PH_MAIN):
+    while S.get(s, "phase") != L.PH_OVER and not (S.get(s, "deck_size") == 0 and S.get(s, "phase") == L.PH_MAIN):
         n = generate_moves(s, r, buf)
         m = buf[rng.integers(n)]
-        if int(s[L.F_DECK_N]) > 0 and int(buf[0]) & L.MT_MASK == L.MT_DRAW and rng.random() < draw_bias:
+        if S.get(s, "deck_size") > 0 and int(buf[0]) & L.MT_MASK == L.MT_DRAW and rng.random() < draw_bias:
             m = buf[0]
         apply_move(s, r, m)
-    if int(s[L.F_PHASE]) == L.PH_OVER:
+    if S.get(s, "phase") == L.PH_OVER:
         return None
     for p in (0, 1):
-        cards = [c for c in range(52) if (int(s[L.F_HAND + p]) >> c) & 1]
+        cards = [c for c in range(52) if (S.seat_get(s, "hand", p) >> c) & 1]
         keep = int(rng.integers(1, max_hand + 1))
         for c in rng.permutation(cards)[: max(0, len(cards) - keep)]:
-            s[L.F_HAND + p] &= ~(1 << int(c))
-            s[L.F_PUBLIC + p] &= ~(1 << int(c))
-            s[L.F_SCRAP] |= 1 << int(c)
-            s[L.F_FROZEN + p] &= ~(1 << int(c))
-    s[L.F_ACTIONS] = min(int(s[L.F_ACTIONS]), int(r[L.R_ACTION_LIMIT]) - 50)
+            for field in ("hand", "public", "frozen"):
+                S.seat_put(s, field, p, S.seat_get(s, field, p) & ~(1 << int(c)))
+            S.add(s, "scrap", 1 << int(c))
+    S.put(s, "actions", min(S.get(s, "actions"), int(r[L.R_ACTION_LIMIT]) - 50))
     found: list[np.ndarray] = []
     for _ in range(int(rng.integers(1, 12))):
-        if int(s[L.F_PHASE]) == L.PH_OVER:
+        if S.get(s, "phase") == L.PH_OVER:
             break
-        if int(s[L.F_ACTOR]) >= 0:
+        if S.get(s, "actor") >= 0:
             found.append(s.copy())
         n = generate_moves(s, r, buf)
         apply_move(s, r, buf[rng.integers(n)])
@@ -60,5 +60,5 @@ def random_deck_out(spec: str, seed: int, max_hand: int = 4, near_cap: bool = Fa
     chosen = found[-1 - int(rng.integers(min(3, len(found))))]
     assert check_invariants(chosen, r) == 0
     if near_cap:
-        chosen[L.F_ACTIONS] = int(r[L.R_ACTION_LIMIT]) - int(rng.integers(4, 24))
+        S.put(chosen, "actions", int(r[L.R_ACTION_LIMIT]) - int(rng.integers(4, 24)))
     return Position(rs, chosen, name=f"{spec}#{seed}")

@@ -29,7 +29,7 @@ class InferenceTracker:
         return int(opponent(game.state, self.seat))
 
     def _count_gains(self, game: Position) -> None:
-        size = int(game.state[L.F_HAND + self._opponent(game)]).bit_count()
+        size = game.hand(self._opponent(game)).bit_count()
         if self.excluded is not None and size > self.opp_hand:
             self.fresh += size - self.opp_hand
         self.opp_hand = size

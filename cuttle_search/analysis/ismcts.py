@@ -48,7 +48,7 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
 from .result import AnalysisResult, MoveStat, score_interval
-from .solve import solve_first
+from .solve_first import solve_first
 from .tree import Tree, load_growth_kernels
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}

@@ -12,107 +12,28 @@ from __future__ import annotations
 
 import threading
 import time as _time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from ..engine import layout as L
+from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine import solver as V
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
 from ..game.formats import as_position
-from .limits import Limit, SearchError
+from .limits import SearchError
+from .solve_result import VALUES, SolvedMove, SolveResult, solve_table
+from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, _watched
+
+# the solver's names, wherever they live (solve_result: the answer and its table;
+# solve_threads: the worker thread and its progress): callers import them from here
+__all__ = ["DEFAULT_TT_BITS", "PROGRESS_EVERY", "VALUES", "SolveProgress", "SolveResult", "SolvedMove", "Solver",
+           "check_solvable", "is_single_state", "load_kernels", "root_twins", "solve", "solve_table"]
 
 DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)
-VALUES = ("win", "draw", "loss", "expected")
-
-
-@dataclass(frozen=True)
-class SolvedMove:
-    """One root move. ``value`` is "win", "draw" or "loss" for the player to act, "expected"
-    when a ``four=random`` 4 leaves the result to chance (``score`` is then the expected
-    score), or ``None`` when the budget ran out before the move was solved."""
-
-    rank: int
-    move: Move
-    value: str | None
-    score: float | None  # 1 a win, 1/2 a draw, 0 a loss (an expectation through chance)
-    plies: int | None  # plies to the end under best play (the move included)
-    pv: list[Move] = field(default_factory=list)
-    raw: float = 0.0  # the kernel's value (see engine/solver.py)
-
-    @property
-    def proven(self) -> bool:
-        return self.value is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "move": self.move.text(),
-            "moveJson": self.move.to_json(),
-            "proven": self.proven,
-            "value": self.value,
-            "score": None if self.score is None else round(self.score, 6),
-            "plies": self.plies,
-            "pv": [m.text() for m in self.pv],
-        }
-
-
-@dataclass
-class SolveResult:
-    """What ``solve`` returns; ``to_json`` gives the stable JSON form."""
-
-    actor: int
-    phase: str
-    rules: str
-    moves: list[SolvedMove]
-    nodes: int
-    seconds: float
-    node_budget: int | None
-    time_budget: float | None
-    position: str = ""
-    stop_reason: str = "complete"  # complete | nodes | time | interrupted
-    compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
-
-    @property
-    def proven(self) -> bool:
-        """Whether every move got its exact value."""
-        return all(m.proven for m in self.moves)
-
-    @property
-    def value(self) -> str | None:
-        """The value of the position for the player to act, once every move is solved
-        (or once a move is a proven win: nothing can beat it but a shorter win, so the
-        best move is known only when all are solved)."""
-        return self.moves[0].value if self.proven else None
-
-    @property
-    def nodes_per_second(self) -> float:
-        """The search's rate: ``seconds`` is the search alone, the kernels' load is not in it."""
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        solved = sum(m.proven for m in self.moves)
-        return {
-            "position": self.position,
-            "pointOfView": seat_name(self.actor),
-            "note": f"values are {seat_name(self.actor)}'s (the player to act); plies count to the end of the game",
-            "phase": self.phase,
-            "rules": self.rules,
-            "proven": self.proven,
-            "value": self.value,
-            "solvedMoves": solved,
-            "moves": [m.to_json() for m in self.moves],
-            "nodes": self.nodes,
-            "nodesPerSecond": round(self.nodes_per_second, 1),
-            "seconds": round(self.seconds, 6),
-            "compileSeconds": round(self.compile_seconds, 6),
-            "budget": {"nodes": self.node_budget, "time": self.time_budget},
-            "stopReason": self.stop_reason,
-        }
 
 
 def check_solvable(pos: Position) -> None:
@@ -162,7 +83,7 @@ class Solver:
             raise SearchError(f"tt_bits: expected a whole number from 4 to 30, got {tt_bits!r}")
         r = pos.rules_array
         # every move adds one action and the cap ends the game: this bounds the depth
-        depth = int(r[L.R_ACTION_LIMIT]) - int(pos.state[L.F_ACTIONS]) + 2
+        depth = int(r[L.R_ACTION_LIMIT]) - pos.actions + 2
         depth = max(depth, 2)
         self.states = np.zeros((depth + 1, L.STATE_SIZE), dtype=np.int64)
         self.bufs = np.zeros((depth + 1, L.MAX_MOVES), dtype=np.int64)
@@ -177,36 +98,6 @@ class Solver:
     def tt(self) -> tuple[np.ndarray, ...]:
         """The table as the kernels take it: three views of one buffer."""
         return self.table.view(np.uint64), self.table.view(np.float64), self.table
-
-
-@dataclass(frozen=True)
-class SolveProgress:
-    """What a running solve has done (``solve``'s ``progress`` callback gets one about
-    every ``PROGRESS_EVERY`` seconds): the nodes so far, the seconds, the stage ("win": can
-    each move win; "values": each move's win, draw or loss; "plies": the plies of the wins
-    and losses) and how many of the root moves that stage has finished (a draw counts as
-    finished in the plies stage: it has none), out of ``total``, every legal move."""
-
-    nodes: int
-    seconds: float
-    stage: str
-    done: int
-    total: int
-
-
-PROGRESS_EVERY = 0.25
-
-
-class _Stage:
-    """The stage a solve is in and the array in which its kernel marks the root moves it
-    has finished (read from another thread for the progress display: a racy read of a
-    count is fine there)."""
-
-    def __init__(self) -> None:
-        self.now: tuple[str, np.ndarray] = ("win", np.zeros(0, dtype=np.int64))
-
-    def enter(self, name: str, done: np.ndarray) -> None:
-        self.now = (name, done)  # one store: a reader never sees one stage's name with another's array
 
 
 def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, proven: np.ndarray,
@@ -309,7 +200,7 @@ def _line(pos: Position, sv: Solver, code: int, gen: int, draw: bool = False) ->
     apply_move(child, pos.rules_array, np.int64(code))
     out = np.zeros(256, dtype=np.int64)
     k = int(V.principal_line(child, pos.rules_array, sv.bufs[0], *sv.tt(), gen, draw, out))
-    return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], bool(child[L.F_PHASE] == L.PH_OVER)
+    return [Move.from_code(code)] + [Move.from_code(int(c)) for c in out[:k]], S.get(child, "phase") == L.PH_OVER
 
 
 def _classify(wdl: float, pos: Position) -> tuple[str, float]:
@@ -379,7 +270,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         draws = proven.astype(bool) & (wdl == 0.0) & (not r[L.R_FOUR_RANDOM])
         lines.update({j: _line(pos, sv, int(searched[j]), 1, bool(draws[j])) for j in range(m) if proven[j]})
         if not sv.ctl[V.CTL_ABORTED]:
-            _plies(sv, r, searched, m, wdl, exact, refined, int(pos.state[L.F_ACTIONS]), stage)
+            _plies(sv, r, searched, m, wdl, exact, refined, pos.actions, stage)
 
     if timer is not None:
         timer.start()
@@ -394,7 +285,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
                     progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, name,
                                            int(done[index].sum()), n))
 
-            interrupted = _watched(work, sv, report, interruptible)
+            interrupted = _watched(work, sv.ctl, report, interruptible)
     finally:
         if timer is not None:
             timer.cancel()
@@ -410,7 +301,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     relabel = [(lambda line, lab=lab: line) if lab is None
                else (lambda line, lab=lab: [Move.from_code(V.relabel_move(x.code(), lab)) for x in line])
                for lab in maps]
-    actions = int(pos.state[L.F_ACTIONS])
+    actions = pos.actions
     rows = []
     for i in range(n):
         j = int(index[i])
@@ -464,175 +355,3 @@ def load_kernels(pos: Position, sv: Solver, moves: np.ndarray, n: int) -> None:
     if n:
         apply_move(child, r, np.int64(moves[0]))
     V.principal_line(child, r, sv.bufs[0], *sv.tt(), 1, False, none)
-
-
-def _watched(work: Callable[[], None], sv: Solver, report: Callable[[], None], interruptible: bool) -> bool:
-    """Run ``work`` on a worker thread, calling ``report`` every ``PROGRESS_EVERY`` seconds
-    until it ends; returns whether a ``KeyboardInterrupt`` stopped it (raised again unless
-    ``interruptible``). Whatever ends the wait early (an interrupt, an exception from
-    ``report``) sets the kernel's stop flag and waits for the worker, which ends within
-    ``CHECK_EVERY`` nodes, so no search outlives the call; a second interrupt meanwhile is
-    ignored. The worker's own exceptions come back to this thread."""
-    failure: list[BaseException] = []
-    finished = threading.Event()  # (not Thread.join: an interrupted join can return early later)
-
-    def run() -> None:
-        try:
-            work()
-        except BaseException as e:  # handed to the calling thread
-            failure.append(e)
-        finally:
-            finished.set()
-
-    interrupted = False
-    try:
-        threading.Thread(target=run, name="cuttle-solve", daemon=True).start()
-        while not finished.wait(PROGRESS_EVERY):
-            report()
-    except BaseException as e:
-        sv.ctl[V.CTL_STOP] = 1
-        while not finished.is_set():
-            try:
-                finished.wait(PROGRESS_EVERY)
-            except KeyboardInterrupt:
-                pass
-        if not (interruptible and isinstance(e, KeyboardInterrupt)):
-            raise
-        interrupted = True
-    if failure:
-        raise failure[0]
-    return interrupted
-
-
-def solve_table(result: SolveResult) -> str:
-    """The text form of a solve: a header and one row per move."""
-    pov = seat_name(result.actor)
-    solved = sum(m.proven for m in result.moves)
-    why = {"interrupted": "interrupted", "nodes": "the node budget ran out",
-           "time": "the time budget ran out"}.get(result.stop_reason, "")
-    if result.proven:
-        verdict = f"proven: {result.value} for {pov}"
-        if why:  # the values are all in, some plies are not
-            verdict += f" (plies not all found: {why})"
-    else:
-        verdict = f"not proven: {why or 'the budget ran out'} with {solved} of {len(result.moves)} moves solved"
-    lines = [
-        f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
-        f"{verdict}; {result.nodes:,} nodes in {result.seconds:.3f} s ({result.nodes_per_second:,.0f} nodes/s; "
-        f"loading the engine {result.compile_seconds:.3f} s, not counted)",
-        f"values are {pov}'s; plies count to the end of the game under best play",
-        "",
-    ]
-    header = ("#", "move", "value", "plies", "principal line")
-    rows = []
-    for m in result.moves:
-        value = "not proven" if m.value is None else m.value
-        if m.value == "expected":
-            value = f"expected {m.score:.3f}"
-        rows.append((str(m.rank), m.move.text(), value, "-" if m.plies is None else str(m.plies),
-                     ", ".join(x.text() for x in m.pv[:10]) + (", ..." if len(m.pv) > 10 else "")))
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    for r in [header] + rows:
-        cells = [c.rjust(w) if i in (0, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- the analyser's first step
-NODES_PER_ITERATION = 40  # the solver's node budget per tree iteration: about the same time
-SOLVE_FIRST_DECK = 4  # with more cards in a known deck the exact search rarely finishes in a hint's budget
-_RANK_GROUP = {"win": 0, "draw": 1, "expected": 1}  # proven losses go below every unproven move
-
-
-def solver_applies(pos: Position) -> bool:
-    """Whether ``analyse`` solves first: two seats (the solver's values are two-sided),
-    nothing hidden from the player to act (the deck is empty, or a full view) and at most
-    ``SOLVE_FIRST_DECK`` cards in the deck."""
-    return (pos.rules.exact_solvable and not pos.is_over and pos.actor != L.ACTOR_CHANCE and is_single_state(pos)
-            and int(pos.state[L.F_DECK_N]) <= SOLVE_FIRST_DECK)
-
-
-@dataclass
-class FirstSolve:
-    """The solver's answer before the tree search: all of it, or what it proved in time."""
-
-    result: SolveResult
-
-    @property
-    def proven(self) -> bool:
-        return self.result.proven
-
-    def info(self) -> dict[str, Any]:
-        r = self.result
-        return {"proven": r.proven, "value": r.value, "solvedMoves": sum(m.proven for m in r.moves),
-                "nodes": r.nodes, "seconds": round(r.seconds, 6), "nodesPerSecond": round(r.nodes_per_second, 1),
-                "nodeBudget": r.node_budget}
-
-    def remaining(self, limit):
-        """The tree's budget: the time the solver left (the iterations are unchanged)."""
-        if limit.time is None:
-            return limit
-        return Limit(limit.iterations, max(limit.time - self.result.seconds, 0.01))
-
-    def analysis(self, pos: Position, threads: int, seed: int, rollout: str, exploration: float):
-        """An ``AnalysisResult`` that is the solver's answer (no tree search)."""
-        from ..version import __version__
-        from .result import AnalysisResult, MoveStat
-
-        best = self.result.moves[0].score
-        viewer = pos.actor
-
-        def by_seat(mine: float, theirs: float) -> tuple[float, ...]:
-            """The viewer's figure and the other seat's, seat by seat (the solver plays two)."""
-            return tuple(mine if q == viewer else theirs for q in range(pos.rules.players))
-
-        stats = [
-            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,  # type: ignore[arg-type]  # every move here is proven: it has a score
-                     win_rate=1.0 if m.value == "win" else 0.0, draw_rate=1.0 if m.value == "draw" else 0.0,
-                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,  # type: ignore[arg-type, operator]
-                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),  # type: ignore[arg-type, operator]
-                     seat_win_rates=by_seat(float(m.value == "win"), float(m.value == "loss")))
-            for m in self.result.moves
-        ]
-        return AnalysisResult(
-            viewer=pos.actor, phase=pos.phase_name, rules=pos.rules.spec, moves=stats, iterations=0,
-            determinizations=0, nodes=0, seconds=self.result.seconds, threads=threads, seed=seed, rollout=rollout,
-            exploration=float(exploration), engine_version=__version__, position=pos.name, solver=self.info(),
-        )
-
-    def annotate(self, tree):
-        """The tree's result with the proven values added: proven wins (the shortest first),
-        then proven draws, then the unproven moves in the tree's order, then proven losses
-        (the longest first). A proven value is exact; an unproven move may still be anything."""
-        from dataclasses import replace
-
-        solved = {m.move.code(): m for m in self.result.moves}
-        rows = []
-        for i, ms in enumerate(tree.moves):
-            sm = solved.get(ms.move.code())
-            value = sm.value if sm is not None else None
-            if value is None and ms.proven is not None:  # the tree's MCTS-Solver proved it
-                value = ms.proven
-            group = 2 if value is None else _RANK_GROUP.get(value, 3)
-            exact = sm is not None and sm.value is not None
-            order = (group, -(sm.score or 0.0) if exact else 0.0,
-                     (sm.plies or 0) * (1 if value == "win" else -1) if exact and value in ("win", "loss") else 0, i)
-            pv = sm.pv if exact and len(sm.pv) > 1 else ms.pv
-            plies = sm.plies if sm is not None and sm.value is not None else None
-            rows.append((order, replace(ms, solved=True, proven=value, plies=plies, pv=pv)))
-        rows.sort(key=lambda row: row[0])
-        tree.moves = [replace(ms, rank=rank) for rank, (_o, ms) in enumerate(rows, 1)]
-        best = tree.moves[0].score
-        tree.moves = [replace(ms, gap=best - ms.score) for ms in tree.moves]
-        tree.solver = self.info()
-        return tree
-
-
-def solve_first(pos: Position, limit) -> FirstSolve | None:
-    """Run the solver within ``limit`` (a search ``Limit``) when it applies, else None."""
-    if not solver_applies(pos):
-        return None
-    iterations = limit.effective_iterations
-    nodes = None if iterations is None else iterations * NODES_PER_ITERATION
-    seconds = None if limit.time is None else limit.time / 2
-    return FirstSolve(solve(pos, nodes=nodes, time=seconds))

@@ -111,8 +111,8 @@ def _check_start_agrees(log: Mapping[str, Any], start: Position) -> None:
         seat = int(dealer[1])
         if seat >= start.rules.players:
             raise GameLogError(f"dealer: {dealer} is not a seat of {start.rules.spec} (p0-{seat_name(start.rules.players - 1)})")
-        if seat != int(start.state[L.F_DEALER]):
-            raise GameLogError(f"dealer: the log says {dealer} but its start was dealt by {seat_name(int(start.state[L.F_DEALER]))}")
+        if seat != start.dealer:
+            raise GameLogError(f"dealer: the log says {dealer} but its start was dealt by {seat_name(start.dealer)}")
 
 
 def replay(log: Mapping[str, Any], upto: int | None = None) -> Position:
@@ -264,7 +264,7 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
         ruled_card = None if mine[key] is None else _card_key(mine[key])
         if logged_card != ruled_card:
             raise GameLogError(f"rows[{i}].{key}: {after} the log has {brief(value)}, the rules give {brief(mine[key])}")
-    turn = int(pos.state[L.F_TURN_COUNT])
+    turn = pos.turn_count
     if "turn" in row:
         v = row["turn"]
         if not isinstance(v, int) or isinstance(v, bool):

@@ -19,6 +19,7 @@ from . import cards as C
 from .errors import CuttleError
 from ..engine import info as I
 from ..engine import layout as L
+from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine.movegen import generate_moves, moves_overflowed
 from ..engine.setup import deal
@@ -36,7 +37,7 @@ def share_of_state(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | No
     if out is None:
         out = np.zeros(L.MAX_PLAYERS, np.float64)
     seat_returns(s, r, out)
-    if not out[: int(s[L.F_NPLAYERS])].any():
+    if not out[: int(seat_count(s))].any():
         return 1.0 / int(sides(s, r))
     return 1.0 if out[seat] > 0 else 0.0
 
@@ -131,7 +132,7 @@ class Position:
 
     @property
     def phase(self) -> int:
-        return int(self.state[L.F_PHASE])
+        return S.get(self.state, "phase")
 
     @property
     def phase_name(self) -> str:
@@ -145,21 +146,68 @@ class Position:
     @property
     def actor(self) -> int:
         """Seat making the pending decision; ``-1`` for chance."""
-        return int(self.state[L.F_ACTOR])
+        return S.get(self.state, "actor")
 
     @property
     def turn_player(self) -> int:
-        return int(self.state[L.F_TURN])
+        return S.get(self.state, "turn")
 
     @property
     def is_over(self) -> bool:
         return self.phase == L.PH_OVER
 
+    @property
+    def status(self) -> int:
+        """How the game stands: ``layout.ST_*`` (ongoing, won, a stalemate)."""
+        return S.get(self.state, "status")
+
+    @property
+    def winner(self) -> int:
+        """The seat that won, or -1."""
+        return S.get(self.state, "winner")
+
+    @property
+    def dealer(self) -> int:
+        """The seat that dealt."""
+        return S.get(self.state, "dealer")
+
+    @property
+    def turn_count(self) -> int:
+        """Completed turns (cuttle.cards' ``turn``)."""
+        return S.get(self.state, "turn_count")
+
+    @property
+    def passes(self) -> int:
+        """Consecutive passes so far."""
+        return S.get(self.state, "passes")
+
+    @property
+    def scrap(self) -> int:
+        """The scrap, a card mask."""
+        return S.get(self.state, "scrap")
+
+    @property
+    def deck_known(self) -> int:
+        """How many cards on top of the deck every seat knows."""
+        return S.get(self.state, "deck_known")
+
     def copy(self) -> "Position":
         return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name, self.about)
 
     def hand(self, p: int) -> int:
-        return int(self.state[L.F_HAND + p])
+        return S.seat_get(self.state, "hand", p)
+
+    def face(self, p: int) -> int:
+        """The royals seat ``p`` controls (Kings, Queens, glasses 8s), a card mask."""
+        return S.seat_get(self.state, "face", p)
+
+    def frozen(self, p: int) -> int:
+        """The cards of ``p``'s hand it may not play yet (a 9 returned them), a card mask."""
+        return S.seat_get(self.state, "frozen", p)
+
+    def spent(self, p: int) -> int:
+        """The 2s ``p`` countered with out of turn, waiting before its next turn, a card mask."""
+        return S.seat_get(self.state, "spent", p)
 
     def points(self, p: int) -> int:
         return int(points_total(self.state, p))
@@ -201,8 +249,8 @@ class Position:
         return share_of_state(self.state, self.rules_array, p) if self.is_over else None
 
     def result(self) -> dict[str, Any]:
-        st = int(self.state[L.F_STATUS])
-        w = int(self.state[L.F_WINNER])
+        st = self.status
+        w = self.winner
         status = STATUS_NAMES[st].format(passes=number_word(int(self.rules_array[L.R_PASS_LIMIT])))
         return {"status": status, "winner": seat_name(w) if w >= 0 else None}
 
@@ -257,7 +305,7 @@ class Position:
         in_hand = np.zeros(L.MAX_PLAYERS, np.int64)
         unknown = int(I.view_state(self.state, self.rules_array, p, state, in_hand))
         hands = {q: int(n) for q, n in enumerate(in_hand[: self.players]) if n}
-        deck_unknown = int(self.state[L.F_DECK_N] - I.deck_known_to(self.state, p))
+        deck_unknown = self.deck_size - int(I.deck_known_to(self.state, p))
         revealed = bin(int(I.hidden_revealed(self.state, self.rules_array, p))).count("1")
         return Position(self.rules, state, p, Hidden(p, hands, deck_unknown, revealed), unknown, self.name, self.about)
 
@@ -265,18 +313,17 @@ class Position:
     @property
     def actions(self) -> int:
         """Moves played so far (chance and forced ones included)."""
-        return int(self.state[L.F_ACTIONS])
+        return S.get(self.state, "actions")
 
     @property
     def deck_size(self) -> int:
         """Cards in the deck."""
-        return int(self.state[L.F_DECK_N])
+        return S.get(self.state, "deck_size")
 
     def deck_top_first(self) -> list[int]:
         """The deck's cards, top first (a full-information position: a view's deck holds
         placeholders for the cards its seat cannot see)."""
-        n = int(self.state[L.F_DECK_N])
-        return [int(self.state[L.F_DECK + i]) for i in range(n - 1, -1, -1)]
+        return S.deck(self.state)[::-1]
 
     def deck_known_to(self, p: int) -> int:
         """How many cards on top of the deck seat ``p`` knows."""
@@ -297,13 +344,13 @@ class Position:
         back = C.mask_of(actual) & ~C.mask_of(other)
         out = C.mask_of(other) & ~C.mask_of(actual)
         s = self.state
-        if int(s[L.F_SCRAP]) & back != back or int(s[L.F_HAND + seat]) & out != out:
+        if S.get(s, "scrap") & back != back or S.seat_get(s, "hand", seat) & out != out:
             raise PositionError("discard: the actual discards must be in the scrap and the others in the hand")
         pos = self.copy()
         t = pos.state
-        t[L.F_SCRAP] = (int(t[L.F_SCRAP]) & ~back) | out
-        t[L.F_HAND + seat] = (int(t[L.F_HAND + seat]) & ~out) | back
-        t[L.F_PUBLIC + seat] = int(t[L.F_PUBLIC + seat]) & ~(back | out)
+        S.put(t, "scrap", (S.get(t, "scrap") & ~back) | out)
+        S.seat_put(t, "hand", seat, (S.seat_get(t, "hand", seat) & ~out) | back)
+        S.seat_put(t, "public", seat, S.seat_get(t, "public", seat) & ~(back | out))
         return pos
 
     def with_deck_top_known(self, count: int) -> "Position":
@@ -312,6 +359,6 @@ class Position:
         if self.view is not None:
             raise PositionError("view: the deck's known top is set on a full-information position")
         pos = self.copy()
-        n = int(pos.state[L.F_DECK_N])
-        pos.state[L.F_DECK_KNOWN] = max(int(pos.state[L.F_DECK_KNOWN]), min(int(count), n))
+        n = pos.deck_size
+        S.put(pos.state, "deck_known", max(S.get(pos.state, "deck_known"), min(int(count), n)))
         return pos

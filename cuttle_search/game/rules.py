@@ -15,6 +15,7 @@ import numpy as np
 
 from .errors import CuttleError, brief
 from ..engine import layout as L
+from ..engine.state import empty_state
 
 
 class RulesError(CuttleError):
@@ -147,17 +148,13 @@ class Ruleset:
         stalemate shares the game equally among them."""
         from ..engine.seats import sides
 
-        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
-        s[L.F_NPLAYERS] = self.players
-        return int(sides(s, self.array))
+        return int(sides(empty_state(self.players), self.array))
 
     def side_of(self, seat: int) -> int:
         """The lowest seat of ``seat``'s side (its own number when every seat plays alone)."""
         from ..engine.seats import partner
 
-        s = np.zeros(L.STATE_SIZE, dtype=np.int64)
-        s[L.F_NPLAYERS] = self.players
-        mate = int(partner(s, self.array, seat))
+        mate = int(partner(empty_state(self.players), self.array, seat))
         return seat if mate < 0 else min(seat, mate)
 
     @property

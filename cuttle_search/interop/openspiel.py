@@ -40,6 +40,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     ) from e
 
 from ..engine import layout as L
+from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand, unseen_cards
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
@@ -191,14 +192,15 @@ class CuttleState(pyspiel.State):
             clear_state(self._s, game.ruleset.players)
             r = game.ruleset.array
             if game.ruleset.remove_ace_six:  # suits matter nowhere in that game: which Ace and Six leave does not
-                self._s[L.F_REMOVED] = (1 << 0) | (1 << 20)  # change it (AC, 6C)
-            every = int(deck_cards(r)) & ~int(self._s[L.F_REMOVED])
+                S.put(self._s, "removed", (1 << 0) | (1 << 20))  # change it (AC, 6C)
+            every = int(deck_cards(r)) & ~S.get(self._s, "removed")
             cards = 0
+            slots = S.deck_slots(self._s)
             for c in range(L.N_CARDS + 2):
                 if (every >> c) & 1:
-                    self._s[L.F_DECK + cards] = c
+                    slots[cards] = c
                     cards += 1
-            self._s[L.F_DECK_N] = cards
+            S.put(self._s, "deck_size", cards)
             self._dealt = 0
             self._seed_left = 1 if game.ruleset.reshuffle else 0
         else:
@@ -232,13 +234,13 @@ class CuttleState(pyspiel.State):
 
     def _open_cards(self) -> list[int]:
         top = self._unassigned_top()
-        return [int(self._s[L.F_DECK + i]) for i in range(top + 1)]
+        return [int(c) for c in S.deck_slots(self._s)[: top + 1]]
 
     def _unknown_taken(self, code: int) -> int:
         s = self._s.copy()
         before = _undecided(s)
         apply_move(s, self._r, np.int64(code))
-        if s[L.F_SHUFFLE_SEED] != self._s[L.F_SHUFFLE_SEED]:
+        if S.get(s, "shuffle_seed") != S.get(self._s, "shuffle_seed"):
             return before  # the pile ran out and was reshuffled: every undecided card was taken
         return before - _undecided(s)
 
@@ -246,9 +248,9 @@ class CuttleState(pyspiel.State):
     def current_player(self) -> int:
         if self._dealing() or self._picks_left > 0:
             return pyspiel.PlayerId.CHANCE
-        if self._s[L.F_PHASE] == L.PH_OVER:
+        if S.get(self._s, "phase") == L.PH_OVER:
             return pyspiel.PlayerId.TERMINAL
-        actor = int(self._s[L.F_ACTOR])
+        actor = S.get(self._s, "actor")
         return pyspiel.PlayerId.CHANCE if actor == L.ACTOR_CHANCE else actor
 
     def _legal_actions(self, player: int) -> list[int]:
@@ -268,23 +270,23 @@ class CuttleState(pyspiel.State):
 
     def _take_open_card(self, card: int, slot: int) -> None:
         """Move ``card`` (an undecided deck card) into deck slot ``slot``."""
-        s = self._s
-        i = next(i for i in range(slot + 1) if s[L.F_DECK + i] == card)
-        s[L.F_DECK + i], s[L.F_DECK + slot] = s[L.F_DECK + slot], s[L.F_DECK + i]
+        deck = S.deck_slots(self._s)
+        i = next(i for i in range(slot + 1) if deck[i] == card)
+        deck[i], deck[slot] = deck[slot], deck[i]
 
     def _apply_action(self, action: int) -> None:
         s = self._s
         if self._dealt >= self._deal_size and self._seed_left > 0:
-            s[L.F_SHUFFLE_SEED] = _stream_of(action)
+            S.put(s, "shuffle_seed", _stream_of(action))
             self._seed_left = 0
             return
         if self._dealing():
             card = action
             top = self._unassigned_top()
             self._take_open_card(card, top)
-            s[L.F_DECK + top] = -1
-            s[L.F_DECK_N] -= 1
-            s[L.F_HAND + dealt_to(self._r, self._dealt)] |= 1 << card
+            S.deck_slots(s)[top] = -1
+            S.put(s, "deck_size", S.get(s, "deck_size") - 1)
+            S.seat_add(s, "hand", dealt_to(self._r, self._dealt), 1 << card)
             self._dealt += 1
             return
         if self._picks_left > 0:
@@ -296,7 +298,7 @@ class CuttleState(pyspiel.State):
                 self._pending = -1
                 self._assigned = 0
             return
-        chance = int(s[L.F_ACTOR]) == L.ACTOR_CHANCE
+        chance = S.get(s, "actor") == L.ACTOR_CHANCE
         code = code_of(action, chance)
         self._history.append(Move.from_code(code).text())
         if not chance:
@@ -317,7 +319,7 @@ class CuttleState(pyspiel.State):
         return Move.from_code(code_of(action)).text()
 
     def is_terminal(self) -> bool:
-        return not self._dealing() and self._s[L.F_PHASE] == L.PH_OVER
+        return not self._dealing() and S.get(self._s, "phase") == L.PH_OVER
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
@@ -350,7 +352,15 @@ def _decided(s: np.ndarray) -> int:
 
 def _undecided(s: np.ndarray) -> int:
     """How many deck cards no seat knows (their order is left to chance events)."""
-    return int(s[L.F_DECK_N]) - _decided(s)
+    return S.get(s, "deck_size") - _decided(s)
+
+
+# the game fields an observation shows, in its order (the 7's revealed cards between the two)
+_FIELDS: tuple[S.GameField, ...] = ("phase", "turn", "actor", "turn_count", "passes", "oneoff", "oneoff_target",
+                                    "ntwos", "twos")
+_MORE_FIELDS: tuple[S.GameField, ...] = ("scuttle_card", "scuttle_target", "discards", "seven", "oneoff_player",
+                                         "chain_top", "declines", "victim", "dealer", "top_seen_by", "response",
+                                         "removed")
 
 
 def observation_text(state: CuttleState, player: int | None) -> str:
@@ -362,33 +372,31 @@ def observation_text(state: CuttleState, player: int | None) -> str:
     r = state._r
     parts = []
     for q in range(int(seat_count(s))):
-        hand = int(s[L.F_HAND + q])
+        hand = S.seat_get(s, "hand", q)
         if player is not None and not sees_hand(s, r, player, q):
-            hand_txt = f"{bin(hand).count('1')}:{int(s[L.F_PUBLIC + q]):x}"
+            hand_txt = f"{bin(hand).count('1')}:{S.seat_get(s, 'public', q):x}"
         else:
             hand_txt = f"{hand:x}"
-        parts.append(f"{seat_name(q)} h{hand_txt} pt{int(s[L.F_POINTS + q]):x} f{int(s[L.F_FACE + q]):x} o{int(s[L.F_OWNED + q]):x} z{int(s[L.F_FROZEN + q]):x}")
-        if s[L.F_SPENT + q]:
-            parts[-1] += f" c{int(s[L.F_SPENT + q]):x}"
-    jacks = ",".join(f"{int(s[L.F_JACK_ON + j])}/{int(s[L.F_JACK_BY + j])}/{int(s[L.F_JACK_LEVEL + j])}"
-                     + (f">{int(s[L.F_JACK_TO + j])}" if s[L.F_JACK_TO + j] != s[L.F_JACK_BY + j] else "") for j in range(4))
-    jokers = ",".join(f"{int(s[L.F_JOKER_ON + k])}/{int(s[L.F_JOKER_BY + k])}/{int(s[L.F_JOKER_LEVEL + k])}/"
-                      f"{int(s[L.F_JOKER_FROM + k])}"
-                      + (f">{int(s[L.F_JOKER_TO + k])}" if s[L.F_JOKER_TO + k] != s[L.F_JOKER_BY + k] else "")
+        parts.append(f"{seat_name(q)} h{hand_txt} pt{S.seat_get(s, 'points', q):x} f{S.seat_get(s, 'face', q):x} o{S.seat_get(s, 'owned', q):x} z{S.seat_get(s, 'frozen', q):x}")
+        if S.seat_get(s, "spent", q):
+            parts[-1] += f" c{S.seat_get(s, 'spent', q):x}"
+    jacks = ",".join(f"{S.jack_get(s, 'on', j)}/{S.jack_get(s, 'by', j)}/{S.jack_get(s, 'level', j)}"
+                     + (f">{S.jack_get(s, 'to', j)}" if S.jack_get(s, "to", j) != S.jack_get(s, "by", j) else "") for j in range(4))
+    jokers = ",".join(f"{S.joker_get(s, 'on', k)}/{S.joker_get(s, 'by', k)}/{S.joker_get(s, 'level', k)}/"
+                      f"{S.joker_get(s, 'from', k)}"
+                      + (f">{S.joker_get(s, 'to', k)}" if S.joker_get(s, "to", k) != S.joker_get(s, "by", k) else "")
                       for k in range(2))
-    n = int(s[L.F_DECK_N])
+    n = S.get(s, "deck_size")
     known = _decided(s) if player is None else int(deck_known_to(s, player))
-    top = ",".join(str(int(s[L.F_DECK + n - 1 - i])) for i in range(known))
-    revealed = int(s[L.F_REVEALED]) if player is None else int(s[L.F_REVEALED]) & ~int(hidden_revealed(s, r, player))
-    fields = ",".join(str(int(s[f])) for f in (L.F_PHASE, L.F_TURN, L.F_ACTOR, L.F_TURN_COUNT, L.F_PASSES, L.F_ONEOFF,
-                                              L.F_ONEOFF_TARGET, L.F_NTWOS, L.F_TWOS))
-    more = ",".join(str(int(s[f])) for f in (L.F_SCUTTLE_CARD, L.F_SCUTTLE_TARGET, L.F_DISCARDS, L.F_SEVEN,
-                                             L.F_ONEOFF_PLAYER, L.F_CHAIN_TOP, L.F_DECLINES, L.F_VICTIM, L.F_DEALER,
-                                             L.F_TOP_SEEN_BY, L.F_RESPONSE, L.F_REMOVED))
+    deck = S.deck_slots(s)
+    top = ",".join(str(int(deck[n - 1 - i])) for i in range(known))
+    revealed = S.get(s, "revealed") if player is None else S.get(s, "revealed") & ~int(hidden_revealed(s, r, player))
+    fields = ",".join(str(S.get(s, f)) for f in _FIELDS)
+    more = ",".join(str(S.get(s, f)) for f in _MORE_FIELDS)
     fields += f",{revealed},{more}"
     view = "all" if player is None else seat_name(player)
     pending = f" wait {Move.from_code(state._pending).text()}" if state._pending >= 0 else ""
-    return (f"{view} | {' | '.join(parts)} | j {jacks} | x {jokers} | s{int(s[L.F_SCRAP]):x} | d{n} top[{top}] | "
+    return (f"{view} | {' | '.join(parts)} | j {jacks} | x {jokers} | s{S.get(s, 'scrap'):x} | d{n} top[{top}] | "
             f"{fields}{pending}")
 
 
@@ -436,10 +444,11 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
         top = state._unassigned_top()
         if top > 0:  # decide the open deck order at random
             order = self._rng_py.permutation(top + 1)
-            s[L.F_DECK : L.F_DECK + top + 1] = s[L.F_DECK + order]
+            deck = S.deck_slots(s)
+            deck[: top + 1] = deck[order]
         if state._pending >= 0:
             apply_move(s, state._r, np.int64(state._pending))
-        if s[L.F_PHASE] != L.PH_OVER:
+        if S.get(s, "phase") != L.PH_OVER:
             rollout(s, state._r, self._rng, self._buf, ROLLOUT_RANDOM, self._scratch)
         return np.array(_returns(s, state._r))
 

@@ -40,6 +40,7 @@ import numpy as np
 from ..game.errors import brief
 from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_WIDEN, is_finite_number
 from ..engine import layout as L
+from ..engine import state as S
 from ..engine.layout import move_card, move_mask
 from ..engine.baselines import cuttlebot_move, pimc_move
 from ..engine.info import determinize
@@ -48,7 +49,8 @@ from ..engine.seats import opponents, same_side
 from ..engine.table import goal, points_total
 from .agent import Agent, AgentError
 from ..analysis.inference import InferenceTracker
-from ..analysis.solve import NODES_PER_ITERATION, Solver, solve
+from ..analysis.solve import Solver, solve
+from ..analysis.solve_first import NODES_PER_ITERATION
 from ..game.position import Position
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
@@ -95,11 +97,11 @@ class Greedy(Agent):
         for code in codes:
             child = s0.copy()
             apply_unopposed(child, r, np.int64(code))  # every opponent lets a one-off resolve
-            if (child[L.F_PHASE] == L.PH_OVER and child[L.F_STATUS] == L.ST_WIN
-                    and same_side(child, r, child[L.F_WINNER], seat)):
+            if (S.get(child, "phase") == L.PH_OVER and S.get(child, "status") == L.ST_WIN
+                    and same_side(child, r, S.get(child, "winner"), seat)):
                 return int(code)
             results.append((int(code), child))
-        phase = int(s0[L.F_PHASE])
+        phase = S.get(s0, "phase")
         if phase in (L.PH_FOUR, L.PH_FIVE, L.PH_HAND_LIMIT):
             return min(codes, key=lambda c: (keep_value(move_mask(c)), int(c)))
         if phase == L.PH_THREE:
@@ -112,8 +114,8 @@ class Greedy(Agent):
         gap_now = nearest_gap(s0)
 
         def opp_gap(child):
-            if child[L.F_PHASE] == L.PH_OVER:
-                winner = int(child[L.F_WINNER])
+            if S.get(child, "phase") == L.PH_OVER:
+                winner = S.get(child, "winner")
                 return -100.0 if winner >= 0 and (against >> winner) & 1 else 100.0
             return nearest_gap(child)
 

@@ -11,6 +11,7 @@ from tqdm import tqdm
 from ..engine import layout as L
 from ..engine.harness import random_games
 from ..engine.seats import partner
+from ..engine.state import empty_state
 from ..game.seats import seat_name
 from ..game.rules import Ruleset
 
@@ -20,8 +21,7 @@ CHUNK = 2000
 def _team_wins(rules: Ruleset, status: np.ndarray, winner: np.ndarray) -> dict[str, int]:
     """Wins by team (``p0+p2``: either partner met their goal), as the engine pairs seats."""
     r = rules.array
-    s = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    s[L.F_NPLAYERS] = rules.players
+    s = empty_state(rules.players)
     out: dict[str, int] = {}
     for q in range(rules.players):
         mate = int(partner(s, r, q))

@@ -40,7 +40,7 @@ from ..game.seats import seat_name, seat_number
 from ..game.rules import Ruleset
 from .agent import Agent, AgentError, win_share
 from .agents import make_agent
-from .arena import GameRecord, deal_seed
+from .arena_games import GameRecord, deal_seed
 
 HUMAN = "human"  # the person's name in the game log's "players"
 

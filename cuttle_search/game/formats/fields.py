@@ -17,6 +17,7 @@ from .. import cards as C
 from ..cards import Card, CardError, card_str, cards_in, parse_card
 from ..errors import brief
 from ...engine import layout as L
+from ...engine import state as S
 from ...engine.setup import POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
 from ...engine.setup import dealt_deck, fewest_actions, frozen_capacity, opening_hand
 from ...engine.table import hand_cap
@@ -103,7 +104,7 @@ def read_hand(s: np.ndarray, seen: SeenCards, items: list[Any], seat: int, view:
             continue
         c = read_card(item, where)
         seen.add(c, where)
-        s[L.F_HAND + seat] |= 1 << c
+        S.seat_add(s, "hand", seat, 1 << c)
     return hidden
 
 
@@ -139,8 +140,8 @@ def read_twos(s: np.ndarray, seen: SeenCards, twos: list[Any]) -> None:
         if C.rank_of(c) != C.TWO:
             raise PositionError(f"{where}: {card_str(c)} is not a 2 (only 2s counter)")
         seen.add(c, where)
-        s[L.F_TWOS] |= 1 << c
-    s[L.F_NTWOS] = len(twos)
+        S.add(s, "twos", 1 << c)
+    S.put(s, "ntwos", len(twos))
 
 
 def read_pending(s: np.ndarray, seen: SeenCards, one_off: Any, phase: int, turn: int) -> None:
@@ -151,10 +152,10 @@ def read_pending(s: np.ndarray, seen: SeenCards, one_off: Any, phase: int, turn:
     c = read_card(one_off, "oneOff")
     seen.add(c, "oneOff")
     if phase == L.PH_SEVEN:
-        s[L.F_SEVEN] = c
+        S.put(s, "seven", c)
     else:
-        s[L.F_ONEOFF] = c
-        s[L.F_ONEOFF_PLAYER] = turn
+        S.put(s, "oneoff", c)
+        S.put(s, "oneoff_player", turn)
 
 
 def read_deck(items: list[Any], view: int | None, seen: SeenCards) -> tuple[list[Card | None], int]:
@@ -207,7 +208,7 @@ def default_actions(s: np.ndarray, r: np.ndarray, data: Mapping[str, Any]) -> No
     """A file without ``actions`` (a cuttle.cards GameState has none) gets the fewest that
     reach its position (``engine.setup.fewest_actions``), not 0: 0 is only the deal."""
     if data.get("actions") is None:
-        s[L.F_ACTIONS] = fewest_actions(s, r)
+        S.put(s, "actions", fewest_actions(s, r))
 
 
 def _hand_field(pos: Position, q: int) -> str:
@@ -226,22 +227,22 @@ def impossible(pos: Position, code: int, detail: int) -> str:
         return (f"{seat_name(detail)}Hand: {bin(pos.hand(detail)).count('1')} cards, but no hand can hold more than {cap} "
                 f"at this point under {pos.rules.spec} (hand limit: {pos.rules.hand_limit})")
     if code == 11:
-        return f"actions: {int(s[L.F_ACTIONS])} actions reach the limit of {int(r[L.R_ACTION_LIMIT])}; the game would be over"
+        return f"actions: {S.get(s, 'actions')} actions reach the limit of {int(r[L.R_ACTION_LIMIT])}; the game would be over"
     if code == 12:
-        return f"passes: {int(s[L.F_PASSES])} passes already end the game in a stalemate"
+        return f"passes: {S.get(s, 'passes')} passes already end the game in a stalemate"
     if code in (13, 18):
         return f"{'passes' if code == 13 else 'revealed'}: {why}"
     if code in (14, 15, 21, 22):
         return _frozen_problem(pos, code, detail, why)
     if code == 16:
-        target = int(s[L.F_ONEOFF_TARGET])
+        target = S.get(s, "oneoff_target")
         aimed = seat_name(target - L.TARGET_SEAT) if target >= L.TARGET_SEAT else card_str(target) if target >= 0 else ""
         played = card_str(detail) + (f" on {aimed}" if aimed else " with no target")
         return f"oneOff: {played}: {why}"
     if code == 17:
-        return f"scuttle: {card_str(detail)} on {card_str(int(s[L.F_SCUTTLE_TARGET]))}: {why}"
+        return f"scuttle: {card_str(detail)} on {card_str(S.get(s, 'scuttle_target'))}: {why}"
     if code == 70:
-        return (f"actions: {int(s[L.F_ACTIONS])} actions cannot reach turn {int(s[L.F_TURN_COUNT])} in phase "
+        return (f"actions: {S.get(s, 'actions')} actions cannot reach turn {S.get(s, 'turn_count')} in phase "
                 f"'{pos.phase_name}' (it takes at least {detail}: one a turn, one for the turn's action, one a counter)")
     if code == 71:
         return "actions: 0 actions, but cards have left the hands and the deck (or are known): that is not the deal"
@@ -249,9 +250,9 @@ def impossible(pos: Position, code: int, detail: int) -> str:
         return (f"{_hand_field(pos, detail)}: {bin(pos.hand(detail)).count('1')} cards before any action, but the deal "
                 f"gives {seat_name(detail)} {int(opening_hand(s, r, detail))}")
     if code == 73:
-        rev = bin(int(s[L.F_REVEALED])).count("1")
-        held = f"{int(s[L.F_DECK_N])} cards" + (f" and {rev} revealed" if rev else "")
-        return (f"deck: {held}, but at most {detail} can be there after {int(s[L.F_ACTIONS])} actions "
+        rev = bin(S.get(s, "revealed")).count("1")
+        held = f"{S.get(s, 'deck_size')} cards" + (f" and {rev} revealed" if rev else "")
+        return (f"deck: {held}, but at most {detail} can be there after {S.get(s, 'actions')} actions "
                 f"(the deal leaves {int(dealt_deck(r))}; the deck only shrinks"
                 + (", but for a 9 sending a card to its top" if pos.rules.nine == "deck-top" else "")
                 + (", until a reshuffle refills it" if pos.rules.reshuffle else "") + ")")
@@ -270,15 +271,15 @@ def _frozen_problem(pos: Position, code: int, detail: int, why: str) -> str:
     if code == 22:
         q = detail
     else:
-        q = next((p for p in range(n) if (int(s[L.F_FROZEN + p]) >> detail) & 1), 0)
+        q = next((p for p in range(n) if (S.seat_get(s, "frozen", p) >> detail) & 1), 0)
     field = f"seats[{q}].frozen" if pos.rules.seat_list_form else "frozen"
     if code != 22:
         return f"{field}: {card_str(detail)}: {why}"
-    held = [card_str(c) for c in cards_in(int(s[L.F_FROZEN + q]))]
+    held = [card_str(c) for c in cards_in(S.seat_get(s, "frozen", q))]
     cap = int(frozen_capacity(s, r, q))
     can = "none" if cap == 0 else f"at most {cap}"
     return (f"{field}: {seat_name(q)} holds {len(held)} frozen card{'s' * (len(held) != 1)} ({' '.join(held)}) in phase "
-            f"'{pos.phase_name}' of {seat_name(int(s[L.F_TURN]))}'s turn (turn {int(s[L.F_TURN_COUNT])}), where it can hold "
+            f"'{pos.phase_name}' of {seat_name(S.get(s, 'turn'))}'s turn (turn {S.get(s, 'turn_count')}), where it can hold "
             f"{can}: a card a 9 froze thaws {_thaw_rule(pos)}, and a turn freezes one card at most")
 
 
@@ -291,7 +292,7 @@ def _thaw_rule(pos: Position) -> str:
 def set_phase(s: np.ndarray, r: np.ndarray, phase: int) -> None:
     """Set the phase and what it implies (the deciding seat, the chain's top, the discard
     count), as the engine derives it (``setup_pending``); refuse fields that contradict it."""
-    s[L.F_PHASE] = phase
+    S.put(s, "phase", phase)
     code, seat = (int(x) for x in setup_pending(s, r))
     if code:
         limit = int(r[SETUP_LIMITS[code]]) if code in SETUP_LIMITS else 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..errors import brief
-from ...engine import layout as L
 from ..position import Position, PositionError
 from ..seats import seat_name
 from .fields import CUTTLE_CARDS_PHASE, card_text, list_field
@@ -21,7 +20,6 @@ def position_to_gamestate(pos: Position) -> dict[str, Any]:
     if pos.phase not in CUTTLE_CARDS_PHASE:
         raise PositionError(f"phase: {pos.phase_name!r} has no cuttle.cards GameState equivalent")
     d = v1_dict(pos)
-    s = pos.state
     out = {k: d[k] for k in ("p0Hand", "p0Points", "p0FaceCards", "p1Hand", "p1Points", "p1FaceCards", "scrap")}
     deck = d["deck"]
     if d.get("revealed"):
@@ -29,7 +27,7 @@ def position_to_gamestate(pos: Position) -> dict[str, Any]:
     out.update(
         deck=deck,
         phase=CUTTLE_CARDS_PHASE[pos.phase],
-        turn=int(s[L.F_TURN_COUNT]),
+        turn=pos.turn_count,
         oneOff=d["oneOff"],
         oneOffTarget=d["oneOffTarget"],
         twos=d["twos"],

@@ -32,6 +32,7 @@ from ..position import Hidden, Position, PositionError
 from ..rules import Ruleset
 from ..seats import parse_seat, seat_name
 from ...engine import layout as L
+from ...engine import state as S
 from ...engine.apply import attach
 from ...engine.info import sees_hand, visible_in_hand
 from ...engine.seats import seat_count
@@ -56,9 +57,9 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
     each Jack right after it."""
     out = []
     if not royal:
-        jacks = sorted((int(s[L.F_JACK_LEVEL + j]), C.card_id(C.JACK, j)) for j in range(4) if s[L.F_JACK_ON + j] == base)
+        jacks = sorted((S.jack_get(s, "level", j), C.card_id(C.JACK, j)) for j in range(4) if S.jack_get(s, "on", j) == base)
         for _, jack in jacks:
-            out.append(card_str(jack) + _played_by(int(s[L.F_JACK_BY + jack - 40]), int(s[L.F_JACK_TO + jack - 40])))
+            out.append(card_str(jack) + _played_by(S.jack_get(s, "by", jack - 40), S.jack_get(s, "to", jack - 40)))
             out += _jokers_text(s, jack)
     else:
         out += _jokers_text(s, base)
@@ -66,8 +67,8 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
 
 
 def _jokers_text(s: np.ndarray, card: Card) -> list[str]:
-    jokers = sorted((int(s[L.F_JOKER_LEVEL + k]), k) for k in range(2) if s[L.F_JOKER_ON + k] == card)
-    return [card_str(L.JOKER_1 + k) + _played_by(int(s[L.F_JOKER_BY + k]), int(s[L.F_JOKER_TO + k])) for _, k in jokers]
+    jokers = sorted((S.joker_get(s, "level", k), k) for k in range(2) if S.joker_get(s, "on", k) == card)
+    return [card_str(L.JOKER_1 + k) + _played_by(S.joker_get(s, "by", k), S.joker_get(s, "to", k)) for _, k in jokers]
 
 
 def _played_by(by: int, to: int) -> str:
@@ -82,10 +83,10 @@ def _stack_text(s: np.ndarray, base: Card, royal: bool) -> str:
 
 def royal_owner(s: np.ndarray, card: Card) -> int:
     """Who played royal ``card``: the seat its bottom Joker took it from, else its controller."""
-    bottom = [k for k in range(2) if s[L.F_JOKER_ON + k] == card and s[L.F_JOKER_LEVEL + k] == 0]
+    bottom = [k for k in range(2) if S.joker_get(s, "on", k) == card and S.joker_get(s, "level", k) == 0]
     if bottom:
-        return int(s[L.F_JOKER_FROM + bottom[0]])
-    return next(q for q in range(int(seat_count(s))) if (int(s[L.F_FACE + q]) >> card) & 1)
+        return S.joker_get(s, "from", bottom[0])
+    return next(q for q in range(int(seat_count(s))) if (S.seat_get(s, "face", q) >> card) & 1)
 
 
 def seat_list_dict(pos: Position) -> dict[str, Any]:
@@ -97,36 +98,35 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
     if pos.rules.overrides:
         d["options"] = pos.rules.options()
     d["view"] = "full" if pos.view is None else seat_name(pos.view)
-    d["dealer"] = seat_name(int(s[L.F_DEALER]))
-    d["turn"] = int(s[L.F_TURN_COUNT])
+    d["dealer"] = seat_name(S.get(s, "dealer"))
+    d["turn"] = S.get(s, "turn_count")
     d["phase"] = pos.phase_name
     royals = [0] * n
     for q in range(n):
-        for c in cards_in(int(s[L.F_FACE + q])):
+        for c in cards_in(S.seat_get(s, "face", q)):
             royals[royal_owner(s, c)] |= 1 << c
     seats = []
     for q in range(n):
-        hand = int(s[L.F_HAND + q])
+        hand = S.seat_get(s, "hand", q)
         shown = hand if pos.view is None or q == pos.view else int(visible_in_hand(s, r, pos.view, q))
         if pos.hidden is not None and pos.hidden.hand_unknown.get(q, 0):
             shown &= ~pos.unknown_cards
         seat: dict[str, Any] = {
             "hand": [card_str(c) for c in cards_in(shown)] + [C.UNKNOWN] * bin(hand & ~shown).count("1"),
-            "points": [_stack_text(s, c, False) for c in cards_in(int(s[L.F_OWNED + q]))],
+            "points": [_stack_text(s, c, False) for c in cards_in(S.seat_get(s, "owned", q))],
             "royals": [_stack_text(s, c, True) for c in cards_in(royals[q])],
-            "frozen": [card_str(c) for c in cards_in(int(s[L.F_FROZEN + q]))],
+            "frozen": [card_str(c) for c in cards_in(S.seat_get(s, "frozen", q))],
         }
-        public = int(s[L.F_PUBLIC + q])
+        public = S.seat_get(s, "public", q)
         if public and (pos.view is None or q == pos.view):
             seat["known"] = [card_str(c) for c in cards_in(public)]
-        if s[L.F_SPENT + q]:
-            seat["counters"] = [card_str(c) for c in cards_in(int(s[L.F_SPENT + q]))]
+        if S.seat_get(s, "spent", q):
+            seat["counters"] = [card_str(c) for c in cards_in(S.seat_get(s, "spent", q))]
         seats.append(seat)
     d["seats"] = seats
-    deck_n = int(s[L.F_DECK_N])
-    top_first = [int(s[L.F_DECK + i]) for i in range(deck_n - 1, -1, -1)]
-    known = int(s[L.F_DECK_KNOWN])
-    seen_by = int(s[L.F_TOP_SEEN_BY])
+    top_first = pos.deck_top_first()
+    known = S.get(s, "deck_known")
+    seen_by = S.get(s, "top_seen_by")
     if pos.view is not None and seen_by == pos.view:
         known = max(known, 1)
     if pos.hidden is None:
@@ -134,36 +134,36 @@ def seat_list_dict(pos: Position) -> dict[str, Any]:
     else:
         d["deck"] = [card_str(c) if i < known else C.UNKNOWN for i, c in enumerate(top_first)]
     if pos.view is None:
-        d["deckKnown"] = int(s[L.F_DECK_KNOWN])
+        d["deckKnown"] = S.get(s, "deck_known")
     d["deckSeenBy"] = seat_name(seen_by) if seen_by >= 0 and (pos.view is None or seen_by == pos.view) else None
-    d["scrap"] = [card_str(c) for c in cards_in(int(s[L.F_SCRAP]))]
-    if s[L.F_REMOVED]:
-        d["removed"] = [card_str(c) for c in cards_in(int(s[L.F_REMOVED]))]
-    pending = int(s[L.F_ONEOFF]) if s[L.F_ONEOFF] >= 0 else int(s[L.F_SEVEN])
+    d["scrap"] = [card_str(c) for c in cards_in(S.get(s, "scrap"))]
+    if S.get(s, "removed"):
+        d["removed"] = [card_str(c) for c in cards_in(S.get(s, "removed"))]
+    pending = S.get(s, "oneoff") if S.get(s, "oneoff") >= 0 else S.get(s, "seven")
     d["oneOff"] = card_str(pending) if pending >= 0 else None
-    t = int(s[L.F_ONEOFF_TARGET])
+    t = S.get(s, "oneoff_target")
     d["oneOffTarget"] = None if t < 0 else (seat_name(t - L.TARGET_SEAT) if t >= L.TARGET_SEAT else card_str(t))
-    if s[L.F_ONEOFF] >= 0 and s[L.F_ONEOFF_PLAYER] != s[L.F_TURN]:
-        d["oneOffBy"] = seat_name(int(s[L.F_ONEOFF_PLAYER]))
-    twos = cards_in(int(s[L.F_TWOS]))
+    if S.get(s, "oneoff") >= 0 and S.get(s, "oneoff_player") != S.get(s, "turn"):
+        d["oneOffBy"] = seat_name(S.get(s, "oneoff_player"))
+    twos = cards_in(S.get(s, "twos"))
     if pos.rules.counter_costs_turn:
-        d["twos"] = [f"{card_str(c)}-{seat_name(int(s[L.F_TWO_BY + (c & 3)]))}" for c in twos]
+        d["twos"] = [f"{card_str(c)}-{seat_name(S.two_by(s, c & 3))}" for c in twos]
     else:
         d["twos"] = [card_str(c) for c in twos]
-    if s[L.F_RESPONSE] >= 0:
-        d["response"] = card_str(int(s[L.F_RESPONSE]))
+    if S.get(s, "response") >= 0:
+        d["response"] = card_str(S.get(s, "response"))
     if pos.phase in (L.PH_COUNTER, L.PH_RESPONSE):
         if pos.phase == L.PH_COUNTER:
-            d["chainTop"] = seat_name(int(s[L.F_CHAIN_TOP]))
-        d["asked"] = seat_name(int(s[L.F_ACTOR]))
+            d["chainTop"] = seat_name(S.get(s, "chain_top"))
+        d["asked"] = seat_name(S.get(s, "actor"))
     if pos.phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
-        d["victim"] = seat_name(int(s[L.F_VICTIM]))
-    if s[L.F_REVEALED]:
+        d["victim"] = seat_name(S.get(s, "victim"))
+    if S.get(s, "revealed"):
         hidden_rev = pos.hidden.revealed_unknown if pos.hidden is not None else 0
-        shown_rev = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))] if not hidden_rev else []
+        shown_rev = [card_str(c) for c in cards_in(S.get(s, "revealed"))] if not hidden_rev else []
         d["revealed"] = shown_rev + [C.UNKNOWN] * hidden_rev
-    d["passes"] = int(s[L.F_PASSES])
-    d["actions"] = int(s[L.F_ACTIONS])
+    d["passes"] = S.get(s, "passes")
+    d["actions"] = S.get(s, "actions")
     if pos.is_over:
         d.update(pos.result())
     return d
@@ -183,7 +183,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     view = None if raw_view in ("full", None) else seat_of(raw_view, "view", n)
     s = BLANK_STATE.copy()
     clear_state(s, n)
-    s[L.F_DEALER] = seat_of(data.get("dealer", seat_name(n - 1)), "dealer", n)
+    S.put(s, "dealer", seat_of(data.get("dealer", seat_name(n - 1)), "dealer", n))
     seen = SeenCards(jokers=rs.jokers)
     unknown_in_hand = [0] * n
 
@@ -207,10 +207,10 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                 for card, _, _ in attached:
                     seen.add(card, w)
                 if royal:
-                    s[L.F_FACE + q] |= 1 << base
+                    S.seat_add(s, "face", q, 1 << base)
                 else:
-                    s[L.F_POINTS + q] |= 1 << base
-                    s[L.F_OWNED + q] |= 1 << base
+                    S.seat_add(s, "points", q, 1 << base)
+                    S.seat_add(s, "owned", q, 1 << base)
                 stacks.append((base, attached, w))
     for base, attached, w in stacks:
         below = base
@@ -237,7 +237,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             raise PositionError(f"{w}: '??' in the scrap (the scrap is public)")
         c = read_card(item, w)
         seen.add(c, w)
-        s[L.F_SCRAP] |= 1 << c
+        S.add(s, "scrap", 1 << c)
     for i, item in enumerate(card_list(data, "removed", cards)):
         w = f"removed[{i}]"
         if not rs.remove_ace_six:
@@ -246,7 +246,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         if c is None or C.rank_of(c) not in (C.ACE, C.SIX):
             raise PositionError(f"{w}: only Aces and Sixes leave the game (remove-ace-six), not {brief(item)}")
         seen.add(c, w)
-        s[L.F_REMOVED] |= 1 << c
+        S.add(s, "removed", 1 << c)
     for q, entry in enumerate(raw):
         for i, item in enumerate(list_field(entry.get("counters"), f"seats[{q}].counters", cards)):
             w = f"seats[{q}].counters[{i}]"
@@ -256,16 +256,16 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             if c is None or C.rank_of(c) != C.TWO:
                 raise PositionError(f"{w}: only 2s wait before a seat that countered, not {brief(item)}")
             seen.add(c, w)
-            s[L.F_SPENT + q] |= 1 << c
+            S.seat_add(s, "spent", q, 1 << c)
     if rs.reshuffle:
-        s[L.F_SHUFFLE_SEED] = 1  # later reshuffles are chance: a search re-seeds them
+        S.put(s, "shuffle_seed", 1)  # later reshuffles are chance: a search re-seeds them
 
     phase = parse_phase(data.get("phase"))
     turn_count = int_field(data, "turn", 0)
-    s[L.F_TURN_COUNT] = turn_count
-    turn = (int(s[L.F_DEALER]) + 1 + turn_count) % n
-    s[L.F_TURN] = turn
-    s[L.F_ACTOR] = turn
+    S.put(s, "turn_count", turn_count)
+    turn = (S.get(s, "dealer") + 1 + turn_count) % n
+    S.put(s, "turn", turn)
+    S.put(s, "actor", turn)
 
     twos = []
     for i, item in enumerate(card_list(data, "twos", cards)):
@@ -274,7 +274,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             if not m or m.group(3) is not None:
                 raise PositionError(f"twos[{i}]: in {rs.name} each counter names its player, like '2C-p1'")
             c = read_card(m.group(1), f"twos[{i}]")
-            s[L.F_TWO_BY + (c & 3)] = seat_of(f"p{m.group(2)}", f"twos[{i}]", n)
+            S.set_two_by(s, c & 3, seat_of(f"p{m.group(2)}", f"twos[{i}]", n))
             twos.append(m.group(1))
         else:
             twos.append(item)
@@ -284,26 +284,26 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if data.get("oneOffBy") is not None:
         if one_off is None or phase == L.PH_SEVEN:
             raise PositionError("oneOffBy: set but there is no pending one-off")
-        s[L.F_ONEOFF_PLAYER] = seat_of(data.get("oneOffBy"), "oneOffBy", n)
+        S.put(s, "oneoff_player", seat_of(data.get("oneOffBy"), "oneOffBy", n))
     if data.get("response") is not None:
         if not rs.response_nine:
             raise PositionError(f"response: {rs.name} has no answer to a royal")
-        s[L.F_RESPONSE] = read_card(data.get("response"), "response")
+        S.put(s, "response", read_card(data.get("response"), "response"))
     if phase == L.PH_RESPONSE:
-        s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
+        S.put(s, "actor", seat_of(data.get("asked"), "asked", n))
     target = data.get("oneOffTarget")  # type: ignore[assignment]  # untrusted: read as a card or a seat below
     if target is not None:
         if one_off is None:
             raise PositionError("oneOffTarget: set but there is no oneOff")
         if isinstance(target, str) and target.strip().lower().startswith("p"):
-            s[L.F_ONEOFF_TARGET] = L.TARGET_SEAT + seat_of(target, "oneOffTarget", n)
+            S.put(s, "oneoff_target", L.TARGET_SEAT + seat_of(target, "oneOffTarget", n))
         else:
-            s[L.F_ONEOFF_TARGET] = read_card(target, "oneOffTarget")
+            S.put(s, "oneoff_target", read_card(target, "oneOffTarget"))
     if phase == L.PH_COUNTER:
-        s[L.F_CHAIN_TOP] = seat_of(data.get("chainTop", seat_name(turn)), "chainTop", n)
-        s[L.F_ACTOR] = seat_of(data.get("asked"), "asked", n)
+        S.put(s, "chain_top", seat_of(data.get("chainTop", seat_name(turn)), "chainTop", n))
+        S.put(s, "actor", seat_of(data.get("asked"), "asked", n))
     if phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
-        s[L.F_VICTIM] = seat_of(data.get("victim"), "victim", n)
+        S.put(s, "victim", seat_of(data.get("victim"), "victim", n))
     revealed_unknown = 0
     for i, item in enumerate(card_list(data, "revealed", cards)):
         if item == C.UNKNOWN:
@@ -313,23 +313,23 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             continue
         c = read_card(item, f"revealed[{i}]")
         seen.add(c, f"revealed[{i}]")
-        s[L.F_REVEALED] |= 1 << c
-    if revealed_unknown and s[L.F_REVEALED]:
+        S.add(s, "revealed", 1 << c)
+    if revealed_unknown and S.get(s, "revealed"):
         raise PositionError("revealed: a view sees all of another seat's revealed cards or none")
 
     deck, deck_known = read_deck(card_list(data, "deck", cards), view, seen)
     seen_by = data.get("deckSeenBy")
     if seen_by is not None:
-        s[L.F_TOP_SEEN_BY] = seat_of(seen_by, "deckSeenBy", n)
+        S.put(s, "top_seen_by", seat_of(seen_by, "deckSeenBy", n))
         if not deck:
             raise PositionError("deckSeenBy: the deck is empty")
-        if view is not None and s[L.F_TOP_SEEN_BY] != view:
+        if view is not None and S.get(s, "top_seen_by") != view:
             raise PositionError("deckSeenBy: a view knows only its own private knowledge of the deck")
     if view is None:
         deck_known = int_field(data, "deckKnown", 0)
         if deck_known > len(deck):
             raise PositionError(f"deckKnown: {deck_known} known cards but the deck holds {len(deck)}")
-    elif s[L.F_TOP_SEEN_BY] == view:
+    elif S.get(s, "top_seen_by") == view:
         if not deck_known:
             raise PositionError("deckSeenBy: the viewer knows the top card, so the deck's first card must be named")
         deck_known -= 1  # the named top card is the viewer's private knowledge
@@ -344,30 +344,28 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     it = iter(unseen)
     for q in range(n):
         for _ in range(unknown_in_hand[q]):
-            s[L.F_HAND + q] |= 1 << next(it)
+            S.seat_add(s, "hand", q, 1 << next(it))
     for _ in range(revealed_unknown):
-        s[L.F_REVEALED] |= 1 << next(it)
+        S.add(s, "revealed", 1 << next(it))
     filled = [x if x is not None else next(it) for x in deck]
-    s[L.F_DECK_N] = len(filled)
-    for i, c in enumerate(reversed(filled)):
-        s[L.F_DECK + i] = c
-    s[L.F_DECK_KNOWN] = deck_known
+    S.set_deck(s, filled[::-1])
+    S.put(s, "deck_known", deck_known)
 
     for q, entry in enumerate(raw):
         for i, item in enumerate(list_field(entry.get("known"), f"seats[{q}].known", cards)):
             c = read_card(item, f"seats[{q}].known[{i}]")
-            if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
+            if not (S.seat_get(s, "hand", q) >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"seats[{q}].known[{i}]: {card_str(c)} is not a named card of that hand")
-            s[L.F_PUBLIC + q] |= 1 << c
+            S.seat_add(s, "public", q, 1 << c)
         for c, where in frozen_cards(entry.get("frozen"), f"seats[{q}].frozen"):
-            if not (s[L.F_HAND + q] >> c) & 1 or (unknown_mask >> c) & 1:
+            if not (S.seat_get(s, "hand", q) >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"{where}: {card_str(c)} is not in that hand")
-            s[L.F_FROZEN + q] |= 1 << c
-            s[L.F_PUBLIC + q] |= 1 << c  # a card a 9 returns is seen by every seat
+            S.seat_add(s, "frozen", q, 1 << c)
+            S.seat_add(s, "public", q, 1 << c)  # a card a 9 returns is seen by every seat
         if view is not None and q != view:
-            s[L.F_PUBLIC + q] |= int(s[L.F_HAND + q]) & ~unknown_mask
-    s[L.F_PASSES] = int_field(data, "passes", 0)
-    s[L.F_ACTIONS] = int_field(data, "actions", 0)
+            S.seat_add(s, "public", q, S.seat_get(s, "hand", q) & ~unknown_mask)
+    S.put(s, "passes", int_field(data, "passes", 0))
+    S.put(s, "actions", int_field(data, "actions", 0))
 
     set_phase(s, r, phase)
     default_actions(s, r, data)

@@ -13,6 +13,7 @@ from .. import cards as C
 from ..cards import Card, card_str, cards_in
 from ..errors import brief
 from ...engine import layout as L
+from ...engine import state as S
 from ...engine.info import sees_hand
 from ...engine.setup import BLANK_STATE, position_error
 from ...engine.table import stack_owner
@@ -48,30 +49,30 @@ def v1_dict(pos: Position) -> dict[str, Any]:
     if pos.rules.overrides:
         d["options"] = pos.rules.options()
     d["view"] = "full" if pos.view is None else seat_name(pos.view)
-    d["turn"] = int(s[L.F_TURN_COUNT])
+    d["turn"] = S.get(s, "turn_count")
     d["phase"] = pos.phase_name
     for p in range(2):
         d[f"{seat_name(p)}Hand"] = _hand_strings(pos, p)
-        d[f"{seat_name(p)}Points"] = [_stack_str(pos, c) for c in cards_in(int(s[L.F_POINTS + p]))]
-        d[f"{seat_name(p)}FaceCards"] = [card_str(c) for c in cards_in(int(s[L.F_FACE + p]))]
+        d[f"{seat_name(p)}Points"] = [_stack_str(pos, c) for c in cards_in(S.seat_get(s, "points", p))]
+        d[f"{seat_name(p)}FaceCards"] = [card_str(c) for c in cards_in(S.seat_get(s, "face", p))]
     d["deck"] = _deck_strings(pos, )
-    d["scrap"] = [card_str(c) for c in cards_in(int(s[L.F_SCRAP]))]
-    pending = int(s[L.F_ONEOFF]) if s[L.F_ONEOFF] >= 0 else int(s[L.F_SEVEN])  # a 7 waits as cuttle.cards' oneOff
+    d["scrap"] = [card_str(c) for c in cards_in(S.get(s, "scrap"))]
+    pending = S.get(s, "oneoff") if S.get(s, "oneoff") >= 0 else S.get(s, "seven")  # a 7 waits as cuttle.cards' oneOff
     d["oneOff"] = card_str(pending) if pending >= 0 else None
-    d["oneOffTarget"] = card_str(int(s[L.F_ONEOFF_TARGET])) if s[L.F_ONEOFF_TARGET] >= 0 else None
-    d["twos"] = [card_str(c) for c in cards_in(int(s[L.F_TWOS]))]
-    if s[L.F_REVEALED]:
-        d["revealed"] = [card_str(c) for c in cards_in(int(s[L.F_REVEALED]))]
-    if s[L.F_SCUTTLE_CARD] >= 0:
-        d["scuttle"] = {"cardId": card_str(int(s[L.F_SCUTTLE_CARD])), "targetId": card_str(int(s[L.F_SCUTTLE_TARGET]))}
-    d["frozen"] = [card_str(c) for c in cards_in(int(s[L.F_FROZEN]) | int(s[L.F_FROZEN + 1]))]
-    d["passes"] = int(s[L.F_PASSES])
-    d["actions"] = int(s[L.F_ACTIONS])
+    d["oneOffTarget"] = card_str(S.get(s, "oneoff_target")) if S.get(s, "oneoff_target") >= 0 else None
+    d["twos"] = [card_str(c) for c in cards_in(S.get(s, "twos"))]
+    if S.get(s, "revealed"):
+        d["revealed"] = [card_str(c) for c in cards_in(S.get(s, "revealed"))]
+    if S.get(s, "scuttle_card") >= 0:
+        d["scuttle"] = {"cardId": card_str(S.get(s, "scuttle_card")), "targetId": card_str(S.get(s, "scuttle_target"))}
+    d["frozen"] = [card_str(c) for c in cards_in(S.seat_get(s, "frozen", 0) | S.seat_get(s, "frozen", 1))]
+    d["passes"] = S.get(s, "passes")
+    d["actions"] = S.get(s, "actions")
     if pos.view is None:
-        d["deckKnown"] = int(s[L.F_DECK_KNOWN])
+        d["deckKnown"] = S.get(s, "deck_known")
     known = {}
     for p in range(2):
-        pub = int(s[L.F_PUBLIC + p])
+        pub = S.seat_get(s, "public", p)
         if pos.view is not None and p != pos.view:
             continue  # the viewer's named opponent cards are known by definition
         if pub:
@@ -99,18 +100,17 @@ def _hand_strings(pos: Position, p: int) -> list[str]:
 
 def _deck_strings(pos: Position) -> list[str]:
     s = pos.state
-    n = int(s[L.F_DECK_N])
-    top_first = [int(s[L.F_DECK + i]) for i in range(n - 1, -1, -1)]
+    top_first = pos.deck_top_first()
     if pos.hidden is None:
         return [card_str(c) for c in top_first]
-    known = int(s[L.F_DECK_KNOWN])
+    known = S.get(s, "deck_known")
     return [card_str(c) if i < known else C.UNKNOWN for i, c in enumerate(top_first)]
 
 
 def _stack_str(pos: Position, card: Card) -> str:
     s = pos.state
     jacks = sorted(
-        (int(s[L.F_JACK_LEVEL + j]), C.card_id(C.JACK, j), int(s[L.F_JACK_BY + j])) for j in range(4) if s[L.F_JACK_ON + j] == card
+        (S.jack_get(s, "level", j), C.card_id(C.JACK, j), S.jack_get(s, "by", j)) for j in range(4) if S.jack_get(s, "on", j) == card
     )
     if not jacks:
         return card_str(card)
@@ -152,7 +152,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             if not (C.bit(c) & C.FACE_CARD_RANKS):
                 raise PositionError(f"{where}: {card_str(c)} cannot be a royal (royals are Kings, Queens and glasses 8s)")
             seen.add(c, where)
-            s[L.F_FACE + p] |= 1 << c
+            S.seat_add(s, "face", p, 1 << c)
 
     # ---- point cards with jack stacks
     for p in (0, 1):
@@ -168,15 +168,15 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             raise PositionError(f"{where}: '??' in the scrap (the scrap is public)")
         c = read_card(item, where)
         seen.add(c, where)
-        s[L.F_SCRAP] |= 1 << c
+        S.add(s, "scrap", 1 << c)
 
     phase = parse_phase(data.get("phase"))
     turn_count = int_field(data, "turn", 0)
     turn = turn_count % 2
     if "turnPlayer" in data:
         turn = _seat(data["turnPlayer"], "turnPlayer")
-    s[L.F_TURN_COUNT] = turn_count
-    s[L.F_TURN] = turn
+    S.put(s, "turn_count", turn_count)
+    S.put(s, "turn", turn)
 
     twos = card_list(data, "twos")
     read_twos(s, seen, twos)
@@ -188,7 +188,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     if target is not None:
         if one_off is None:
             raise PositionError("oneOffTarget: set but there is no oneOff")
-        s[L.F_ONEOFF_TARGET] = read_card(target, "oneOffTarget")
+        S.put(s, "oneoff_target", read_card(target, "oneOffTarget"))
 
     revealed = card_list(data, "revealed")
     deck_items = list(card_list(data, "deck"))
@@ -200,7 +200,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         where = f"revealed[{i}]"
         c = read_card(item, where)
         seen.add(c, where)
-        s[L.F_REVEALED] |= 1 << c
+        S.add(s, "revealed", 1 << c)
 
     scuttle = data.get("scuttle")
     if scuttle is not None:
@@ -208,8 +208,8 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             raise PositionError("scuttle: expected an object with cardId and targetId")
         c = read_card(scuttle.get("cardId"), "scuttle.cardId")
         seen.add(c, "scuttle.cardId")
-        s[L.F_SCUTTLE_CARD] = c
-        s[L.F_SCUTTLE_TARGET] = read_card(scuttle.get("targetId"), "scuttle.targetId")
+        S.put(s, "scuttle_card", c)
+        S.put(s, "scuttle_target", read_card(scuttle.get("targetId"), "scuttle.targetId"))
 
     # ---- deck: top first in the file; the engine keeps the top at the end
     deck_cards, deck_known = read_deck(deck_items, view, seen)
@@ -230,12 +230,10 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     it = iter(unseen)
     for p in (0, 1):
         for _ in range(unknown_in_hand[p]):
-            s[L.F_HAND + p] |= 1 << next(it)
+            S.seat_add(s, "hand", p, 1 << next(it))
     filled = [x if x is not None else next(it) for x in deck_cards]
-    s[L.F_DECK_N] = len(filled)
-    for i, c in enumerate(reversed(filled)):
-        s[L.F_DECK + i] = c
-    s[L.F_DECK_KNOWN] = deck_known
+    S.set_deck(s, filled[::-1])
+    S.put(s, "deck_known", deck_known)
 
     # ---- public hand cards, frozen card, counters
     known = data.get("known") or {}
@@ -247,21 +245,21 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
             raise PositionError(f"known.{key}: expected a list of cards")
         for i, item in enumerate(items):
             c = read_card(item, f"known.{key}[{i}]")
-            if not (s[L.F_HAND + p] >> c) & 1 or (unknown_mask >> c) & 1:
+            if not (S.seat_get(s, "hand", p) >> c) & 1 or (unknown_mask >> c) & 1:
                 raise PositionError(f"known.{key}[{i}]: {card_str(c)} is not a named card in {seat_name(p)}Hand")
-            s[L.F_PUBLIC + p] |= 1 << c
+            S.seat_add(s, "public", p, 1 << c)
     if view is not None:
         o = 1 - view
-        s[L.F_PUBLIC + o] |= int(s[L.F_HAND + o]) & ~unknown_mask
+        S.seat_add(s, "public", o, S.seat_get(s, "hand", o) & ~unknown_mask)
 
     for c, where in frozen_cards(data.get("frozen"), "frozen"):
-        holders = [p for p in (0, 1) if (s[L.F_HAND + p] >> c) & 1 and not (unknown_mask >> c) & 1]
+        holders = [p for p in (0, 1) if (S.seat_get(s, "hand", p) >> c) & 1 and not (unknown_mask >> c) & 1]
         if not holders:
             raise PositionError(f"{where}: {card_str(c)} is not in a hand (a frozen card is a card a 9 returned to a hand)")
-        s[L.F_FROZEN + holders[0]] |= 1 << c
-        s[L.F_PUBLIC + holders[0]] |= 1 << c  # a card a 9 returns is seen by every seat
-    s[L.F_PASSES] = int_field(data, "passes", 0)
-    s[L.F_ACTIONS] = int_field(data, "actions", 0)
+        S.seat_add(s, "frozen", holders[0], 1 << c)
+        S.seat_add(s, "public", holders[0], 1 << c)  # a card a 9 returns is seen by every seat
+    S.put(s, "passes", int_field(data, "passes", 0))
+    S.put(s, "actions", int_field(data, "actions", 0))
 
     # ---- phase and decider
     set_phase(s, r, phase)
@@ -313,10 +311,10 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: 
             jacks.append((j, by))
     for level, (j, by) in enumerate(jacks):
         idx = j - 40
-        s[L.F_JACK_ON + idx] = c
-        s[L.F_JACK_BY + idx] = by
-        s[L.F_JACK_TO + idx] = by
-        s[L.F_JACK_LEVEL + idx] = level
+        S.jack_put(s, "on", idx, c)
+        S.jack_put(s, "by", idx, by)
+        S.jack_put(s, "to", idx, by)
+        S.jack_put(s, "level", idx, level)
     # who owns (played) the card: the engine replays the stack (stack_owner)
     owner = int(stack_owner(s, rs.array, c, p))
     if owner == -1:
@@ -327,6 +325,6 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: 
         who = f"{seat_name(twice)} played two jacks in a row on {card_str(c)}" if twice is not None else \
             f"a jack on {card_str(c)} sits on its own player's card"
         raise PositionError(f"{where}: {who} (a jack only goes on an opponent's card here)")
-    s[L.F_POINTS + p] |= 1 << c
-    s[L.F_OWNED + owner] |= 1 << c
+    S.seat_add(s, "points", p, 1 << c)
+    S.seat_add(s, "owned", owner, 1 << c)
 

@@ -1,0 +1,114 @@
+"""The solver as the analyser's first step: where nothing is hidden from the player to act
+and the deck is short, ``analyse`` solves first (``solve_first``) and the tree search gets
+the time left; ``FirstSolve`` turns the solver's answer into an ``AnalysisResult`` or adds
+its proven values to the tree's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import layout as L
+from ..game.position import Position
+from .limits import Limit
+from .solve import is_single_state, solve
+from .solve_result import SolveResult
+
+# ---------------------------------------------------------------- the analyser's first step
+NODES_PER_ITERATION = 40  # the solver's node budget per tree iteration: about the same time
+SOLVE_FIRST_DECK = 4  # with more cards in a known deck the exact search rarely finishes in a hint's budget
+_RANK_GROUP = {"win": 0, "draw": 1, "expected": 1}  # proven losses go below every unproven move
+
+
+def solver_applies(pos: Position) -> bool:
+    """Whether ``analyse`` solves first: two seats (the solver's values are two-sided),
+    nothing hidden from the player to act (the deck is empty, or a full view) and at most
+    ``SOLVE_FIRST_DECK`` cards in the deck."""
+    return (pos.rules.exact_solvable and not pos.is_over and pos.actor != L.ACTOR_CHANCE and is_single_state(pos)
+            and pos.deck_size <= SOLVE_FIRST_DECK)
+
+
+@dataclass
+class FirstSolve:
+    """The solver's answer before the tree search: all of it, or what it proved in time."""
+
+    result: SolveResult
+
+    @property
+    def proven(self) -> bool:
+        return self.result.proven
+
+    def info(self) -> dict[str, Any]:
+        r = self.result
+        return {"proven": r.proven, "value": r.value, "solvedMoves": sum(m.proven for m in r.moves),
+                "nodes": r.nodes, "seconds": round(r.seconds, 6), "nodesPerSecond": round(r.nodes_per_second, 1),
+                "nodeBudget": r.node_budget}
+
+    def remaining(self, limit):
+        """The tree's budget: the time the solver left (the iterations are unchanged)."""
+        if limit.time is None:
+            return limit
+        return Limit(limit.iterations, max(limit.time - self.result.seconds, 0.01))
+
+    def analysis(self, pos: Position, threads: int, seed: int, rollout: str, exploration: float):
+        """An ``AnalysisResult`` that is the solver's answer (no tree search)."""
+        from ..version import __version__
+        from .result import AnalysisResult, MoveStat
+
+        best = self.result.moves[0].score
+        viewer = pos.actor
+
+        def by_seat(mine: float, theirs: float) -> tuple[float, ...]:
+            """The viewer's figure and the other seat's, seat by seat (the solver plays two)."""
+            return tuple(mine if q == viewer else theirs for q in range(pos.rules.players))
+
+        stats = [
+            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,  # type: ignore[arg-type]  # every move here is proven: it has a score
+                     win_rate=1.0 if m.value == "win" else 0.0, draw_rate=1.0 if m.value == "draw" else 0.0,
+                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,  # type: ignore[arg-type, operator]
+                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),  # type: ignore[arg-type, operator]
+                     seat_win_rates=by_seat(float(m.value == "win"), float(m.value == "loss")))
+            for m in self.result.moves
+        ]
+        return AnalysisResult(
+            viewer=pos.actor, phase=pos.phase_name, rules=pos.rules.spec, moves=stats, iterations=0,
+            determinizations=0, nodes=0, seconds=self.result.seconds, threads=threads, seed=seed, rollout=rollout,
+            exploration=float(exploration), engine_version=__version__, position=pos.name, solver=self.info(),
+        )
+
+    def annotate(self, tree):
+        """The tree's result with the proven values added: proven wins (the shortest first),
+        then proven draws, then the unproven moves in the tree's order, then proven losses
+        (the longest first). A proven value is exact; an unproven move may still be anything."""
+        from dataclasses import replace
+
+        solved = {m.move.code(): m for m in self.result.moves}
+        rows = []
+        for i, ms in enumerate(tree.moves):
+            sm = solved.get(ms.move.code())
+            value = sm.value if sm is not None else None
+            if value is None and ms.proven is not None:  # the tree's MCTS-Solver proved it
+                value = ms.proven
+            group = 2 if value is None else _RANK_GROUP.get(value, 3)
+            exact = sm is not None and sm.value is not None
+            order = (group, -(sm.score or 0.0) if exact else 0.0,
+                     (sm.plies or 0) * (1 if value == "win" else -1) if exact and value in ("win", "loss") else 0, i)
+            pv = sm.pv if exact and len(sm.pv) > 1 else ms.pv
+            plies = sm.plies if sm is not None and sm.value is not None else None
+            rows.append((order, replace(ms, solved=True, proven=value, plies=plies, pv=pv)))
+        rows.sort(key=lambda row: row[0])
+        tree.moves = [replace(ms, rank=rank) for rank, (_o, ms) in enumerate(rows, 1)]
+        best = tree.moves[0].score
+        tree.moves = [replace(ms, gap=best - ms.score) for ms in tree.moves]
+        tree.solver = self.info()
+        return tree
+
+
+def solve_first(pos: Position, limit) -> FirstSolve | None:
+    """Run the solver within ``limit`` (a search ``Limit``) when it applies, else None."""
+    if not solver_applies(pos):
+        return None
+    iterations = limit.effective_iterations
+    nodes = None if iterations is None else iterations * NODES_PER_ITERATION
+    seconds = None if limit.time is None else limit.time / 2
+    return FirstSolve(solve(pos, nodes=nodes, time=seconds))
