@@ -22,10 +22,12 @@ from .engine import jit
 from .game.errors import CuttleError
 from .analysis.limits import (
     DEFAULT_EXPLORATION,
+    DEFAULT_WIDEN,
     DEFAULT_ITERATIONS,
     DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
+    MAX_WIDEN,
     MAX_ITERATIONS,
     MAX_SECONDS,
     MAX_SEED,
@@ -304,9 +306,13 @@ def _live_progress(total: int | None):
 @click.option("--model", type=click.Choice(MODEL_NAMES), default=DEFAULT_MODEL,
               help="Opponent model with more seats: maxn (each seat for itself), paranoid (every opponent "
                    "against you) or random (opponents play at random).")
+@click.option("--widen", type=_Number(0, MAX_WIDEN), default=DEFAULT_WIDEN, show_default=True,
+              help="Progressive widening below the root: a node opens the greedy policy's best moves one "
+                   "by one as its visits grow, more slowly for a larger value; 0 opens every move at once "
+                   "(docs/search.md).")
 @rules_option
 @json_option
-def analyse(position, iterations, seconds, threads, seed, rollout, exploration, top, model, rules, as_json):
+def analyse(position, iterations, seconds, threads, seed, rollout, exploration, top, model, widen, rules, as_json):
     """Rank the legal moves of the player whose view POSITION is, with win rates.
 
     Win rates are from that player's point of view; a draw counts half in the score
@@ -323,7 +329,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
         raise InputError(f"{position}: {e}") from None
     bar, update = _live_progress(limit.effective_iterations)
     try:
-        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update, model=model)
+        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update, model=model, widen=widen)
     finally:
         if bar is not None:
             bar.close()
@@ -557,7 +563,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     """Play AGENT_A against AGENT_B on paired deals and report A's score.
 
     Agents: random, greedy, cuttlebot, pimc[:iterations=N,rollout=R],
-    ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1,model=M], oracle[:...] (ismcts that sees every card: a
+    ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1,model=M,widen=W], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U] (the exact
     solver on W sampled deals when at most U cards are unseen, else ismcts; two seats),
     openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy (the

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from cuttle_search.analysis.ismcts import _ALL_ROOT_MOVES, _Worker, search_viewer
+from cuttle_search.analysis.limits import DEFAULT_WIDEN
 from cuttle_search.analysis.tree import FIELDS, POOL_CAPACITY
 from cuttle_search.engine import ismcts as kernel
 from cuttle_search.engine.policies import ROLLOUT_GREEDY
@@ -41,9 +42,10 @@ def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch, indexed: b
     return {name: w.tree.arrays[name][:n].copy() for name, _ in FIELDS}, int(w.work[9][0])
 
 
-def _search(pos: Position, iterations: int, capacity: int, seed: int, work=None, model=kernel.MODEL_MAXN) -> _Worker:
+def _search(pos: Position, iterations: int, capacity: int, seed: int, work=None, model=kernel.MODEL_MAXN,
+            widen: float = DEFAULT_WIDEN) -> _Worker:
     """One compiled search's worker after ``iterations`` (with the scratch ``work`` given)."""
-    w = _Worker(seed=seed, index=0, capacity=capacity)
+    w = _Worker(seed=seed, index=0, capacity=capacity, widen=widen)
     if work is not None:
         w.work = work(w.work)
     deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
@@ -131,7 +133,9 @@ def test_every_index_holds_exactly_its_nodes_children(name, model):
 
 
 def test_the_index_pool_grows_with_the_tree():
-    w = _search(Position.load(POS / "midgame-main-p0.json"), 20000, 1 << 12, seed=2)
+    """A tree whose nodes all open every move at once (no widening: many nodes with many
+    children, each with an index) outgrows the first pool, which then grows."""
+    w = _search(Position.load(POS / "midgame-main-p0.json"), 20000, 1 << 12, seed=2, widen=0.0)
     assert len(w.tree.pool_child) > POOL_CAPACITY and len(w.tree.pool_move) == len(w.tree.pool_child)
 
 

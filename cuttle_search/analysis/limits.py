@@ -21,7 +21,7 @@ MAX_WIDEN = 1_000_000.0
 
 DEFAULT_ITERATIONS = 10_000  # with neither an iteration nor a time budget
 DEFAULT_EXPLORATION = 0.7
-DEFAULT_WIDEN = 0.0  # progressive widening below the root: off
+DEFAULT_WIDEN = 4.0  # progressive widening below the root (docs/search.md; 0.0 turns it off)
 ROLLOUT_NAMES = ("greedy", "heuristic", "random")  # the rollout policies, by name
 DEFAULT_ROLLOUT = "greedy"
 MODEL_NAMES = ("maxn", "paranoid", "random")  # the opponent models (engine/ismcts.py)
