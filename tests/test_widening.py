@@ -71,6 +71,37 @@ def test_greedy_values_are_what_applying_each_move_scores(rules):
     assert checked > 1000
 
 
+@pytest.mark.parametrize("rules", ["cuttle-cards", "cutthroat", "team"])
+def test_the_greedy_rollout_picks_a_move_greedy_values_rates_best(rules):
+    """Where the greedy rollout does not play its uniform move (the generator's first draw
+    decides), the move it picks is one ``greedy_values`` rates best: the tree and the
+    rollout weigh moves alike."""
+    from cuttle_search.engine.policies import GREEDY_EPSILON_QUARTERS, _greedy_pick
+
+    rs = get_ruleset(rules)
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    values = np.zeros(L.MAX_MOVES, np.float64)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    rng = np.array([23], np.uint64)
+    checked = 0
+    for _ in range(30):
+        r = rs.to_array()
+        deal(s, r, rng)
+        while s[L.F_PHASE] != L.PH_OVER:
+            n = generate_moves(s, r, buf)
+            if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN) and n > 1 and first_win(s, r, s[L.F_ACTOR], buf, n) < 0:
+                probe = rng.copy()
+                if rng_below(probe, 4) >= GREEDY_EPSILON_QUARTERS:
+                    greedy_values(s, r, buf, n, values, scratch)
+                    picked = _greedy_pick(s, r, buf, n, rng.copy(), scratch)
+                    best = max(values[:n])
+                    assert any(buf[i] == picked and values[i] >= best - 1e-9 for i in range(n)), (rules, int(picked))
+                    checked += 1
+            apply_move(s, r, buf[rng_below(rng, n)])
+    assert checked > 200
+
+
 def _children(w: _Worker, node: int) -> list[int]:
     out, c = [], int(w.tree.arrays["first"][node])
     while c >= 0:
