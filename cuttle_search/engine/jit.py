@@ -40,21 +40,45 @@ def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
     reference counting only with ``nrt`` (see the module docstring)."""
     if NRT_OPTIONAL:
         kwargs["_nrt"] = nrt
-    made = numba.njit(*args, cache=cache and CACHE, **kwargs)
+    cached = cache and CACHE
+    made = numba.njit(*args, cache=False, **kwargs)  # the cache is attached below, when first used
     if args and callable(args[0]):  # used bare: @njit
-        KERNELS.append(_one_specialisation(made))
+        KERNELS.append(_kernel(made, cached))
         if nrt:
             COUNTED.add(_name(args[0]))
         return made
 
     def register(func):
-        dispatcher = _one_specialisation(made(func))
+        dispatcher = _kernel(made(func), cached)
         KERNELS.append(dispatcher)
         if nrt:
             COUNTED.add(_name(func))
         return dispatcher
 
     return register
+
+
+def _kernel(dispatcher: Any, cached: bool) -> Any:
+    if cached:
+        dispatcher._cache = _LazyCache(dispatcher)
+    return _one_specialisation(dispatcher)
+
+
+class _LazyCache:
+    """A kernel's on-disk cache, made when the kernel first compiles or loads. Numba makes
+    it when the kernel is defined, and making one finds the cache directory and writes and
+    deletes a file there to see that it is writable: for the 176 kernels of the engine, a
+    fifth of a warm command's imports, most of them for kernels the command never calls."""
+
+    def __init__(self, dispatcher: Any) -> None:
+        self._dispatcher = dispatcher
+
+    def __getattr__(self, name: str) -> Any:
+        from numba.core.caching import FunctionCache
+
+        real = _light_load(FunctionCache(self._dispatcher.py_func))
+        self._dispatcher._cache = real
+        return getattr(real, name)
 
 
 def _one_specialisation(dispatcher: Any) -> Any:
@@ -79,6 +103,33 @@ def _one_specialisation(dispatcher: Any) -> Any:
     return dispatcher
 
 
+def _light_load(cache: Any) -> Any:
+    """Make a kernel's on-disk ``cache`` load machine code without first loading the whole
+    of Numba's compiler. Numba's ``load_overload`` refreshes the target context before every
+    load: the first time, that imports and registers every implementation Numba has
+    (NumPy's, the typed containers', the extensions'), a third of a warm command's time,
+    none of which machine code that is already compiled needs. Only the reference
+    counting runtime is set up (a kernel with NRT links to it). Compiling still refreshes
+    it all (Numba's compiler does so itself), and a load that fails without the refresh is
+    retried with it, as Numba does."""
+    if not all(hasattr(cache, a) for a in ("load_overload", "_load_overload", "_guard_against_spurious_io_errors")):
+        return cache  # another Numba: its own load
+    from numba.core.runtime import rtsys
+
+    full = cache.load_overload
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        try:
+            rtsys.initialize(target_context)
+            with cache._guard_against_spurious_io_errors():
+                return cache._load_overload(sig, target_context)
+        except Exception:
+            return full(sig, target_context)
+
+    cache.load_overload = load_overload
+    return cache
+
+
 def _name(func: Any) -> str:
     return f"{func.__module__}.{func.__qualname__}"
 
@@ -88,6 +139,17 @@ def _cached(dispatcher: Any) -> bool:
         return os.path.exists(dispatcher._cache._cache_file._index_path)
     except AttributeError:  # not cached (in-memory compilation) or other Numba internals
         return False
+
+
+def _resolve(entries: list[str]) -> list[Any]:
+    """The kernels named ``module.function``."""
+    import importlib
+
+    found = []
+    for entry in entries:
+        module, _, name = entry.rpartition(".")
+        found.append(getattr(importlib.import_module(module), name))
+    return found
 
 
 def uncached_kernels() -> list[str]:
@@ -101,14 +163,10 @@ def reachable(entries: list[str]) -> list[Any]:
     compiles: each entry and every kernel its code names, directly or through a module
     (``L.make_move``), and theirs in turn, in the registry's order. Numba types a kernel's
     whole body, so every kernel named in it compiles with it, whichever branch runs."""
-    import importlib
     import types as pytypes
 
     known = {id(d): d for d in KERNELS}
-    todo, seen = [], set()
-    for entry in entries:
-        module, _, name = entry.rpartition(".")
-        todo.append(getattr(importlib.import_module(module), name))
+    todo, seen = _resolve(entries), set()
     while todo:
         d = todo.pop()
         if id(d) in seen:
@@ -159,6 +217,8 @@ def warn_if_compiling(stream: TextIO | None = None, compile_all: Callable[[], An
         if name in _parts_done:
             return False
         _parts_done.add(name)
+        if all(_cached(d) for d in _resolve(entries)):  # (a warm start: a look at the entries' index files only)
+            return False
         todo = [d.py_func.__name__ for d in reachable(entries) if not _cached(d)]
         if not todo:
             return False
