@@ -526,7 +526,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     # load (or compile, with a notice) the search before the first request, so that
     # every answer's "seconds" is search time; what a request needs beyond it (the exact
     # solver, for a position with nothing hidden) compiles when first asked, a line a kernel
-    if jit.warn_if_compiling(compile_all=_warm_search, part=("the search", SEARCH_KERNELS)):
+    if jit.warn_if_compiling(compile_all=_warm_search, part=("the search", SEARCH_KERNELS)) and jit.CACHE:
         jit.CompileProgress(None, sys.stderr, bar=False).start()
     analyse(Position.deal("cuttle-cards", seed=1).view_of(0), iterations=64, seed=1, rollout=rollout)
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,

@@ -366,3 +366,25 @@ def test_kernels_make_their_cache_when_first_used():
         assert not isinstance(lazily_cached._cache, jit._LazyCache)
     finally:
         jit.KERNELS.remove(lazily_cached)
+
+
+@pytest.mark.slow  # a cold compile of the search: half a minute or more of CPU
+def test_a_cold_analyse_compiles_the_search_only_with_an_honest_total(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    cli_args = [sys.executable, "-m", "cuttle_search.cli", "analyse", str(POS / "opening-p0.json"), "-n", "300", "--json"]
+    first = subprocess.run(cli_args, env=env, capture_output=True, text=True, timeout=1800)
+    assert first.returncode == 0, first.stderr[-2000:]
+    lines = first.stderr.splitlines()
+    total = int(lines[0].split(": ")[1].split()[0])
+    assert lines[0].startswith(f"compiling the engine: {total} kernels for the search, first run only")
+    assert total == len(jit.reachable(cli.SEARCH_KERNELS))
+    assert [line.split("/")[0] for line in lines[1:]] == [f"compiling the engine: {i}" for i in range(1, total + 1)]
+    compiled = {line.rsplit("(", 1)[1].rstrip(")") for line in lines[1:]}
+    elsewhere = {d.py_func.__name__ for d in jit.KERNELS
+                 if d.py_func.__module__.rsplit(".", 1)[1] in ("solver", "baselines", "harness")}
+    elsewhere -= {d.py_func.__name__ for d in jit.reachable(cli.SEARCH_KERNELS)}  # (a name both places have)
+    assert elsewhere
+    assert not compiled & elsewhere
+    again = subprocess.run(cli_args, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stderr == ""
+    assert json.loads(again.stdout)["moves"] == json.loads(first.stdout)["moves"]
