@@ -96,34 +96,37 @@ def warn_if_compiling() -> None:
     jit.warn_if_compiling(compile_all=_warm_up)
 
 
-# The kernels ``_warm_search`` calls from Python (the deal, a view, a position's checks,
-# its moves, the search and its tree's growth); what they call compiles with them
-# (``jit.reachable``). tests/test_first_run.py checks that the list is exactly these.
-SEARCH_KERNELS = [f"cuttle_search.engine.{name}" for name in (
-    "setup.deal", "info.view_state", "seats.seat_count", "setup.setup_pending", "setup.position_error",
-    "movegen.generate_moves", "movegen.moves_overflowed", "rng.seed_rng", "ismcts.breadth_first_order",
-    "ismcts.pack_indexes", "ismcts.index_pool_room", "ismcts.pack_indexes_in_place", "ismcts.ismcts_iterate")]
-
-
-def warn_if_compiling_search() -> None:
-    """On a first run, compile (with progress) only what a search of a position needs:
-    about two thirds of the engine and half its compile time; the rest (the exact solver,
-    the agents, the harness) compiles when a command first needs it."""
-    jit.warn_if_compiling(compile_all=_warm_search, part=("the search", SEARCH_KERNELS))
-
-
-def _warm_search() -> None:
-    """A small search of a position read from its dictionary: every kernel of
-    ``SEARCH_KERNELS`` called once (and so compiled, with all it calls)."""
-    from .analysis import analyse
-
-    analyse(Position.deal("cuttle-cards", seed=1).view_of(0).to_dict(), iterations=64, seed=1)
-
-
 def _warm_up() -> None:
     from .bench import warm_up  # (imported only on a first run: a warm start does without it)
 
     warm_up()
+
+
+# The kernels ``_warm_search`` calls from Python (a position's checks, its moves, the search
+# and its tree's growth); what they call compiles with them (``jit.reachable``).
+# tests/test_first_run.py checks that the warm-up calls these and nothing they do not reach.
+SEARCH_KERNELS = [f"cuttle_search.engine.{name}" for name in (
+    "setup.setup_pending", "setup.position_error", "info.sees_hand", "movegen.generate_moves", "movegen.moves_overflowed",
+    "rng.seed_rng", "ismcts.breadth_first_order", "ismcts.pack_indexes", "ismcts.index_pool_room",
+    "ismcts.pack_indexes_in_place", "ismcts.ismcts_iterate")]
+# p0's view of an opening (positions/opening-p0.json): what the warm-up searches
+_WARM_POSITION = {"format": "cuttle-search/position", "version": 1, "rules": "cuttle-cards", "view": "p0",
+                  "phase": "main", "p0Hand": ["5H", "7C", "9D", "TD", "QC"], "p1Hand": ["??"] * 6, "deck": ["??"] * 41}
+
+
+def warn_if_compiling_search() -> None:
+    """On a first run, compile (with progress) only what a search of a position needs:
+    about three quarters of the engine's kernels and half its compile time; the rest (the
+    exact solver, the agents, the harness) compiles when a command first needs it."""
+    jit.warn_if_compiling(compile_all=_warm_search, part=("the search", SEARCH_KERNELS))
+
+
+def _warm_search() -> None:
+    """A small search of a position read from a file's dictionary: every kernel of
+    ``SEARCH_KERNELS`` called once (and so compiled or loaded, with all it calls)."""
+    from .analysis import analyse
+
+    analyse(_WARM_POSITION, iterations=64, seed=1)
 
 
 def _load(path: str, rules: str | None = None, search: bool = False) -> Position:
@@ -509,7 +512,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     import os
 
     from .hint import ServerLimits, serve
-    from .analysis import Limit, analyse
+    from .analysis import Limit
     from .analysis.ismcts import check_search_options
 
     limits = ServerLimits(max_iterations, max_time, max_threads or os.cpu_count() or 1, max_request_bytes)
@@ -528,7 +531,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     # solver, for a position with nothing hidden) compiles when first asked, a line a kernel
     if jit.warn_if_compiling(compile_all=_warm_search, part=("the search", SEARCH_KERNELS)) and jit.CACHE:
         jit.CompileProgress(None, sys.stderr, bar=False).start()
-    analyse(Position.deal("cuttle-cards", seed=1).view_of(0), iterations=64, seed=1, rollout=rollout)
+    _warm_search()
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
                     exploration=exploration, runners_up=runners_up)
     serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)
