@@ -117,6 +117,8 @@ def cold(python: str) -> dict:
         "top": [{"kernel": name, "own_cpu_seconds": round(k["own"], 3), "compilations": len(k["signatures"])}
                 for name, k in top[:15]],
         "several_signatures": {name: k["signatures"] for name, k in top if len(k["signatures"]) > 1},
+        "by_module": {m: round(sum(k["own"] for name, k in top if name.split(".")[0] == m), 2)
+                      for m in sorted({name.split(".")[0] for name, _ in top})},
     }
 
 
@@ -153,6 +155,7 @@ def text(fig: dict) -> list[str]:
                      f"it compiling; the second run {c['second_run_cpu_seconds']:.2f} s CPU")
         for t in c["top"]:
             lines.append(f"    {t['kernel']:<40} {t['own_cpu_seconds']:6.2f} s  x{t['compilations']}")
+        lines.append("    by module: " + ", ".join(f"{m} {t:.1f} s" for m, t in c["by_module"].items()))
         for name, sigs in c["several_signatures"].items():
             lines.append(f"    compiled {len(sigs)} times: {name}: " + " | ".join(sigs))
     for label, r in fig.get("warm", {}).items():

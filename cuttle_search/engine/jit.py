@@ -16,7 +16,13 @@ kernel that calls one. A kernel compiled without NRT must not return an array: a
 kernel calling it would later release a reference it was never given and corrupt the
 heap. Numba refuses to return a view without NRT, and a test checks the return type of
 every kernel for the rest. Where the installed Numba has no ``_nrt`` option every kernel
-keeps NRT (correct, only slower)."""
+keeps NRT (correct, only slower).
+
+Start-up (docs/search.md): a command compiles on a first run only the kernels it reaches
+(``reachable``, ``warn_if_compiling``'s ``part``); a kernel called from kernels with constant
+integers compiles once for their type (``_one_specialisation``); a warm start makes a
+kernel's on-disk cache only when the kernel is first used (``_LazyCache``) and loads its
+machine code without Numba's full refresh first (``_light_load``)."""
 
 from __future__ import annotations
 
@@ -191,10 +197,11 @@ def reachable(entries: list[str]) -> list[Any]:
 _warned = False
 _parts_done: set[str] = set()
 
-# A cold compile of every kernel (172 of them): 55 s of CPU and 63 s of wall time on a quiet
-# 2-core machine, 82 s of CPU and 4 minutes of wall time on the same machine under load.
+# A cold compile of every kernel (184 of them): 45-50 s of CPU on the shared 2-core machine
+# (about 60 s while each constant integer argument made a compilation of its own), minutes of
+# wall time under load; of what the search needs alone (137 kernels), 24-30 s of CPU
+# (docs/search.md, Start-up).
 ESTIMATE = "about a minute of CPU time; a few minutes on a slow or busy machine"
-# What ``analyse`` needs alone (the search and the position's checks): see docs/search.md.
 PART_ESTIMATE = "about half a minute of CPU time; longer on a slow or busy machine"
 
 
