@@ -80,6 +80,8 @@ class _LazyCache:
         self._dispatcher = dispatcher
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_dispatcher" or name.startswith("__"):  # (not set yet: a copy being made)
+            raise AttributeError(name)
         from numba.core.caching import FunctionCache
 
         real = _light_load(FunctionCache(self._dispatcher.py_func))
