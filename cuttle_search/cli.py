@@ -104,8 +104,38 @@ def _warm_up() -> None:
     warm_up()
 
 
-def _load(path: str, rules: str | None = None) -> Position:
-    warn_if_compiling()
+# The kernels ``_warm_search`` calls from Python (a position's checks, its moves, the search
+# and its tree's growth); what they call compiles with them (``jit.reachable``).
+# tests/test_first_run.py checks that the warm-up calls these and nothing they do not reach.
+SEARCH_KERNELS = [f"cuttle_search.engine.{name}" for name in (
+    "setup.setup_pending", "setup.position_error", "info.sees_hand", "movegen.generate_moves", "movegen.moves_overflowed",
+    "rng.seed_rng", "ismcts.breadth_first_order", "ismcts.pack_indexes", "ismcts.index_pool_room",
+    "ismcts.pack_indexes_in_place", "ismcts.ismcts_iterate")]
+# p0's view of an opening (positions/opening-p0.json): what the warm-up searches
+_WARM_POSITION = {"format": "cuttle-search/position", "version": 1, "rules": "cuttle-cards", "view": "p0",
+                  "phase": "main", "p0Hand": ["5H", "7C", "9D", "TD", "QC"], "p1Hand": ["??"] * 6, "deck": ["??"] * 41}
+
+
+def warn_if_compiling_search() -> None:
+    """On a first run, compile (with progress) only what a search of a position needs:
+    about three quarters of the engine's kernels and half its compile time; the rest (the
+    exact solver, the agents, the harness) compiles when a command first needs it."""
+    jit.warn_if_compiling(compile_all=_warm_search, part=("the search", SEARCH_KERNELS))
+
+
+def _warm_search() -> None:
+    """A small search of a position read from a file's dictionary: every kernel of
+    ``SEARCH_KERNELS`` called once (and so compiled or loaded, with all it calls)."""
+    from .analysis import analyse
+
+    analyse(_WARM_POSITION, iterations=64, seed=1)
+
+
+def _load(path: str, rules: str | None = None, search: bool = False) -> Position:
+    if search:
+        warn_if_compiling_search()
+    else:
+        warn_if_compiling()
     try:
         return load_position(path, rules=rules)
     except CuttleError as e:
@@ -319,8 +349,11 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
     from .analysis import Limit, SearchError, calibration, run_search, search_viewer
     from .analysis.ismcts import check_search_options
+    from .analysis.solve import solver_applies
 
-    pos = _load(position, rules)
+    pos = _load(position, rules, search=True)
+    if solver_applies(pos):  # nothing hidden: the exact solver answers first (compiled with the rest)
+        warn_if_compiling()
     try:
         limit = Limit(iterations, seconds)
         search_viewer(pos)
@@ -485,7 +518,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     import os
 
     from .hint import ServerLimits, serve
-    from .analysis import Limit, analyse
+    from .analysis import Limit
     from .analysis.ismcts import check_search_options
 
     limits = ServerLimits(max_iterations, max_time, max_threads or os.cpu_count() or 1, max_request_bytes)
@@ -500,9 +533,11 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     except CuttleError as e:
         raise InputError(str(e)) from None
     # load (or compile, with a notice) the search before the first request, so that
-    # every answer's "seconds" is search time
-    warn_if_compiling()
-    analyse(Position.deal("cuttle-cards", seed=1).view_of(0), iterations=64, seed=1, rollout=rollout)
+    # every answer's "seconds" is search time; what a request needs beyond it (the exact
+    # solver, for a position with nothing hidden) compiles when first asked, a line a kernel
+    if jit.warn_if_compiling(compile_all=_warm_search, part=("the search", SEARCH_KERNELS)) and jit.CACHE:
+        jit.CompileProgress(None, sys.stderr, bar=False).start()
+    _warm_search()
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
                     exploration=exploration, runners_up=runners_up)
     serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)

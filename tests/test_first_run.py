@@ -215,3 +215,176 @@ def test_a_cold_start_shows_progress_per_kernel_then_never_compiles_again(tmp_pa
     assert all(line.endswith(f"/{total} kernels ({line.split('(')[-1]}") for line in lines[1:])
     again = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stderr == "" and again.stdout == first.stdout
+
+
+# ---------------------------------------------------------------- issue 28, item 4: compile only what a command needs
+from cuttle_search import cli  # noqa: E402
+
+
+def _qualified(d) -> str:
+    return f"{d.py_func.__module__}.{d.py_func.__name__}"
+
+
+def test_the_search_reaches_no_solver_baseline_or_harness_kernel():
+    """What ``analyse`` compiles on a first run: the search and a position's checks, none
+    of the exact solver, the baselines (cuttlebot, PIMC) or the harness (perft, playouts)."""
+    reached = {_qualified(d) for d in jit.reachable(cli.SEARCH_KERNELS)}
+    assert "cuttle_search.engine.ismcts.ismcts_iterate" in reached
+    assert "cuttle_search.engine.apply.apply_move" in reached and "cuttle_search.engine.policies.rollout" in reached
+    for module in ("solver", "baselines", "harness"):
+        assert not any(name.startswith(f"cuttle_search.engine.{module}.") for name in reached), module
+    assert len(reached) < len(jit.KERNELS)
+
+
+def test_reachable_follows_kernels_named_directly_and_through_a_module(monkeypatch):
+    import types
+
+    reached = {_qualified(d) for d in jit.reachable(["cuttle_search.engine.movegen.generate_moves"])}
+    assert "cuttle_search.engine.movegen.generate_plays" in reached  # named directly
+    assert "cuttle_search.engine.layout.make_move" in reached  # and what that calls
+    assert "cuttle_search.engine.apply.apply_move" not in reached  # generating moves plays none
+
+    helpers = types.ModuleType("reach_helpers")
+    exec("from cuttle_search.engine.jit import njit\n@njit(cache=False)\ndef leaf(x):\n    return x\n", vars(helpers))
+    here = types.ModuleType("reach_test")
+    here.helpers = helpers  # type: ignore[attr-defined]
+    exec("from cuttle_search.engine.jit import njit\n@njit(cache=False)\ndef through(x):\n    return helpers.leaf(x)\n",
+         vars(here))
+    monkeypatch.setitem(sys.modules, "reach_test", here)
+    try:
+        assert jit.reachable(["reach_test.through"]) == [helpers.leaf, here.through]  # type: ignore[attr-defined]
+    finally:
+        jit.KERNELS.remove(helpers.leaf)  # type: ignore[attr-defined]
+        jit.KERNELS.remove(here.through)  # type: ignore[attr-defined]
+
+
+_CALLED = """
+import json, sys
+from cuttle_search.engine import jit
+from cuttle_search import cli
+cli._warm_search()
+print(json.dumps(sorted(f"{d.py_func.__module__}.{d.py_func.__name__}" for d in jit.KERNELS if d.signatures)))
+"""
+
+
+def test_the_search_warm_up_calls_only_kernels_its_list_reaches():
+    """In a fresh process with the kernels cached, the kernels that have code after
+    ``_warm_search`` are the ones it called from Python (a kernel called from a kernel is
+    part of its caller's code): every kernel of ``SEARCH_KERNELS``, and others only among
+    what those reach, so a first run's total counts everything the warm-up compiles."""
+    out = subprocess.run([sys.executable, "-c", _CALLED], capture_output=True, text=True, timeout=600, check=True)
+    called = set(json.loads(out.stdout.splitlines()[-1]))
+    assert set(cli.SEARCH_KERNELS) <= called
+    assert called <= {_qualified(d) for d in jit.reachable(cli.SEARCH_KERNELS)}
+
+
+def test_a_part_compiles_once_with_its_own_total(monkeypatch):
+    monkeypatch.setattr(jit, "_parts_done", set())
+    monkeypatch.setattr(jit, "_cached", lambda d: d.py_func.__name__ != "popcount")
+    out = io.StringIO()
+    ran = []
+    part = ("a test", ["cuttle_search.engine.layout.popcount"])
+    assert jit.warn_if_compiling(out, compile_all=lambda: ran.append(1), part=part)
+    assert out.getvalue().splitlines() == [
+        "compiling the engine: 1 kernel for a test, first run only (about half a minute of CPU time; longer on a slow "
+        "or busy machine)…"]
+    assert ran == [1]
+    assert not jit.warn_if_compiling(out, compile_all=lambda: ran.append(2), part=part)  # once per process
+    assert ran == [1]
+
+
+def test_a_warm_part_says_nothing_and_looks_only_at_its_entries(monkeypatch):
+    looked = []
+    monkeypatch.setattr(jit, "_parts_done", set())
+    monkeypatch.setattr(jit, "_cached", lambda d: looked.append(d.py_func.__name__) or True)
+    out = io.StringIO()
+    assert not jit.warn_if_compiling(out, compile_all=lambda: None, part=("the search", cli.SEARCH_KERNELS))
+    assert out.getvalue() == "" and len(looked) == len(cli.SEARCH_KERNELS)
+
+
+def test_analyse_compiles_the_search_part_and_not_the_whole_engine(monkeypatch):
+    parts, whole = [], []
+    monkeypatch.setattr(jit, "_parts_done", set())
+    monkeypatch.setattr(jit, "_warned", False)
+    monkeypatch.setattr(jit, "_cached", lambda d: d.py_func.__name__ != "ismcts_iterate")
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: ["ismcts_iterate"])
+    monkeypatch.setattr(cli, "_warm_search", lambda: parts.append(1))
+    monkeypatch.setattr(cli, "_warm_up", lambda: whole.append(1))
+    r = CliRunner().invoke(main, ["analyse", str(POS / "opening-p0.json"), "-n", "100", "--json"])
+    assert r.exit_code == 0, r.output
+    assert parts == [1] and whole == []
+    assert r.stderr.startswith("compiling the engine: 1 kernel for the search, first run only")
+    # nothing hidden: the exact solver answers first, so the rest of the engine compiles too
+    monkeypatch.setattr(jit, "_parts_done", set())
+    r = CliRunner().invoke(main, ["analyse", str(POS / "deck-out-endgame.json"), "-n", "100", "--json"])
+    assert r.exit_code == 0, r.output
+    assert parts == [1, 1] and whole == [1]
+
+
+def test_a_constant_integer_argument_compiles_once_for_its_type():
+    """A kernel called from kernels with different constant integers compiles once, for
+    int64 (Numba would compile it once for each constant)."""
+    @jit.njit(cache=False)
+    def add(x, y):
+        return x + y
+
+    @jit.njit(cache=False)
+    def caller(x):
+        return add(x, 1) + add(x, 2) + add(3, x)
+
+    assert caller(10) == 11 + 12 + 13
+    assert [str(s) for s in add.signatures] == ["(int64, int64)"]
+    jit.KERNELS.remove(add)
+    jit.KERNELS.remove(caller)
+
+
+def test_numbas_cache_folder_for_the_engine_is_stamped(monkeypatch, tmp_path):
+    """With NUMBA_CACHE_DIR set, the folder Numba keeps the engine's kernels in is among
+    those the engine stamps (and clears when a source changes)."""
+    from numba.core.caching import UserProvidedCacheLocator
+
+    import cuttle_search.engine as engine
+    from cuttle_search.engine import apply
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    numbas = tmp_path / UserProvidedCacheLocator.get_suitable_cache_subpath(apply.__file__)
+    assert numbas in engine._cache_dirs()
+
+
+def test_kernels_make_their_cache_when_first_used():
+    """Defining a kernel leaves its on-disk cache unmade (Numba would find the cache folder
+    and write a file there for each of them); the first look at it makes it."""
+    @jit.njit
+    def lazily_cached(x):
+        return x + 1
+
+    try:
+        if not jit.CACHE:
+            pytest.skip("no writable cache directory here")
+        assert isinstance(lazily_cached._cache, jit._LazyCache)
+        assert lazily_cached._cache.cache_path  # made now
+        assert not isinstance(lazily_cached._cache, jit._LazyCache)
+    finally:
+        jit.KERNELS.remove(lazily_cached)
+
+
+@pytest.mark.slow  # a cold compile of the search: half a minute or more of CPU
+def test_a_cold_analyse_compiles_the_search_only_with_an_honest_total(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    cli_args = [sys.executable, "-m", "cuttle_search.cli", "analyse", str(POS / "opening-p0.json"), "-n", "300", "--json"]
+    first = subprocess.run(cli_args, env=env, capture_output=True, text=True, timeout=1800)
+    assert first.returncode == 0, first.stderr[-2000:]
+    lines = first.stderr.splitlines()
+    total = int(lines[0].split(": ")[1].split()[0])
+    assert lines[0].startswith(f"compiling the engine: {total} kernels for the search, first run only")
+    assert total == len(jit.reachable(cli.SEARCH_KERNELS))
+    assert [line.split("/")[0] for line in lines[1:]] == [f"compiling the engine: {i}" for i in range(1, total + 1)]
+    compiled = {line.rsplit("(", 1)[1].rstrip(")") for line in lines[1:]}
+    elsewhere = {d.py_func.__name__ for d in jit.KERNELS
+                 if d.py_func.__module__.rsplit(".", 1)[1] in ("solver", "baselines", "harness")}
+    elsewhere -= {d.py_func.__name__ for d in jit.reachable(cli.SEARCH_KERNELS)}  # (a name both places have)
+    assert elsewhere
+    assert not compiled & elsewhere
+    again = subprocess.run(cli_args, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stderr == ""
+    assert json.loads(again.stdout)["moves"] == json.loads(first.stdout)["moves"]

@@ -198,18 +198,17 @@ def test_hint_server_survives_abuse_with_two_workers():
     proc = subprocess.Popen(_cli() + ["hint", "--workers", "2", "--max-request-bytes", "65536"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     expected = {}
-    try:
-        n = 0
-        for _ in range(20):
-            for line, expect in rounds:
-                if line.startswith(b"{") and expect != "request":
-                    line = b'{"id": %d, ' % n + line[1:]
-                    expected[n] = expect
-                proc.stdin.write(line + b"\n")
-                n += 1
-        proc.stdin.close()
-        out = proc.stdout.read().decode().splitlines()
-        proc.wait(timeout=60)
+    lines = []
+    n = 0
+    for _ in range(20):
+        for line, expect in rounds:
+            if line.startswith(b"{") and expect != "request":
+                line = b'{"id": %d, ' % n + line[1:]
+                expected[n] = expect
+            lines.append(line + b"\n")
+            n += 1
+    try:  # (written and read at once: the server stops reading while its answers are not read)
+        out = proc.communicate(b"".join(lines), timeout=600)[0].decode().splitlines()
     finally:
         proc.kill()
     answers = [json.loads(x) for x in out]

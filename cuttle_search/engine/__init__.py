@@ -46,6 +46,11 @@ def _cache_dirs() -> list[Path]:
     dirs = [_HERE / "__pycache__"]
     root = os.environ.get("NUMBA_CACHE_DIR")
     if root:
+        # Numba's place for this folder's kernels there: the folder's name and the SHA-1 of
+        # its path (numba.core.caching: UserProvidedCacheLocator), or, in older Numbas, the
+        # folder's path repeated under the root
+        here = os.path.dirname(os.path.abspath(__file__))
+        dirs.append(Path(root) / f"{os.path.basename(here)}_{hashlib.sha1(here.encode()).hexdigest()}")
         dirs += [p for p in Path(root).glob("**/") if p.name == "engine" and "cuttle_search" in str(p)]
     return dirs
 

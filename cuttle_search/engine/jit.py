@@ -16,7 +16,13 @@ kernel that calls one. A kernel compiled without NRT must not return an array: a
 kernel calling it would later release a reference it was never given and corrupt the
 heap. Numba refuses to return a view without NRT, and a test checks the return type of
 every kernel for the rest. Where the installed Numba has no ``_nrt`` option every kernel
-keeps NRT (correct, only slower)."""
+keeps NRT (correct, only slower).
+
+Start-up (docs/search.md): a command compiles on a first run only the kernels it reaches
+(``reachable``, ``warn_if_compiling``'s ``part``); a kernel called from kernels with constant
+integers compiles once for their type (``_one_specialisation``); a warm start makes a
+kernel's on-disk cache only when the kernel is first used (``_LazyCache``) and loads its
+machine code without Numba's full refresh first (``_light_load``)."""
 
 from __future__ import annotations
 
@@ -40,21 +46,96 @@ def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
     reference counting only with ``nrt`` (see the module docstring)."""
     if NRT_OPTIONAL:
         kwargs["_nrt"] = nrt
-    made = numba.njit(*args, cache=cache and CACHE, **kwargs)
+    cached = cache and CACHE
+    made = numba.njit(*args, cache=False, **kwargs)  # the cache is attached below, when first used
     if args and callable(args[0]):  # used bare: @njit
-        KERNELS.append(made)
+        KERNELS.append(_kernel(made, cached))
         if nrt:
             COUNTED.add(_name(args[0]))
         return made
 
     def register(func):
-        dispatcher = made(func)
+        dispatcher = _kernel(made(func), cached)
         KERNELS.append(dispatcher)
         if nrt:
             COUNTED.add(_name(func))
         return dispatcher
 
     return register
+
+
+def _kernel(dispatcher: Any, cached: bool) -> Any:
+    if cached:
+        dispatcher._cache = _LazyCache(dispatcher)
+    return _one_specialisation(dispatcher)
+
+
+class _LazyCache:
+    """A kernel's on-disk cache, made when the kernel first compiles or loads. Numba makes
+    it when the kernel is defined, and making one finds the cache directory and writes and
+    deletes a file there to see that it is writable: for the 176 kernels of the engine, a
+    fifth of a warm command's imports, most of them for kernels the command never calls."""
+
+    def __init__(self, dispatcher: Any) -> None:
+        self._dispatcher = dispatcher
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_dispatcher" or name.startswith("__"):  # (not set yet: a copy being made)
+            raise AttributeError(name)
+        from numba.core.caching import FunctionCache
+
+        real = _light_load(FunctionCache(self._dispatcher.py_func))
+        self._dispatcher._cache = real
+        return getattr(real, name)
+
+
+def _one_specialisation(dispatcher: Any) -> Any:
+    """Make a kernel that another kernel calls with a constant integer compile for the
+    integer's type, not for the constant's value. Numba types a constant argument as a
+    literal (``Literal[int](0)``) and compiles the callee once per distinct literal, so
+    ``make_move`` compiled twelve times and the search path 180 times for 137 kernels:
+    a quarter of a cold compile. The code is the same either way (LLVM folds the
+    constant once the callee is inlined); booleans keep their literals, which the solver
+    uses to prune branches at typing time."""
+    from numba.core import types
+
+    def plain(t: Any) -> Any:
+        return types.unliteral(t) if isinstance(t, types.IntegerLiteral) else t
+
+    generic = dispatcher.get_call_template
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        return generic(tuple(plain(a) for a in args), {k: plain(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+def _light_load(cache: Any) -> Any:
+    """Make a kernel's on-disk ``cache`` load machine code without first loading the whole
+    of Numba's compiler. Numba's ``load_overload`` refreshes the target context before every
+    load: the first time, that imports and registers every implementation Numba has
+    (NumPy's, the typed containers', the extensions'), a third of a warm command's time,
+    none of which machine code that is already compiled needs. Only the reference
+    counting runtime is set up (a kernel with NRT links to it). Compiling still refreshes
+    it all (Numba's compiler does so itself), and a load that fails without the refresh is
+    retried with it, as Numba does."""
+    if not all(hasattr(cache, a) for a in ("load_overload", "_load_overload", "_guard_against_spurious_io_errors")):
+        return cache  # another Numba: its own load
+    from numba.core.runtime import rtsys
+
+    full = cache.load_overload
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        try:
+            rtsys.initialize(target_context)
+            with cache._guard_against_spurious_io_errors():
+                return cache._load_overload(sig, target_context)
+        except Exception:
+            return full(sig, target_context)
+
+    cache.load_overload = load_overload
+    return cache
 
 
 def _name(func: Any) -> str:
@@ -68,27 +149,95 @@ def _cached(dispatcher: Any) -> bool:
         return False
 
 
+def _resolve(entries: list[str]) -> list[Any]:
+    """The kernels named ``module.function``."""
+    import importlib
+
+    found = []
+    for entry in entries:
+        module, _, name = entry.rpartition(".")
+        found.append(getattr(importlib.import_module(module), name))
+    return found
+
+
 def uncached_kernels() -> list[str]:
     """Names of the kernels with no compiled code on disk yet (all of them in memory-only
     mode): a command that calls one will compile it first."""
     return [d.py_func.__name__ for d in KERNELS if not (CACHE and _cached(d))]
 
 
+def reachable(entries: list[str]) -> list[Any]:
+    """The kernels that compiling ``entries`` (qualified names, ``module.function``)
+    compiles: each entry and every kernel its code names, directly or through a module
+    (``L.make_move``), and theirs in turn, in the registry's order. Numba types a kernel's
+    whole body, so every kernel named in it compiles with it, whichever branch runs."""
+    import types as pytypes
+
+    known = {id(d): d for d in KERNELS}
+    todo, seen = _resolve(entries), set()
+    while todo:
+        d = todo.pop()
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        func = d.py_func
+        names: set[str] = set()
+        codes = [func.__code__]
+        while codes:  # the function's code and any nested function's
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
+        for name in names:
+            obj = func.__globals__.get(name)
+            if isinstance(obj, pytypes.ModuleType):
+                todo.extend(getattr(obj, n) for n in names if id(getattr(obj, n, None)) in known)
+            elif id(obj) in known:
+                todo.append(obj)
+    return [d for d in KERNELS if id(d) in seen]
+
+
 _warned = False
+_parts_done: set[str] = set()
 
-# A cold compile of every kernel (172 of them): 55 s of CPU and 63 s of wall time on a quiet
-# 2-core machine, 82 s of CPU and 4 minutes of wall time on the same machine under load.
+# A cold compile of every kernel (184 of them): 45-50 s of CPU on the shared 2-core machine
+# (about 60 s while each constant integer argument made a compilation of its own), minutes of
+# wall time under load; of what the search needs alone (137 kernels), 24-30 s of CPU
+# (docs/search.md, Start-up).
 ESTIMATE = "about a minute of CPU time; a few minutes on a slow or busy machine"
+PART_ESTIMATE = "about half a minute of CPU time; longer on a slow or busy machine"
 
 
-def warn_if_compiling(stream: TextIO | None = None, compile_all: Callable[[], Any] | None = None) -> bool:
+def warn_if_compiling(stream: TextIO | None = None, compile_all: Callable[[], Any] | None = None,
+                      part: tuple[str, list[str]] | None = None) -> bool:
     """Say once per process, on ``stream``, that the engine is about to compile; returns
     whether it said so. With ``compile_all`` (a function that calls every kernel: the
     command line passes its warm-up), compile the whole engine now, before the command
     runs, showing each kernel as it is done (``CompileProgress``), so no later command
     compiles again. Without a cache directory (compiling in memory on every run) only what
-    the command needs compiles, counted as it goes."""
+    the command needs compiles, counted as it goes.
+
+    With ``part`` (a name and the qualified names of the kernels ``compile_all`` calls),
+    only that part of the engine compiles: the kernels ``reachable`` from those, the
+    total counted among them (``analyse`` needs about two thirds of the engine, and not
+    the costliest third: the exact solver, the baselines, the harness)."""
     global _warned
+    if part is not None and CACHE and compile_all is not None:
+        name, entries = part
+        if name in _parts_done:
+            return False
+        _parts_done.add(name)
+        if all(_cached(d) for d in _resolve(entries)):  # (a warm start: a look at the entries' index files only)
+            return False
+        todo = [d.py_func.__name__ for d in reachable(entries) if not _cached(d)]
+        if not todo:
+            return False
+        out = stream or sys.stderr
+        n = len(set(todo))
+        print(f"compiling the engine: {n} kernel{'s' * (n != 1)} for {name}, first run only ({PART_ESTIMATE})…",
+              file=out, flush=True)
+        with CompileProgress(todo, out):
+            compile_all()
+        return True
     if _warned or not uncached_kernels():
         return False
     _warned = True
