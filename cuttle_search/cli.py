@@ -349,7 +349,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
     from .analysis import Limit, SearchError, calibration, run_search, search_viewer
     from .analysis.ismcts import check_search_options
-    from .analysis.solve import solver_applies
+    from .analysis.solve_first import solver_applies
 
     pos = _load(position, rules, search=True)
     if solver_applies(pos):  # nothing hidden: the exact solver answers first (compiled with the rest)
