@@ -26,11 +26,11 @@ from .game.position import Position
 from .game.seats import whole
 from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
-from .analysis.limits import MAX_EXPLORATION
+from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION, MAX_WIDEN
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
                 "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves",
-                "moves", "analyzeTurns", "rollout", "exploration")
+                "moves", "analyzeTurns", "rollout", "exploration", "widen")
 ACTIONS = ("query_version", "terminate", "terminate_all")
 PROTOCOL_VERSION = 3
 MIN_REPORT_EVERY = 0.05
@@ -251,6 +251,11 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         elif is_finite_number(exploration) and not 0 <= exploration <= limits.max_exploration:
             raise SearchError(f"exploration: expected a finite number from 0 to {limits.max_exploration:g}, "
                               f"got {brief(exploration)}")
+        widen = req.get("widen")
+        if widen is None:
+            widen = DEFAULT_WIDEN
+        elif not is_finite_number(widen) or not 0 <= widen <= MAX_WIDEN:
+            raise SearchError(f"widen: expected a finite number from 0 to {MAX_WIDEN:g}, got {brief(widen)}")
         turns = _turns(req, load_position(data, rules=rules))
         extra: dict[str, Any] = {"warning": _warning(unknown)} if unknown else {}
         out = []
@@ -270,6 +275,7 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
                 runners_up=runners_up,
                 rollout=rollout,
                 exploration=exploration,
+                widen=widen,
                 stop=req.get("stop"),
                 cancel=cancel,
                 allow_moves=req.get("allowMoves"),

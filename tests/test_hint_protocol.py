@@ -70,6 +70,19 @@ def test_per_request_rollout_and_exploration_within_the_caps():
     assert bad["field"] == "rollout" and bad["id"] == 5
 
 
+def test_per_request_widening_is_the_api_search_and_is_checked():
+    base = {"id": 6, "position": MIDGAME, "iterations": 1500, "seed": 9}
+    got = answer(json.dumps({**base, "widen": 0}), {})
+    want = analyse(Position.from_dict(MIDGAME), iterations=1500, seed=9, widen=0.0)
+    assert [(m["move"], m["visits"]) for m in got["moveInfos"]] == [(m.move.text(), m.visits) for m in want.moves]
+    default = answer(json.dumps(base), {})
+    assert [m["visits"] for m in default["moveInfos"]] != [m["visits"] for m in got["moveInfos"]]
+    for bad in (-1, "4", True, 1e7):
+        err = answer(json.dumps({**base, "widen": bad}), {})
+        assert err["field"] == "widen" and err["id"] == 6 and "widen" in err["error"]
+    assert "warning" not in default
+
+
 def _game(seed: int = 3, plies: int = 8) -> tuple[Position, list[str]]:
     game = Position.deal("cuttle-cards", seed=seed)
     start, moves = game.copy(), []
