@@ -401,14 +401,13 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             # decisive moves: below the root, a move that wins on the spot is always taken
             # (the root keeps estimating every move of the viewer)
             decisive = first_win(s, r, actor, buf, n) if depth > 0 else -1
-            # progressive widening: only the greedy policy's favourite moves, more with visits
-            pruned = False
+            # progressive widening: the legal moves narrowed, in order, to the greedy
+            # policy's favourites, more of them as the node's visits grow
             if widen > 0.0 and depth > 0 and decisive < 0 and not solver_on and n > 1:
                 ph = s[F_PHASE]
                 if ph == PH_MAIN or ph == PH_SEVEN:
                     width = 1 + int(np.log2(1.0 + t_visits[node] / widen))
                     if width < n:
-                        pruned = True
                         greedy_values(s, r, buf, n, values, scratch)
                         for i in range(n):
                             allowed[i] = False
@@ -418,6 +417,12 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                                 if not allowed[i] and (top < 0 or values[i] > values[top]):
                                     top = i
                             allowed[top] = True
+                        kept = 0
+                        for i in range(n):
+                            if allowed[i]:
+                                buf[kept] = buf[i]
+                                kept += 1
+                        n = kept
             # first, which children are legal in this determinization, and their moves'
             # indices: with few moves, a scan that stops at a sentinel copy of the child's move
             # past them; with many, a small open-addressing table of the moves (stamped per
@@ -488,14 +493,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             best = -1
             best_val = -np.inf  # below any value, a proven loss's included (all lost: the most visited)
             lost = 0  # children proven lost for the actor (solver only)
-            if pruned:
-                for i in range(n):
-                    seen[i] = not allowed[i]
             for j in range(k):
                 c = legal_child[j]
                 i = legal_index[j]
-                if pruned and not allowed[i]:
-                    continue
                 seen[i] = True
                 t_avail[c] += 1
                 v = t_visits[c]
