@@ -357,7 +357,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     try:
         limit = Limit(iterations, seconds)
         search_viewer(pos)
-        check_search_options(limit, threads, seed, rollout, exploration, model)
+        check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
     bar, update = _live_progress(limit.effective_iterations)

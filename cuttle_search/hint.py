@@ -26,7 +26,7 @@ from .game.position import Position
 from .game.seats import whole
 from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
-from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION, MAX_WIDEN
+from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION, widen_error
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
                 "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves",
@@ -254,8 +254,8 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         widen = req.get("widen")
         if widen is None:
             widen = DEFAULT_WIDEN
-        elif not is_finite_number(widen) or not 0 <= widen <= MAX_WIDEN:
-            raise SearchError(f"widen: expected a finite number from 0 to {MAX_WIDEN:g}, got {brief(widen)}")
+        elif widen_error(widen) is not None:
+            raise SearchError(str(widen_error(widen)))
         turns = _turns(req, load_position(data, rules=rules))
         extra: dict[str, Any] = {"warning": _warning(unknown)} if unknown else {}
         out = []

@@ -77,7 +77,7 @@ def test_per_request_widening_is_the_api_search_and_is_checked():
     assert [(m["move"], m["visits"]) for m in got["moveInfos"]] == [(m.move.text(), m.visits) for m in want.moves]
     default = answer(json.dumps(base), {})
     assert [m["visits"] for m in default["moveInfos"]] != [m["visits"] for m in got["moveInfos"]]
-    for bad in (-1, "4", True, 1e7):
+    for bad in (-1, "4", True, 1e7, 5e-324):
         err = answer(json.dumps({**base, "widen": bad}), {})
         assert err["field"] == "widen" and err["id"] == 6 and "widen" in err["error"]
     assert "warning" not in default

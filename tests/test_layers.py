@@ -330,3 +330,38 @@ if __name__ == "__main__":
         print(draw())
     else:
         print(__doc__)
+
+
+# engine/state.py's accessors and the table each one's field name must be a key of
+_STATE_TABLES = {"get": "GAME", "put": "GAME", "add": "GAME", "seat_get": "SEAT", "seat_put": "SEAT",
+                 "seat_add": "SEAT", "jack_get": "JACK", "jack_put": "JACK", "joker_get": "JOKER",
+                 "joker_put": "JOKER"}
+
+
+def state_field_names() -> list[tuple[str, int, str, str]]:
+    """(module, line, accessor, field) of every call ``S.accessor(state, "field", ...)`` with
+    a literal field name, in modules that import ``engine.state`` as ``S``."""
+    found = []
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text(), str(path))
+        aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                   and (n.module or "").endswith("engine") for a in n.names if a.name == "state"}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases
+                    and node.func.attr in _STATE_TABLES and len(node.args) >= 2
+                    and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+                found.append((name, node.lineno, node.func.attr, node.args[1].value))
+    return found
+
+
+def test_every_state_field_named_above_the_engine_is_in_its_table():
+    """A misspelt field name in a call of engine/state.py's accessors fails here, in every
+    module (mypy's ``Literal`` check covers only the typed code it is run on)."""
+    from cuttle_search.engine import state
+
+    calls = state_field_names()
+    assert len(calls) > 50  # the formats and the adapter name fields this way
+    wrong = [f"{m}:{line}: {acc}(..., {field!r})" for m, line, acc, field in calls
+             if field not in getattr(state, _STATE_TABLES[acc])]
+    assert not wrong, problems(wrong)

@@ -156,14 +156,39 @@ def test_widening_opens_more_moves_as_visits_grow():
     assert replies[1e6] < replies[2.0] < replies[0.0]
 
 
-@pytest.mark.parametrize("bad", [-1.0, float("nan"), 1e7, "4", True])
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), 1e7, "4", True, 5e-324, 1e-4])
 def test_a_bad_widening_is_refused_by_name(bad):
     pos = Position.load(POS / "opening-p0.json")
     with pytest.raises(SearchError, match="widen"):
         run_search(pos, Limit(100), widen=bad)
 
 
-def test_the_agent_takes_widen_and_refuses_a_bad_one():
+def test_minus_zero_is_off_and_reads_as_zero():
+    pos = Position.load(POS / "opening-p0.json")
+    result = run_search(pos, Limit(300), seed=2, widen=-0.0)
+    assert result.to_json()["rootInfo"]["widen"] == 0.0 and str(result.widen) == "0.0"
+    assert result.to_json()["moves"] == run_search(pos, Limit(300), seed=2, widen=0.0).to_json()["moves"]
+
+
+def test_the_kernel_finishes_with_a_widening_whose_width_overflows():
+    """A widening so small that visits / widen overflows to infinity opens every move (no
+    narrowing at all), and the kernel runs its iterations (the checks above refuse such a
+    value first; this is the kernel's own guard)."""
+    pos = Position.load(POS / "opening-p0.json")
+    deal_ = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
+    trees = []
+    for widen in (5e-324, 0.0):
+        w = _Worker(seed=8, index=0, capacity=1 << 14, widen=widen)
+        assert w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), deal_, 500, 0.7, ROLLOUT_GREEDY) == 500
+        trees.append(w.tree.root_stats())
+    assert trees[0] == trees[1]
+
+
+@pytest.mark.parametrize("spec", ["ismcts:widen=-1", "ismcts:widen=5e-324", "ismcts:widen=nan", "ismcts:widen=2e6",
+                                  "oracle:widen=-0.5"])
+def test_the_agent_takes_widen_and_refuses_a_bad_one(spec):
     assert make_agent("ismcts:iterations=100,widen=4").widen == 4.0
+    assert make_agent("pimc-solver:widen=0").widen == 0.0
+    assert str(make_agent("ismcts:widen=-0").widen) == "0.0"
     with pytest.raises(AgentError, match="widen"):
-        make_agent("ismcts:widen=-1")
+        make_agent(spec)

@@ -35,7 +35,6 @@ from .limits import (
     DEFAULT_MODEL,
     DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
-    MAX_WIDEN,
     MAX_SEED,
     MAX_THREADS,
     MODEL_NAMES,
@@ -43,6 +42,7 @@ from .limits import (
     Limit,
     SearchError,
     is_finite_number,
+    widen_error,
 )
 from ..game.moves import Move
 from ..game.position import Position
@@ -193,7 +193,7 @@ def search_viewer(pos: Position) -> int:
 
 
 def check_search_options(limit: Limit, threads: object, seed: object, rollout: object, exploration: object,
-                         model: object = DEFAULT_MODEL) -> None:
+                         model: object = DEFAULT_MODEL, widen: object = DEFAULT_WIDEN) -> None:
     """Refuse search options out of range, naming the option (the command line, the hint
     server and the API share these checks)."""
     if not isinstance(limit, Limit):
@@ -207,6 +207,9 @@ def check_search_options(limit: Limit, threads: object, seed: object, rollout: o
         raise SearchError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {brief(rollout)}")
     if not isinstance(model, str) or model not in MODELS:
         raise SearchError(f"model: expected one of {', '.join(MODELS)}, got {brief(model)}")
+    problem = widen_error(widen)
+    if problem is not None:
+        raise SearchError(problem)
     if not _number(exploration) or not 0 <= exploration <= MAX_EXPLORATION:
         raise SearchError(f"exploration: expected a finite number from 0 to {MAX_EXPLORATION:g}, got {brief(exploration)}")
     if not _whole(seed) or not 0 <= seed <= MAX_SEED:
@@ -247,9 +250,8 @@ def run_search(
     two seats ``maxn`` and ``paranoid`` are the same search. ``widen`` is the progressive
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``)."""
     viewer = search_viewer(pos)
-    check_search_options(limit, threads, seed, rollout, exploration, model)
-    if not _number(widen) or not 0 <= widen <= MAX_WIDEN:
-        raise SearchError(f"widen: expected a finite number from 0 to {MAX_WIDEN:g}, got {brief(widen)}")
+    check_search_options(limit, threads, seed, rollout, exploration, model, widen)
+    widen = float(widen) + 0.0  # -0.0 is 0.0
     model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
@@ -257,11 +259,11 @@ def run_search(
     roots = root_restriction(pos, allow_moves, avoid_moves)
     legal = pos.legal_codes()
     if len(legal) == 1:  # nothing to choose: answer at once, whatever the budget
-        return only_move(pos, viewer, int(legal[0]), threads, seed, rollout, exploration, model)
+        return only_move(pos, viewer, int(legal[0]), threads, seed, rollout, exploration, model, widen)
     # exact when nothing is hidden, within the budget (a two-sided proof: not under a model of random opponents)
     first = solve_first(pos, limit) if solver and model_id != MODEL_RANDOM else None
     if first is not None and first.proven:
-        solved = first.analysis(pos, threads, seed, rollout, exploration)
+        solved = first.analysis(pos, threads, seed, rollout, exploration, model, widen)
         solved.stop_reason = "proven"
         return _restricted(solved, roots)
     if first is not None:
@@ -337,7 +339,7 @@ def run_search(
 
 
 def only_move(pos: Position, viewer: int, code: int, threads: int, seed: int, rollout: str, exploration: float,
-              model: str) -> AnalysisResult:
+              model: str, widen: float = DEFAULT_WIDEN) -> AnalysisResult:
     """The answer for a position with one legal move: that move, unsearched (visits 0, the
     score not estimated: 0 with the interval 0-1, as for any move the search never reached),
     ``stop_reason`` "forced"."""
@@ -351,7 +353,7 @@ def only_move(pos: Position, viewer: int, code: int, threads: int, seed: int, ro
         nodes=0, seconds=0.0, threads=threads, seed=seed, rollout=rollout, exploration=float(exploration),
         engine_version=__version__, position=pos.name, stop_reason="forced", seats=seats,
         sides=int(sides(pos.state, pos.rules_array)), partner=int(partner(pos.state, pos.rules_array, viewer)),
-        model=model,
+        model=model, widen=widen,
     )
 
 

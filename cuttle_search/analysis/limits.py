@@ -18,6 +18,7 @@ MAX_THREADS = 256
 MAX_SEED = 2**63 - 1
 MAX_EXPLORATION = 1000.0
 MAX_WIDEN = 1_000_000.0
+MIN_WIDEN = 0.001  # the smallest widening but 0 (off): below it every move opens at once anyway
 
 DEFAULT_ITERATIONS = 10_000  # with neither an iteration nor a time budget
 DEFAULT_EXPLORATION = 0.7
@@ -36,6 +37,14 @@ def is_finite_number(x: object) -> bool:
         return math.isfinite(x)
     except OverflowError:  # an int too large for a float
         return False
+
+
+def widen_error(value: object) -> str | None:
+    """What is wrong with a widening (``None`` when nothing is): 0 (off), or a finite number
+    from ``MIN_WIDEN`` to ``MAX_WIDEN``. The one check every entry point uses."""
+    if is_finite_number(value) and (value == 0 or MIN_WIDEN <= value <= MAX_WIDEN):  # type: ignore[operator]
+        return None
+    return f"widen: expected 0 (off) or a number from {MIN_WIDEN:g} to {MAX_WIDEN:,.0f}, got {brief(value)}"
 
 
 class SearchError(CuttleError):

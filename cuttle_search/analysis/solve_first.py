@@ -10,7 +10,7 @@ from typing import Any
 
 from ..engine import layout as L
 from ..game.position import Position
-from .limits import Limit
+from .limits import DEFAULT_MODEL, DEFAULT_WIDEN, Limit
 from .solve import is_single_state, solve
 from .solve_result import SolveResult
 
@@ -50,7 +50,8 @@ class FirstSolve:
             return limit
         return Limit(limit.iterations, max(limit.time - self.result.seconds, 0.01))
 
-    def analysis(self, pos: Position, threads: int, seed: int, rollout: str, exploration: float):
+    def analysis(self, pos: Position, threads: int, seed: int, rollout: str, exploration: float,
+                 model: str = DEFAULT_MODEL, widen: float = DEFAULT_WIDEN):
         """An ``AnalysisResult`` that is the solver's answer (no tree search)."""
         from ..version import __version__
         from .result import AnalysisResult, MoveStat
@@ -74,6 +75,7 @@ class FirstSolve:
             viewer=pos.actor, phase=pos.phase_name, rules=pos.rules.spec, moves=stats, iterations=0,
             determinizations=0, nodes=0, seconds=self.result.seconds, threads=threads, seed=seed, rollout=rollout,
             exploration=float(exploration), engine_version=__version__, position=pos.name, solver=self.info(),
+            model=model, widen=widen,
         )
 
     def annotate(self, tree):

@@ -5,6 +5,7 @@ Modules, lowest first (each imports only those above it in this list)::
     jit        the njit wrapper and the registry of compiled kernels
     noref      borrow(): array views without reference counting, for the hot kernels
     layout     the state layout, rules array and move encoding (the one layout document)
+    state      the state's fields by name, for the code above the engine (no kernels)
     rng        splitmix64 random numbers
     seats      next seat, opponent(s), partner
     table      queries about the table: points, goals, control, targets, hand caps

@@ -406,8 +406,10 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             if widen > 0.0 and depth > 0 and decisive < 0 and not solver_on and n > 1:
                 ph = s[F_PHASE]
                 if ph == PH_MAIN or ph == PH_SEVEN:
-                    width = 1 + int(np.log2(1.0 + t_visits[node] / widen))
-                    if width < n:
+                    # (an overflow to inf is no narrowing, not a cast of inf to an int)
+                    grown = np.log2(1.0 + t_visits[node] / widen)
+                    if grown < n - 1:
+                        width = 1 + int(grown)
                         greedy_values(s, r, buf, n, values, scratch)
                         for i in range(n):
                             allowed[i] = False

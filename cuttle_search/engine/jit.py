@@ -73,7 +73,7 @@ def _kernel(dispatcher: Any, cached: bool) -> Any:
 class _LazyCache:
     """A kernel's on-disk cache, made when the kernel first compiles or loads. Numba makes
     it when the kernel is defined, and making one finds the cache directory and writes and
-    deletes a file there to see that it is writable: for the 176 kernels of the engine, a
+    deletes a file there to see that it is writable: for the 189 kernels of the engine, a
     fifth of a warm command's imports, most of them for kernels the command never calls."""
 
     def __init__(self, dispatcher: Any) -> None:
@@ -93,7 +93,7 @@ def _one_specialisation(dispatcher: Any) -> Any:
     """Make a kernel that another kernel calls with a constant integer compile for the
     integer's type, not for the constant's value. Numba types a constant argument as a
     literal (``Literal[int](0)``) and compiles the callee once per distinct literal, so
-    ``make_move`` compiled twelve times and the search path 180 times for 137 kernels:
+    ``make_move`` compiled twelve times and the search path 180 times for its 137 kernels:
     a quarter of a cold compile. The code is the same either way (LLVM folds the
     constant once the callee is inlined); booleans keep their literals, which the solver
     uses to prune branches at typing time."""
@@ -199,9 +199,9 @@ def reachable(entries: list[str]) -> list[Any]:
 _warned = False
 _parts_done: set[str] = set()
 
-# A cold compile of every kernel (184 of them): 45-50 s of CPU on the shared 2-core machine
+# A cold compile of every kernel (189 of them): 45-50 s of CPU on the shared 2-core machine
 # (about 60 s while each constant integer argument made a compilation of its own), minutes of
-# wall time under load; of what the search needs alone (137 kernels), 24-30 s of CPU
+# wall time under load; of what the search needs alone (138 kernels), 24-30 s of CPU
 # (docs/search.md, Start-up).
 ESTIMATE = "about a minute of CPU time; a few minutes on a slow or busy machine"
 PART_ESTIMATE = "about half a minute of CPU time; longer on a slow or busy machine"
@@ -218,7 +218,7 @@ def warn_if_compiling(stream: TextIO | None = None, compile_all: Callable[[], An
 
     With ``part`` (a name and the qualified names of the kernels ``compile_all`` calls),
     only that part of the engine compiles: the kernels ``reachable`` from those, the
-    total counted among them (``analyse`` needs about two thirds of the engine, and not
+    total counted among them (``analyse`` needs about three quarters of the engine, and not
     the costliest third: the exact solver, the baselines, the harness)."""
     global _warned
     if part is not None and CACHE and compile_all is not None:

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..game.errors import brief
-from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_WIDEN, is_finite_number
+from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number, widen_error
 from ..engine import layout as L
 from ..engine import state as S
 from ..engine.layout import move_card, move_mask
@@ -193,7 +193,7 @@ class Ismcts(Agent):
         self.infer = bool(self.params.get("infer", False))
         self.solver = bool(self.params.get("solver", True))
         self.model = str(self.params.get("model", DEFAULT_MODEL))
-        self.widen = float(self.params.get("widen", DEFAULT_WIDEN))
+        self.widen = float(self.params.get("widen", DEFAULT_WIDEN)) + 0.0  # -0.0 is 0.0
         self._tracker: InferenceTracker | None = None
 
     def seat_limit(self):
@@ -327,10 +327,10 @@ def _flag(value: str) -> bool:
 
 MAX_WORLDS = 10_000
 _PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLORATION, "exploration": MAX_EXPLORATION,
-               "widen": MAX_WIDEN, "worlds": MAX_WORLDS, "unseen": L.N_CARDS + 2}
+               "worlds": MAX_WORLDS, "unseen": L.N_CARDS + 2}
 _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag,
                   "solver": _flag, "model": str, "widen": float}
-_ZERO_MEANS_OFF = {"widen"}  # numeric parameters that take 0
+_ZERO_MEANS_OFF = {"widen"}  # numeric parameters that take 0 (checked by their own rule below)
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
@@ -339,7 +339,7 @@ AGENTS = {
     "ismcts": (Ismcts, _SEARCH_PARAMS),
     "oracle": (Oracle, _SEARCH_PARAMS),
     "pimc-solver": (PimcSolver, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str,
-                                 "worlds": int, "unseen": int}),
+                                 "widen": float, "worlds": int, "unseen": int}),
 }
 AGENT_PLUGINS = "cuttle_search.agents"  # the entry-point group of the agents other layers register
 
@@ -382,8 +382,8 @@ def make_agent(spec: str) -> Agent:
         except ValueError:
             kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
             raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
-        if schema[key] in (int, float) and key in _ZERO_MEANS_OFF and params[key] < 0:
-            raise AgentError(f"agent {brief(name)}: {key} must be >= 0 (0: off), not {brief(value)}")
+        if key == "widen" and widen_error(params[key]) is not None:
+            raise AgentError(f"agent {brief(name)}: {widen_error(params[key])}")
         if schema[key] in (int, float) and key not in _ZERO_MEANS_OFF and params[key] <= 0:
             raise AgentError(f"agent {brief(name)}: {key} must be > 0, not {brief(value)}")
         high = _PARAM_CAPS.get(key)
