@@ -46,28 +46,36 @@ def _slow_value(s, r, m) -> float:
     return material_balance(child, r, p)
 
 
-@pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "cutthroat", "team", "multiplayer"])
-def test_greedy_values_are_what_applying_each_move_scores(rules):
-    """In every main or 7 decision of random games with no win on the spot, the value
-    ``greedy_values`` gives each move is exactly what applying it on a copy scores."""
+def _greedy_decisions(rules: str, games: int, seed: int):
+    """Every main or 7 decision with no win on the spot in ``games`` random games: yields
+    (state, rules array, moves, their count, the greedy values, the generator), the
+    state and generator as the game goes on (copy what must not move on)."""
     rs = get_ruleset(rules)
     s = np.zeros(L.STATE_SIZE, np.int64)
     buf = np.zeros(L.MAX_MOVES, np.int64)
     values = np.zeros(L.MAX_MOVES, np.float64)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
-    rng = np.array([17], np.uint64)
-    checked = 0
-    for _ in range(25):
+    rng = np.array([seed], np.uint64)
+    for _ in range(games):
         r = rs.to_array()
         deal(s, r, rng)
         while s[L.F_PHASE] != L.PH_OVER:
             n = generate_moves(s, r, buf)
             if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN) and first_win(s, r, s[L.F_ACTOR], buf, n) < 0:
                 greedy_values(s, r, buf, n, values, scratch)
-                for i in range(n):
-                    assert values[i] == _slow_value(s, r, buf[i]), (rules, int(buf[i]))
-                    checked += 1
+                yield s, r, buf, n, values, rng
             apply_move(s, r, buf[rng_below(rng, n)])
+
+
+@pytest.mark.parametrize("rules", ["cuttle-cards", "classic", "cutthroat", "team", "multiplayer"])
+def test_greedy_values_are_what_applying_each_move_scores(rules):
+    """In every main or 7 decision of random games with no win on the spot, the value
+    ``greedy_values`` gives each move is exactly what applying it on a copy scores."""
+    checked = 0
+    for s, r, buf, n, values, _ in _greedy_decisions(rules, 25, 17):
+        for i in range(n):
+            assert values[i] == _slow_value(s, r, buf[i]), (rules, int(buf[i]))
+            checked += 1
     assert checked > 1000
 
 
@@ -78,27 +86,14 @@ def test_the_greedy_rollout_picks_a_move_greedy_values_rates_best(rules):
     rollout weigh moves alike."""
     from cuttle_search.engine.policies import GREEDY_EPSILON_QUARTERS, _greedy_pick
 
-    rs = get_ruleset(rules)
-    s = np.zeros(L.STATE_SIZE, np.int64)
-    buf = np.zeros(L.MAX_MOVES, np.int64)
-    values = np.zeros(L.MAX_MOVES, np.float64)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
-    rng = np.array([23], np.uint64)
     checked = 0
-    for _ in range(30):
-        r = rs.to_array()
-        deal(s, r, rng)
-        while s[L.F_PHASE] != L.PH_OVER:
-            n = generate_moves(s, r, buf)
-            if s[L.F_PHASE] in (L.PH_MAIN, L.PH_SEVEN) and n > 1 and first_win(s, r, s[L.F_ACTOR], buf, n) < 0:
-                probe = rng.copy()
-                if rng_below(probe, 4) >= GREEDY_EPSILON_QUARTERS:
-                    greedy_values(s, r, buf, n, values, scratch)
-                    picked = _greedy_pick(s, r, buf, n, rng.copy(), scratch)
-                    best = max(values[:n])
-                    assert any(buf[i] == picked and values[i] >= best - 1e-9 for i in range(n)), (rules, int(picked))
-                    checked += 1
-            apply_move(s, r, buf[rng_below(rng, n)])
+    for s, r, buf, n, values, rng in _greedy_decisions(rules, 30, 23):
+        if n > 1 and rng_below(rng.copy(), 4) >= GREEDY_EPSILON_QUARTERS:
+            picked = _greedy_pick(s, r, buf, n, rng.copy(), scratch)
+            best = max(values[:n])
+            assert any(buf[i] == picked and values[i] >= best - 1e-9 for i in range(n)), (rules, int(picked))
+            checked += 1
     assert checked > 200
 
 
