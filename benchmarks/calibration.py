@@ -231,32 +231,44 @@ def with_calibration(decisions: Sequence[dict[str, Any]], rules: str) -> list[di
             for d in decisions]
 
 
+def has_map(rules: str) -> bool:
+    """Whether analysis/calibration.py has a map for this ruleset."""
+    from cuttle_search.analysis.calibration import MAPS
+
+    return rules in MAPS
+
+
 def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
-    """docs/strength.md's table of a saved run: the search's figures beside the calibrated ones."""
+    """docs/strength.md's table of a saved run: the search's figures beside the calibrated
+    ones (where the ruleset has a map; else the search's alone)."""
+    mapped = has_map(run["rules"])
     raw = summarise(run["decisions"], resamples)
-    cal = summarise(with_calibration(run["decisions"], run["rules"]), resamples)
+    cal = summarise(with_calibration(run["decisions"], run["rules"]), resamples) if mapped else raw
 
     def cell(f: dict[str, Any], key: str, signed: bool = True) -> str:
         lo, hi = f["intervals"].get(key, (float("nan"), float("nan")))
         fmt = "{:+.3f}" if signed else "{:.2f}"
         return f"{fmt.format(f[key])} [{fmt.format(lo)}, {fmt.format(hi)}]"
 
-    lines = [f"**{run['rules']}**, seed {run['seed']} (not used to fit): {run['games']} games, "
+    fitted = "not used to fit" if mapped else "no map for this ruleset"
+    lines = [f"**{run['rules']}**, seed {run['seed']} ({fitted}): {run['games']} games, "
              f"{len(run['decisions']):,} decisions, {run['iterations']:,} iterations a decision", "",
-             "| decisions | n | observed | predicted: search | obs - pred | slope | ECE (floor) | Brier | "
-             "predicted: calibrated | obs - pred | slope | ECE | Brier |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| decisions | n | observed | predicted: search | obs - pred | slope | ECE (floor) | Brier |"
+             + (" predicted: calibrated | obs - pred | slope | ECE | Brier |" if mapped else ""),
+             "|---|---|---|---|---|---|---|---|" + ("---|---|---|---|---|" if mapped else "")]
     groups = ([("all", raw["overall"], cal["overall"])] + [(k, raw["stages"][k], cal["stages"][k]) for k in raw["stages"]]
               + [("p0's first decision", raw["firstDecisionOfP0"], cal["firstDecisionOfP0"])]
               + [(k, raw["seats"][k], cal["seats"][k]) for k in raw["seats"]])
     for name, r, c in groups:
         if not r.get("n"):
-            lines.append(f"| {name} | 0 | | | | | | | | | | | |")
+            lines.append(f"| {name} | 0 |" + " |" * (11 if mapped else 6))
             continue
-        lines.append(f"| {name} | {r['n']:,} | {r['observed']:.3f} | {r['predicted']:.3f} | {cell(r, 'bias')} | "
-                     f"{cell(r, 'slope', False)} | {r['ece']:.3f} ({r['eceNoiseFloor']:.3f}) | {r['brier']:.3f} | "
-                     f"{c['predicted']:.3f} | {cell(c, 'bias')} | {cell(c, 'slope', False)} | {c['ece']:.3f} | "
+        line = (f"| {name} | {r['n']:,} | {r['observed']:.3f} | {r['predicted']:.3f} | {cell(r, 'bias')} | "
+                f"{cell(r, 'slope', False)} | {r['ece']:.3f} ({r['eceNoiseFloor']:.3f}) | {r['brier']:.3f} |")
+        if mapped:
+            line += (f" {c['predicted']:.3f} | {cell(c, 'bias')} | {cell(c, 'slope', False)} | {c['ece']:.3f} | "
                      f"{c['brier']:.3f} |")
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 
@@ -289,9 +301,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for key in ("rules", "iterations", "seed"):
             setattr(args, key, run[key])
         print(report(summarise(run["decisions"], args.resamples), args, run["seconds"]))
-        print()
-        print("calibrated (analysis/calibration.py):")
-        print(report(summarise(with_calibration(run["decisions"], run["rules"]), args.resamples), args, run["seconds"]))
+        if has_map(run["rules"]):
+            print()
+            print("calibrated (analysis/calibration.py):")
+            print(report(summarise(with_calibration(run["decisions"], run["rules"]), args.resamples), args, run["seconds"]))
         return 0
     jobs = [(args.rules, args.seed, g, args.iterations, args.widen) for g in range(args.games)]
     began = time.perf_counter()
