@@ -26,7 +26,7 @@ from .game.position import Position
 from .game.seats import whole
 from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
-from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION, widen_error
+from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
                 "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves",
@@ -252,10 +252,8 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
             raise SearchError(f"exploration: expected a finite number from 0 to {limits.max_exploration:g}, "
                               f"got {brief(exploration)}")
         widen = req.get("widen")
-        if widen is None:
+        if widen is None:  # the search checks any other value (analysis.limits.widen_error)
             widen = DEFAULT_WIDEN
-        elif widen_error(widen) is not None:
-            raise SearchError(str(widen_error(widen)))
         turns = _turns(req, load_position(data, rules=rules))
         extra: dict[str, Any] = {"warning": _warning(unknown)} if unknown else {}
         out = []

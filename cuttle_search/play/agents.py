@@ -330,7 +330,9 @@ _PARAM_CAPS = {"iterations": MAX_ITERATIONS, "time": MAX_SECONDS, "c": MAX_EXPLO
                "worlds": MAX_WORLDS, "unseen": L.N_CARDS + 2}
 _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str, "infer": _flag,
                   "solver": _flag, "model": str, "widen": float}
-_ZERO_MEANS_OFF = {"widen"}  # numeric parameters that take 0 (checked by their own rule below)
+# numeric parameters with a rule of their own (the search's check, one-line message or None),
+# instead of "> 0" and a cap
+_OWN_CHECKS = {"widen": widen_error}
 AGENTS = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
@@ -382,9 +384,12 @@ def make_agent(spec: str) -> Agent:
         except ValueError:
             kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
             raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
-        if key == "widen" and widen_error(params[key]) is not None:
-            raise AgentError(f"agent {brief(name)}: {widen_error(params[key])}")
-        if schema[key] in (int, float) and key not in _ZERO_MEANS_OFF and params[key] <= 0:
+        if key in _OWN_CHECKS:
+            problem = _OWN_CHECKS[key](params[key])
+            if problem is not None:
+                raise AgentError(f"agent {brief(name)}: {problem}")
+            continue
+        if schema[key] in (int, float) and params[key] <= 0:
             raise AgentError(f"agent {brief(name)}: {key} must be > 0, not {brief(value)}")
         high = _PARAM_CAPS.get(key)
         if high is not None and not (is_finite_number(params[key]) and params[key] <= high):

@@ -72,6 +72,22 @@ def read_card(value: Any, where: str) -> Card:
         raise PositionError(f"{where}: {e}") from None
 
 
+def match_stack(item: Any, where: str, expected: str, like: str) -> "re.Match[str]":
+    """The parts of a table stack's text (a card, or a card and its attachments in
+    parentheses; a GameState card object gives its id): a one-line error naming ``where``
+    for anything else, a hidden card (``??``) included. ``expected`` and ``like`` say in
+    the messages what the form takes."""
+    item = card_text(item, where)
+    if not isinstance(item, str):
+        raise PositionError(f"{where}: expected {expected}, got {brief(item)}")
+    if item.strip() == C.UNKNOWN:
+        raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
+    m = STACK_RE.match(item)
+    if not m:
+        raise PositionError(f"{where}: {brief(item)} is not {like}")
+    return m
+
+
 def frozen_cards(value: Any, where: str) -> list[tuple[Card, str]]:
     """The cards of a ``frozen`` field, each with its place for messages: a list of cards
     (several 9s may have frozen cards of one seat), or the older single card, or null."""

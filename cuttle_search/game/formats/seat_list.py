@@ -38,7 +38,7 @@ from ...engine.info import sees_hand, visible_in_hand
 from ...engine.seats import seat_count
 from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 from .fields import (
-    FORMAT_NAME, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field, list_field,
+    FORMAT_NAME, SeenCards, match_stack, card_list, default_actions, frozen_cards, impossible, int_field, list_field,
     parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
@@ -389,15 +389,8 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
 def _parse_stack(item: Any, where: str, seats: int) -> tuple[Card, list[tuple[Card, int, int]]]:
     """``'9C(JH-p1,X1-p2>p0)'`` -> (9C, [(JH, 1, 1), (X1, 2, 0)]): each attachment's player
     and the seat it gave control to (Team Cuttle's ``>``; its player otherwise)."""
-    if isinstance(item, Mapping):
-        item = item.get("id")
-    if not isinstance(item, str):
-        raise PositionError(f"{where}: expected a card or a stack like '9C(JH-p1,X1-p2)', got {brief(item)}")
-    if item.strip() == C.UNKNOWN:
-        raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
-    m = STACK_RE.match(item)
-    if not m:
-        raise PositionError(f"{where}: {brief(item)} is not a card or a stack like '9C(JH-p1,X1-p2)'")
+    m = match_stack(item, where, "a card or a stack like '9C(JH-p1,X1-p2)'",
+                    "a card or a stack like '9C(JH-p1,X1-p2)'")
     base = read_card(m.group(1), where)
     attached = []
     if m.group(2) is not None:

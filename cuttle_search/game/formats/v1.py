@@ -21,7 +21,7 @@ from ..position import Hidden, Position, PositionError
 from ..rules import Ruleset
 from ..seats import seat_name, seat_number
 from .fields import (
-    FORMAT_NAME, FORMAT_VERSION, STACK_RE, SeenCards, card_list, default_actions, frozen_cards, impossible, int_field,
+    FORMAT_NAME, FORMAT_VERSION, SeenCards, match_stack, card_list, default_actions, frozen_cards, impossible, int_field,
     parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
@@ -282,15 +282,8 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
 
 
 def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: int, where: str) -> None:
-    if isinstance(item, Mapping):
-        item = item.get("id")
-    if not isinstance(item, str):
-        raise PositionError(f"{where}: expected a card string like 'TH' or 'TH(JH-p0)', got {brief(item)}")
-    if item.strip() == C.UNKNOWN:
-        raise PositionError(f"{where}: '??' on the table (cards on the table are always visible)")
-    m = STACK_RE.match(item)
-    if not m:
-        raise PositionError(f"{where}: {brief(item)} is not a card or a jack stack like 'TH(JH-p0,JC-p1)'")
+    m = match_stack(item, where, "a card string like 'TH' or 'TH(JH-p0)'",
+                    "a card or a jack stack like 'TH(JH-p0,JC-p1)'")
     c = read_card(m.group(1), where)
     if C.rank_of(c) > C.TEN:
         raise PositionError(f"{where}: {card_str(c)} cannot be a point card (point cards are A-T)")
