@@ -382,7 +382,8 @@ def _analysis_table(result) -> str:
         searched = "only legal move: answered at once without a search (visits 0, score not estimated)"
     else:
         searched = (f"{result.iterations:,} iterations in {result.seconds:.2f} s ({result.iterations_per_second:,.0f}/s), "
-                    f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts")
+                    f"{result.threads} thread{'s' * (result.threads != 1)}, seed {result.seed}, {result.rollout} rollouts, "
+                    + (f"widening {result.widen:g}" if result.widen else "no widening"))
     lines = [
         f"{result.position}: {pov} to act ({result.phase}), rules {result.rules}",
         searched,
