@@ -88,6 +88,10 @@ def play_one(job: tuple[str, int, int, int, float | None]) -> list[dict[str, Any
 
 
 # ---------------------------------------------------------------- the figures
+# a logistic fit's coefficient beyond this is a fit running away (separated outcomes), not a figure
+MAX_LOGIT_COEFFICIENT = 100.0
+
+
 def _logit(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, 1e-4, 1 - 1e-4)
     return np.log(p / (1 - p))
@@ -95,7 +99,9 @@ def _logit(p: np.ndarray) -> np.ndarray:
 
 def logit_fit(pred: np.ndarray, outcome: np.ndarray) -> tuple[float, float]:
     """(slope, intercept) of a logistic regression of the outcome (a share in [0, 1]) on the
-    prediction's logit, by Newton's method; (1, 0) for a calibrated forecaster."""
+    prediction's logit, by Newton's method; (1, 0) for a calibrated forecaster. NaN when the
+    fit has no finite answer (outcomes that the prediction separates, as in a small resample
+    of few decisions): Newton's steps then run away instead of settling."""
     x = _logit(pred)
     X = np.stack([x, np.ones_like(x)], axis=1)
     w = np.array([1.0, 0.0])
@@ -107,6 +113,10 @@ def logit_fit(pred: np.ndarray, outcome: np.ndarray) -> tuple[float, float]:
         w = w + step
         if np.abs(step).max() < 1e-10:
             break
+    else:
+        return float("nan"), float("nan")
+    if not np.isfinite(w).all() or np.abs(w).max() > MAX_LOGIT_COEFFICIENT:
+        return float("nan"), float("nan")
     return float(w[0]), float(w[1])
 
 
@@ -157,7 +167,10 @@ def summarise(decisions: Sequence[dict[str, Any]], resamples: int = 400, seed: i
             f = figures(np.array([d["predicted"] for d in sample]), np.array([d["outcome"] for d in sample]))
             for k in boot:
                 boot[k].append(f[k])
-        main["intervals"] = {k: [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))] for k, v in boot.items() if v}
+        # a figure whose fit failed in more than one resample in twenty gets no interval (shown n/a)
+        finite = {k: [x for x in v if np.isfinite(x)] for k, v in boot.items()}
+        main["intervals"] = {k: [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))]
+                             for k, v in finite.items() if v and len(v) >= 0.95 * len(boot[k])}
         main["eceNoiseFloor"] = noise_floor(pred, 100, rng)
         return main
 
@@ -186,7 +199,9 @@ def _line(name: str, f: dict[str, Any]) -> str:
     iv = f.get("intervals", {})
 
     def ci(key: str) -> str:
-        lo, hi = iv.get(key, (float("nan"), float("nan")))
+        if key not in iv:
+            return "[n/a]"
+        lo, hi = iv[key]
         return f"[{lo:+.3f}, {hi:+.3f}]" if key in ("bias", "intercept") else f"[{lo:.3f}, {hi:.3f}]"
 
     return (f"{name:<22} {f['n']:>6}  pred {f['predicted']:.3f}  obs {f['observed']:.3f}  "
@@ -246,8 +261,10 @@ def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
     cal = summarise(with_calibration(run["decisions"], run["rules"]), resamples) if mapped else raw
 
     def cell(f: dict[str, Any], key: str, signed: bool = True) -> str:
-        lo, hi = f["intervals"].get(key, (float("nan"), float("nan")))
         fmt = "{:+.3f}" if signed else "{:.2f}"
+        if key not in f["intervals"]:
+            return f"{fmt.format(f[key])} [n/a]"
+        lo, hi = f["intervals"][key]
         return f"{fmt.format(f[key])} [{fmt.format(lo)}, {fmt.format(hi)}]"
 
     fitted = "not used to fit" if mapped else "no map for this ruleset"

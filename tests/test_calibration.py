@@ -66,3 +66,21 @@ def test_the_fit_recovers_a_known_map_and_the_figures_see_calibration():
                   "proven": False} for i, (p, o) in enumerate(zip(pred, outcome))]
     (a, b), *_ = bench.fit(decisions)
     assert a == pytest.approx(-0.3, abs=0.05) and b == pytest.approx(0.8, abs=0.05)
+
+
+def test_a_fit_that_runs_away_is_not_a_figure():
+    """Outcomes the prediction separates (every win above 0.5, every loss below) have no
+    finite logistic fit: the benchmark says so (NaN, and no interval where resamples fail)
+    instead of printing a runaway slope."""
+    bench = _bench()
+    pred = np.array([0.2, 0.3, 0.4, 0.6, 0.7, 0.8])
+    outcome = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
+    slope, intercept = bench.logit_fit(pred, outcome)
+    assert np.isnan(slope) and np.isnan(intercept)
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.1, 0.9, 400)
+    assert np.isfinite(bench.logit_fit(p, (rng.random(400) < p).astype(float))[0])
+    decisions = [{"game": g, "predicted": float(pred[g]), "outcome": float(outcome[g]), "seat": 0, "ply": 20,
+                  "deck": 20, "proven": False} for g in range(6)]
+    line = bench._line("overall", bench.summarise(decisions, resamples=40)["overall"])
+    assert "slope nan [n/a]" in line
