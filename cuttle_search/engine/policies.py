@@ -16,7 +16,9 @@ from .layout import (
     F_ACTOR,
     F_FACE,
     F_HAND,
+    F_JACK_BY,
     F_JACK_ON,
+    F_JOKER_ON,
     JOKER_1,
     F_NPLAYERS,
     F_OWNED,
@@ -25,6 +27,7 @@ from .layout import (
     F_POINTS,
     F_RESPONSE,
     F_STATUS,
+    F_TURN_COUNT,
     F_WINNER,
     FROM_SEVEN,
     HL_BLOCK,
@@ -60,6 +63,7 @@ from .layout import (
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
     R_JACK_SWITCH,
+    R_JOKERS,
     R_NINE_MODE,
     R_PASS_LIMIT,
     R_RESHUFFLE,
@@ -68,6 +72,7 @@ from .layout import (
     RANK_EIGHT,
     RANK_FIVE,
     RANK_FOUR,
+    RANK_JACK,
     RANK_KING,
     RANK_NINE,
     RANK_QUEEN,
@@ -76,6 +81,7 @@ from .layout import (
     RANK_TEN,
     RANK_THREE,
     RANK_TWO,
+    ST_STALEMATE_ACTIONS,
     ST_WIN,
 )
 from .movegen import generate_moves
@@ -89,6 +95,8 @@ from .table import (controller_of_point, face_controller, goal, goal_with_kings,
 ROLLOUT_RANDOM = 0
 ROLLOUT_HEURISTIC = 1
 ROLLOUT_GREEDY = 2
+ROLLOUT_GREEDY_CUT = 3  # greedy, cut off after CUT_ROUNDS rounds and adjudicated (``adjudicate``)
+CUT_ROUNDS = 3  # rounds of turns (every seat's turn once) a cut-off playout plays
 GREEDY_EPSILON_QUARTERS = 1  # a greedy rollout plays a uniform move this many quarters of the time
 
 
@@ -567,14 +575,14 @@ def quick_joker_balance_n(s, r, m, p, mate, against):
         return False, 0.0
     if s[F_ACTIONS] + 1 >= r[R_ACTION_LIMIT]:
         return True, 0.0
-    return True, _balance_after(s, r, p, mate, against, lose, value, royal, 0, to)
+    return True, _balance_after(s, r, p, mate, against, lose, value, royal, to, -1)
 
 
 @njit(cache=True)
-def _balance_after(s, r, p, mate, against, lose, value, royal, back, to):
-    """``material_balance(p)`` once ``p`` has played a card from its hand and seat ``lose``
-    has given up ``value`` points and the royals of mask ``royal``, taken ``back`` cards
-    into its hand, and seat ``to`` (or none, -1) has received those points and royals."""
+def _balance_after(s, r, p, mate, against, lose, value, royal, to, back):
+    """``material_balance(p)`` once ``p`` has played a card from its hand, seat ``lose``
+    has given up ``value`` points and the royals of mask ``royal``, seat ``to`` (or none,
+    -1) has received them, and seat ``back`` (or none, -1) has taken a card into its hand."""
     best = -1e300
     own = 0.0
     mine = -1e300
@@ -584,10 +592,11 @@ def _balance_after(s, r, p, mate, against, lose, value, royal, back, to):
         hand = popcount(s[F_HAND + q])
         if q == p:
             hand -= 1
+        if q == back:
+            hand += 1
         if q == lose:
             pts -= value
             face &= ~royal
-            hand += back
         elif q == to:
             pts += value
             face |= royal
@@ -611,8 +620,10 @@ def quick_removal_balance(s, r, m, p, mate, against):
     or glasses, a Nine sends one (or a point card, its Jacks scrapped) back to its
     controller's hand (or the deck top). No seat gains, so none meets its goal. ``(True,
     value)`` with exactly the bits applying it on a copy gives (0.0 for a stalemate), or
-    ``(False, 0.0)`` for a Jack or a Joker as the target (control goes back down the
-    stack: the caller applies those) and for a 9 answering a royal."""
+    A 2 or 9 on the one Jack of a point card (no Joker on it) gives the card back to its
+    owner, and a 9 the Jack to the seat that played it. ``(False, 0.0)`` for a Joker as the
+    target, a Jack over another Jack (control goes back down the stack: the caller applies
+    those), one after which the owner meets its goal, and a 9 answering a royal."""
     t = move_target(m)
     if t == NO_CARD or t >= JOKER_1 or s[F_RESPONSE] >= 0:
         return False, 0.0
@@ -621,19 +632,39 @@ def quick_removal_balance(s, r, m, p, mate, against):
     value = 0
     royal = np.int64(0)
     lose = -1
+    to = -1
+    back = -1
     if trk == RANK_KING or trk == RANK_QUEEN or trk == RANK_EIGHT:
         lose = face_controller(s, t)
         royal = bit(t)
+        back = lose
     if lose < 0 and rk == RANK_NINE and trk <= RANK_TEN:  # (an 8 as points)
         lose = controller_of_point(s, t)
         value = trk + 1
         royal = np.int64(0)
+        back = lose
+    if trk == RANK_JACK:
+        if r[R_JACK_SWITCH] or (r[R_JOKERS] and (s[F_JOKER_ON] == t or s[F_JOKER_ON + 1] == t)):
+            return False, 0.0
+        card = s[F_JACK_ON + t - 40]
+        if card < 0 or jack_height(s, card) != 1:
+            return False, 0.0
+        lose = controller_of_point(s, card)
+        to = owner_of(s, card)
+        if lose < 0 or to < 0:
+            return False, 0.0
+        if to != lose:
+            value = (card >> 2) + 1
+            if points_total(s, to) + value >= goal(s, r, to):
+                return False, 0.0
+        back = s[F_JACK_BY + t - 40]
     if lose < 0:
         return False, 0.0
-    back = 1 if rk == RANK_NINE and r[R_NINE_MODE] != NINE_DECK_TOP else 0
+    if rk != RANK_NINE or r[R_NINE_MODE] == NINE_DECK_TOP:
+        back = -1
     if s[F_ACTIONS] + s[F_NPLAYERS] >= r[R_ACTION_LIMIT]:  # the one-off and every decline
         return True, 0.0
-    return True, _balance_after(s, r, p, mate, against, lose, value, royal, back, -1)
+    return True, _balance_after(s, r, p, mate, against, lose, value, royal, to, back)
 
 
 @njit(cache=True)
@@ -807,10 +838,54 @@ def greedy_values(s, r, buf, n, values, scratch):
 
 
 @njit(cache=True)
+def adjudicate(s, r):
+    """End a cut-off playout: the seat of the highest ``material`` wins for its side (the
+    greedy policy's own judgement of a standing, with any number of seats), or, when seats
+    of different sides share it, the game reads as a stalemate."""
+    best = -1e300
+    winner = -1
+    tie = False
+    for q in range(s[F_NPLAYERS]):
+        v = material(s, r, q)
+        if v > best + 1e-9:
+            best = v
+            winner = q
+            tie = False
+        elif v > best - 1e-9 and not same_side(s, r, winner, q):
+            tie = True
+    s[F_PHASE] = PH_OVER
+    if tie:
+        s[F_STATUS] = ST_STALEMATE_ACTIONS
+        s[F_WINNER] = -1
+    else:
+        s[F_STATUS] = ST_WIN
+        s[F_WINNER] = winner
+
+
+@njit(cache=True)
+def _cut_rollout(s, r, rng, buf, scratch):
+    """The greedy playout for ``CUT_ROUNDS`` rounds of turns (``CUT_ROUNDS`` turns of every
+    seat), then ``adjudicate``d at the next main decision; return the number of plies."""
+    end = s[F_TURN_COUNT] + CUT_ROUNDS * s[F_NPLAYERS]
+    plies = 0
+    while s[F_PHASE] != PH_OVER:
+        if s[F_TURN_COUNT] >= end and s[F_PHASE] == PH_MAIN:
+            adjudicate(s, r)
+            break
+        n = generate_moves(s, r, buf)
+        apply_move(s, r, policy_pick(s, r, buf, n, rng, ROLLOUT_GREEDY, scratch))
+        plies += 1
+    return plies
+
+
+@njit(cache=True)
 def rollout(s, r, rng, buf, policy, scratch):
     """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
-    a state-sized array the greedy policy tries moves on."""
+    a state-sized array the greedy policy tries moves on. ``ROLLOUT_GREEDY_CUT`` stops
+    early and leaves an adjudicated result in the state (``_cut_rollout``)."""
     s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
+    if policy == ROLLOUT_GREEDY_CUT:
+        return _cut_rollout(s, r, rng, buf, scratch)
     plies = 0
     while s[F_PHASE] != PH_OVER:
         n = generate_moves(s, r, buf)
@@ -825,7 +900,7 @@ def policy_pick(s, r, buf, n, rng, policy, scratch):
     policy plays a uniform move outside a main or 7 decision; inside one, the heuristic
     and greedy policies take a win on the spot before they weigh anything else."""
     ph = s[F_PHASE]
-    forced = policy == ROLLOUT_GREEDY and n == 1  # greedy does not weigh a lone move
+    forced = policy >= ROLLOUT_GREEDY and n == 1  # greedy does not weigh a lone move
     if policy == ROLLOUT_RANDOM or (ph != PH_MAIN and ph != PH_SEVEN) or forced:
         return buf[rng_below(rng, n)]
     win = first_win(s, r, s[F_ACTOR], buf, n)
