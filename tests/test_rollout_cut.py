@@ -10,6 +10,8 @@ import pytest
 
 from cuttle_search.analysis import SearchError, analyse
 from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
+from cuttle_search.engine.movegen import generate_moves
 from cuttle_search.engine.policies import (
     CUT_ROUNDS,
     ROLLOUT_GREEDY,
@@ -18,6 +20,7 @@ from cuttle_search.engine.policies import (
     material,
     rollout,
 )
+from cuttle_search.engine.rng import rng_below
 from cuttle_search.engine.seats import same_side
 from cuttle_search.engine.setup import deal
 from cuttle_search.game.rules import get_ruleset
@@ -68,15 +71,23 @@ def test_adjudication_of_a_standing_shared_across_sides_is_a_stalemate():
 
 @pytest.mark.parametrize("rules", ["cuttle-cards", "cutthroat", "team", "multiplayer"])
 def test_the_cut_playout_is_the_greedy_playout_until_the_cut(rules):
-    """From the same state and generator, the cut-off playout plays the greedy playout's
-    moves: a game the greedy playout ends within ``CUT_ROUNDS`` rounds ends the same way
+    """From the same state (a deal, or some uniform moves later) and generator, the cut-off
+    playout plays the greedy playout's moves: a game the greedy playout ends within
+    ``CUT_ROUNDS`` rounds ends the same way
     (same state, same plies); a longer one stops at the first main decision of round
     ``CUT_ROUNDS + 1`` with the adjudicated result."""
     buf = np.zeros(L.MAX_MOVES, np.int64)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
     finished = cut = 0
-    for seed in range(60):
+    for seed in range(80):
         s, r = _dealt(rules, 100 + seed)
+        walk = np.array([seed], np.uint64)
+        for _ in range(seed % 80):  # from the deal or later on: some games end before the cut
+            if s[L.F_PHASE] == L.PH_OVER:
+                break
+            apply_move(s, r, buf[rng_below(walk, generate_moves(s, r, buf))])
+        if s[L.F_PHASE] == L.PH_OVER:
+            continue
         end = s[L.F_TURN_COUNT] + CUT_ROUNDS * s[L.F_NPLAYERS]
         full, short = s.copy(), s.copy()
         plies = rollout(full, r, np.array([seed], np.uint64), buf, ROLLOUT_GREEDY, scratch)

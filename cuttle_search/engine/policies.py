@@ -96,7 +96,9 @@ ROLLOUT_RANDOM = 0
 ROLLOUT_HEURISTIC = 1
 ROLLOUT_GREEDY = 2
 ROLLOUT_GREEDY_CUT = 3  # greedy, cut off after CUT_ROUNDS rounds and adjudicated (``adjudicate``)
-CUT_ROUNDS = 3  # rounds of turns (every seat's turn once) a cut-off playout plays
+# rounds of turns (every seat's turn once) a cut-off playout plays: 3 was as strong as full
+# playouts at equal time with four seats, 2 weaker (docs/search.md, "Third pass")
+CUT_ROUNDS = 3
 GREEDY_EPSILON_QUARTERS = 1  # a greedy rollout plays a uniform move this many quarters of the time
 
 
