@@ -512,7 +512,8 @@ def test_analyse_uses_the_inference_a_history_supports():
                                    "cuttle-cards-2", "bga-traditional"])
 def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
     """Every draw, pass, points, royal, scuttle, jack, 7-scrap and one-off (an Ace, 3, 4,
-    5, 6 or 7: ``quick_oneoff_balance``) of random games scores the
+    5, 6 or 7, and a 2 or 9 on a royal or a lone Jack, a 9 on a point card:
+    ``quick_oneoff_balance``) of random games scores the
     same bits from the masks as on a copy the move was applied to (the greedy rollout's
     one-ply material), including moves that hit the action or the pass limit."""
     from cuttle_search.game.rules import get_ruleset
@@ -521,7 +522,7 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
     s = np.zeros(L.STATE_SIZE, np.int64)
     buf = np.zeros(L.MAX_MOVES, np.int64)
     rng = np.array([11], np.uint64)
-    checked = oneoffs = 0
+    checked = oneoffs = removals = 0
     for game in range(120):
         r = rs.to_array()
         if game % 3 == 0:
@@ -546,20 +547,22 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move(rules):
                         if not ok:
                             continue
                         oneoffs += 1
+                        removals += L.move_card(m) >> 2 in (L.RANK_TWO, L.RANK_NINE)
                     else:
                         fast = quick_balance(s, r, m, p, o, points_total(s, p), points_total(s, o))
                     assert fast == slow, (rules, game, int(m), fast, slow)
                     checked += 1
             apply_move(s, r, buf[rng_below(rng, n)])
-    assert checked > 5000 and oneoffs > 300
+    assert checked > 5000 and oneoffs > 300 and removals > 30
 
 
 @pytest.mark.parametrize("rules", ["cutthroat", "team", "multiplayer", "multiplayer:players=3",
                                    "multiplayer:players=6,remove-ace-six", "multiplayer:players=8"])
 def test_greedy_scores_from_the_masks_equal_applying_the_move_with_more_seats(rules):
     """With more than two seats, every main-phase move ``quick_balance_n`` scores from the
-    masks (draws, points, royals, scuttles, jacks; and ``quick_oneoff_balance`` an Ace, 3, 4,
-    5, 6 or 7) gets the same bits as ``material_balance``
+    masks (draws, points, royals, scuttles, jacks, a gift of one's own card, Jokers; and
+    ``quick_oneoff_balance`` an Ace, 3, 4, 5, 6 or 7, a 2 or 9 on a royal or a lone Jack, a
+    9 on a point card) gets the same bits as ``material_balance``
     on a copy the move was applied to (the greedy rollout's one-ply material), including
     moves that hit the action limit and jacks that move a card between two other seats;
     the moves it leaves to a copy are only the others and those after which a seat meets
@@ -573,7 +576,7 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move_with_more_seats(ru
     s = np.zeros(L.STATE_SIZE, np.int64)
     buf = np.zeros(L.MAX_MOVES, np.int64)
     rng = np.array([13], np.uint64)
-    checked = left = 0
+    checked = left = removals = on_jacks = 0
     kinds, offered = set(), set()
     for game in range(60):
         r = rs.to_array()
@@ -609,7 +612,10 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move_with_more_seats(ru
                     assert fast == slow, (rules, game, int(m), fast, slow)
                     checked += 1
                     kinds.add(int(m & L.MT_MASK))
+                    if m & L.MT_MASK == L.MT_ONE_OFF and L.move_card(m) >> 2 in (L.RANK_TWO, L.RANK_NINE):
+                        removals += 1
+                        on_jacks += L.move_target(m) >> 2 == L.RANK_JACK
             apply_move(s, r, buf[rng_below(rng, n)])
-    assert checked > 3000
-    assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_SCUTTLE, L.MT_JACK} & offered <= kinds
+    assert checked > 3000 and removals > 20 and on_jacks > 0
+    assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_SCUTTLE, L.MT_JACK, L.MT_JOKER} & offered <= kinds
     assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_JACK, L.MT_ONE_OFF} <= kinds

@@ -25,7 +25,7 @@ from ..engine.ismcts import (
     ROOT_AVOID,
     ROOT_ONLY,
 )
-from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
+from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
 from ..engine.seats import partner, sides
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
@@ -51,7 +51,8 @@ from .result import AnalysisResult, MoveStat, score_interval
 from .solve_first import solve_first
 from .tree import Tree, load_growth_kernels
 
-ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM}
+ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM,
+            "greedy-cut": ROLLOUT_GREEDY_CUT}
 assert tuple(ROLLOUTS) == ROLLOUT_NAMES
 # the opponent models (engine/ismcts.py): what the other seats' nodes maximise
 MODELS = {"maxn": MODEL_MAXN, "paranoid": MODEL_PARANOID, "random": MODEL_RANDOM}

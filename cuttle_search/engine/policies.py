@@ -16,13 +16,18 @@ from .layout import (
     F_ACTOR,
     F_FACE,
     F_HAND,
+    F_JACK_BY,
     F_JACK_ON,
+    F_JOKER_ON,
+    JOKER_1,
     F_NPLAYERS,
     F_OWNED,
     F_PASSES,
     F_PHASE,
     F_POINTS,
+    F_RESPONSE,
     F_STATUS,
+    F_TURN_COUNT,
     F_WINNER,
     FROM_SEVEN,
     HL_BLOCK,
@@ -43,6 +48,7 @@ from .layout import (
     MT_ROYAL,
     MT_SCUTTLE,
     MT_SEVEN_SCRAP,
+    NINE_DECK_TOP,
     NO_CARD,
     PH_COUNTER,
     PH_MAIN,
@@ -57,6 +63,8 @@ from .layout import (
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
     R_JACK_SWITCH,
+    R_JOKERS,
+    R_NINE_MODE,
     R_PASS_LIMIT,
     R_RESHUFFLE,
     R_TEN_COUNTERS_SCUTTLE,
@@ -64,24 +72,33 @@ from .layout import (
     RANK_EIGHT,
     RANK_FIVE,
     RANK_FOUR,
+    RANK_JACK,
     RANK_KING,
+    RANK_NINE,
     RANK_QUEEN,
     RANK_SEVEN,
     RANK_SIX,
     RANK_TEN,
     RANK_THREE,
+    RANK_TWO,
+    ST_STALEMATE_ACTIONS,
     ST_WIN,
 )
 from .movegen import generate_moves
 from .noref import borrow
 from .rng import rng_below
 from .seats import opponent, opponents, partner, same_side, seat_after
-from .table import controller_of_point, goal, goal_with_kings, jack_height, owner_of, points_total, reshuffle_brings
+from .table import (controller_of_point, face_controller, goal, goal_with_kings, jack_height, owner_of, points_total,
+                    reshuffle_brings)
 
 
 ROLLOUT_RANDOM = 0
 ROLLOUT_HEURISTIC = 1
 ROLLOUT_GREEDY = 2
+ROLLOUT_GREEDY_CUT = 3  # greedy, cut off after CUT_ROUNDS rounds and adjudicated (``adjudicate``)
+# rounds of turns (every seat's turn once) a cut-off playout plays: 3 was as strong as full
+# playouts at equal time with four seats, 2 weaker (docs/search.md, "Third pass")
+CUT_ROUNDS = 3
 GREEDY_EPSILON_QUARTERS = 1  # a greedy rollout plays a uniform move this many quarters of the time
 
 
@@ -433,11 +450,14 @@ def _changed_material(s, r, q, pts):
 def quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val):
     """``material_balance(p)`` after main-phase move ``m`` of ``p`` and the other seats'
     declines, with any number of seats, worked out from the masks for a draw, points, a
-    royal, a scuttle or a jack from the hand: ``(True, value)``, exactly what applying the
+    royal, a scuttle, a jack (a gift of p's own card too) or a Joker (``quick_joker_balance_n``)
+    from the hand: ``(True, value)``, exactly what applying the
     move on a copy scores (0.0 for a stalemate), or ``(False, 0.0)`` for any other move and
     for one after which some seat meets its goal (the caller applies those). ``best_opp`` is
     the best ``material`` of p's opponents and ``mate_val`` the partner's, before the move."""
     mt = m & MT_MASK
+    if mt == MT_JOKER and not m & FROM_SEVEN:
+        return quick_joker_balance_n(s, r, m, p, mate, against)
     if m & FROM_SEVEN or not (mt == MT_DRAW or mt == MT_POINTS or mt == MT_ROYAL or mt == MT_SCUTTLE or mt == MT_JACK):
         return False, 0.0
     face_p = s[F_FACE + p]
@@ -476,14 +496,18 @@ def quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val):
                 return False, 0.0
             t = move_target(m)
             lose = controller_of_point(s, t)
-            if lose < 0 or lose == p:
+            if lose < 0 or (lose == p and mt != MT_JACK):
                 return False, 0.0
             value = (t >> 2) + 1
             if mt == MT_JACK:
                 to = move_receiver(m, p)
                 if to == lose:
                     return False, 0.0
-                if to == p:
+                if lose == p:  # a gift of p's own card (R_GIFT): p gives, the receiver gains
+                    pts -= value
+                    lose = -1
+                    gain = to
+                elif to == p:
                     pts += value
                 else:
                     gain = to
@@ -521,6 +545,131 @@ def quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val):
 
 
 @njit(cache=True)
+def quick_joker_balance_n(s, r, m, p, mate, against):
+    """``material_balance(p)`` after Joker move ``m`` of ``p`` from the hand in the main
+    phase, with any number of seats, from the masks: the royal it lands on (a King, Queen
+    or glasses) or the point card under the top Jack it lands on goes from its controller
+    to the receiver. ``(True, value)``, exactly what applying it on a copy scores (0.0 for
+    a stalemate; an answer window it opens changes no material), or ``(False, 0.0)`` for
+    another target and when the receiver meets its goal (the caller applies those)."""
+    t = move_target(m)
+    to = move_receiver(m, p)
+    if t >= 40 and t < 44:  # a top Jack: the point card under it changes hands
+        if r[R_JACK_SWITCH]:
+            return False, 0.0
+        card = s[F_JACK_ON + t - 40]
+        if card < 0:
+            return False, 0.0
+        lose = controller_of_point(s, card)
+        value = (card >> 2) + 1
+        royal = np.int64(0)
+    else:
+        rk = t >> 2
+        if t >= JOKER_1 or not (rk == RANK_KING or rk == RANK_QUEEN or rk == RANK_EIGHT):
+            return False, 0.0
+        lose = face_controller(s, t)
+        value = 0
+        royal = bit(t)
+    if lose < 0 or lose == to:
+        return False, 0.0
+    face_to = s[F_FACE + to] | royal
+    if points_total(s, to) + value >= goal_with_kings(r, popcount(face_to & KINGS)):
+        return False, 0.0
+    if s[F_ACTIONS] + 1 >= r[R_ACTION_LIMIT]:
+        return True, 0.0
+    return True, _balance_after(s, r, p, mate, against, lose, value, royal, to, -1)
+
+
+@njit(cache=True)
+def _balance_after(s, r, p, mate, against, lose, value, royal, to, back):
+    """``material_balance(p)`` once ``p`` has played a card from its hand, seat ``lose``
+    has given up ``value`` points and the royals of mask ``royal``, seat ``to`` (or none,
+    -1) has received them, and seat ``back`` (or none, -1) has taken a card into its hand."""
+    best = -1e300
+    own = 0.0
+    mine = -1e300
+    for q in range(s[F_NPLAYERS]):
+        pts = points_total(s, q)
+        face = s[F_FACE + q]
+        hand = popcount(s[F_HAND + q])
+        if q == p:
+            hand -= 1
+        if q == back:
+            hand += 1
+        if q == lose:
+            pts -= value
+            face &= ~royal
+        elif q == to:
+            pts += value
+            face |= royal
+        kings = popcount(face & KINGS)
+        v = _standing(pts, goal_with_kings(r, kings), kings, popcount(face & QUEENS), popcount(face & EIGHTS), hand)
+        if q == p:
+            own = v
+        elif q == mate:
+            mine = v
+        if (against >> q) & 1 and v > best:
+            best = v
+    if mate >= 0:
+        own = max(own, mine)
+    return own - best
+
+
+@njit(cache=True)
+def quick_removal_balance(s, r, m, p, mate, against):
+    """``material_balance(p)`` after main-phase one-off ``m`` of ``p``, a Two or a Nine,
+    resolves with every other seat declining, from the masks: a Two scraps a King, Queen
+    or glasses, a Nine sends one (or a point card, its Jacks scrapped) back to its
+    controller's hand (or the deck top). No seat gains, so none meets its goal. ``(True,
+    value)`` with exactly the bits applying it on a copy gives (0.0 for a stalemate), or
+    A 2 or 9 on the one Jack of a point card (no Joker on it) gives the card back to its
+    owner, and a 9 the Jack to the seat that played it. ``(False, 0.0)`` for a Joker as the
+    target, a Jack over another Jack (control goes back down the stack: the caller applies
+    those), one after which the owner meets its goal, and a 9 answering a royal."""
+    t = move_target(m)
+    if t == NO_CARD or t >= JOKER_1 or s[F_RESPONSE] >= 0:
+        return False, 0.0
+    rk = move_card(m) >> 2
+    trk = t >> 2
+    value = 0
+    royal = np.int64(0)
+    lose = -1
+    to = -1
+    back = -1
+    if trk == RANK_KING or trk == RANK_QUEEN or trk == RANK_EIGHT:
+        lose = face_controller(s, t)
+        royal = bit(t)
+        back = lose
+    if lose < 0 and rk == RANK_NINE and trk <= RANK_TEN:  # (an 8 as points)
+        lose = controller_of_point(s, t)
+        value = trk + 1
+        royal = np.int64(0)
+        back = lose
+    if trk == RANK_JACK:
+        if r[R_JACK_SWITCH] or (r[R_JOKERS] and (s[F_JOKER_ON] == t or s[F_JOKER_ON + 1] == t)):
+            return False, 0.0
+        card = s[F_JACK_ON + t - 40]
+        if card < 0 or jack_height(s, card) != 1:
+            return False, 0.0
+        lose = controller_of_point(s, card)
+        to = owner_of(s, card)
+        if lose < 0 or to < 0:
+            return False, 0.0
+        if to != lose:
+            value = (card >> 2) + 1
+            if points_total(s, to) + value >= goal(s, r, to):
+                return False, 0.0
+        back = s[F_JACK_BY + t - 40]
+    if lose < 0:
+        return False, 0.0
+    if rk != RANK_NINE or r[R_NINE_MODE] == NINE_DECK_TOP:
+        back = -1
+    if s[F_ACTIONS] + s[F_NPLAYERS] >= r[R_ACTION_LIMIT]:  # the one-off and every decline
+        return True, 0.0
+    return True, _balance_after(s, r, p, mate, against, lose, value, royal, to, back)
+
+
+@njit(cache=True)
 def _points_of(x):
     """``table.points_total`` of the point-card mask ``x``."""
     total = 0
@@ -533,14 +682,19 @@ def _points_of(x):
 def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
     """``material_balance(p)`` after main-phase one-off ``m`` of ``p`` resolves with every
     other seat declining, from the masks, for an Ace, a Three, a Four, a Five, a Six or a
-    Seven: ``(True, value)`` with exactly the bits applying it on a copy gives (0.0 for a
+    Seven, and a Two or a Nine on a royal or a Nine on a point card (``quick_removal_balance``):
+    ``(True, value)`` with exactly the bits applying it on a copy gives (0.0 for a
     stalemate), or ``(False, 0.0)`` for another one-off, a Five that draws past the deck,
     or one after which a seat meets its goal (the caller applies those)."""
     c = move_card(m)
     rk = c >> 2
     n_seats = s[F_NPLAYERS]
-    if s[F_PHASE] != PH_MAIN or m & FROM_SEVEN or not (rk == RANK_ACE or rk == RANK_THREE or rk == RANK_FOUR or rk == RANK_FIVE
-                              or rk == RANK_SIX or rk == RANK_SEVEN):
+    if s[F_PHASE] != PH_MAIN or m & FROM_SEVEN:
+        return False, 0.0
+    if rk == RANK_TWO or rk == RANK_NINE:
+        return quick_removal_balance(s, r, m, p, mate, against)
+    if not (rk == RANK_ACE or rk == RANK_THREE or rk == RANK_FOUR or rk == RANK_FIVE or rk == RANK_SIX
+            or rk == RANK_SEVEN):
         return False, 0.0
     hand_p = popcount(s[F_HAND + p]) - 1
     if rk == RANK_FIVE and not (r[R_FIVE_DISCARD] and s[F_HAND + p] & ~bit(c) != 0):
@@ -686,10 +840,54 @@ def greedy_values(s, r, buf, n, values, scratch):
 
 
 @njit(cache=True)
+def adjudicate(s, r):
+    """End a cut-off playout: the seat of the highest ``material`` wins for its side (the
+    greedy policy's own judgement of a standing, with any number of seats), or, when seats
+    of different sides share it, the game reads as a stalemate."""
+    best = -1e300
+    winner = -1
+    tie = False
+    for q in range(s[F_NPLAYERS]):
+        v = material(s, r, q)
+        if v > best + 1e-9:
+            best = v
+            winner = q
+            tie = False
+        elif v > best - 1e-9 and not same_side(s, r, winner, q):
+            tie = True
+    s[F_PHASE] = PH_OVER
+    if tie:
+        s[F_STATUS] = ST_STALEMATE_ACTIONS
+        s[F_WINNER] = -1
+    else:
+        s[F_STATUS] = ST_WIN
+        s[F_WINNER] = winner
+
+
+@njit(cache=True)
+def _cut_rollout(s, r, rng, buf, scratch):
+    """The greedy playout for ``CUT_ROUNDS`` rounds of turns (``CUT_ROUNDS`` turns of every
+    seat), then ``adjudicate``d at the next main decision; return the number of plies."""
+    end = s[F_TURN_COUNT] + CUT_ROUNDS * s[F_NPLAYERS]
+    plies = 0
+    while s[F_PHASE] != PH_OVER:
+        if s[F_TURN_COUNT] >= end and s[F_PHASE] == PH_MAIN:
+            adjudicate(s, r)
+            break
+        n = generate_moves(s, r, buf)
+        apply_move(s, r, policy_pick(s, r, buf, n, rng, ROLLOUT_GREEDY, scratch))
+        plies += 1
+    return plies
+
+
+@njit(cache=True)
 def rollout(s, r, rng, buf, policy, scratch):
     """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
-    a state-sized array the greedy policy tries moves on."""
+    a state-sized array the greedy policy tries moves on. ``ROLLOUT_GREEDY_CUT`` stops
+    early and leaves an adjudicated result in the state (``_cut_rollout``)."""
     s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
+    if policy == ROLLOUT_GREEDY_CUT:
+        return _cut_rollout(s, r, rng, buf, scratch)
     plies = 0
     while s[F_PHASE] != PH_OVER:
         n = generate_moves(s, r, buf)
@@ -704,7 +902,7 @@ def policy_pick(s, r, buf, n, rng, policy, scratch):
     policy plays a uniform move outside a main or 7 decision; inside one, the heuristic
     and greedy policies take a win on the spot before they weigh anything else."""
     ph = s[F_PHASE]
-    forced = policy == ROLLOUT_GREEDY and n == 1  # greedy does not weigh a lone move
+    forced = policy >= ROLLOUT_GREEDY and n == 1  # greedy does not weigh a lone move
     if policy == ROLLOUT_RANDOM or (ph != PH_MAIN and ph != PH_SEVEN) or forced:
         return buf[rng_below(rng, n)]
     win = first_win(s, r, s[F_ACTOR], buf, n)
