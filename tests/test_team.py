@@ -93,6 +93,31 @@ def test_a_partners_own_kings_set_the_goal_a_jack_gift_is_measured_against():
     assert t.result() == (L.ST_WIN, 2)
 
 
+def _wins_now(t: SeatTable, text: str) -> bool:
+    from cuttle_search.engine.policies import wins_now
+
+    code = next(m.code() for m in t.pos.legal_moves() if m.text() == text)
+    return bool(wins_now(t.s, R, t.actor, np.int64(code)))
+
+
+def test_the_win_now_test_reads_a_jack_gift_by_its_receivers_goal():
+    # the search's cheap test that a move wins (decisive moves, rollouts, inference) measures
+    # a gift against the receiver: p2 (one King, goal 14, 7 points) wins with p1's 7C, p0
+    # (no points) does not
+    t = T((["JH"], ["9D"], ["3H"], ["9S"]), points={1: ["7C"], 2: ["7H"]}, royals={2: ["KH"]})
+    assert _wins_now(t, "jack JH 7C p2") and not _wins_now(t, "jack JH 7C p0")
+    from cuttle_search.engine.policies import could_win_now
+
+    assert could_win_now(t.s, R, 0)  # p0 is far from its goal, its partner is not
+    t.play("jack JH 7C p2", "resolve", "resolve")
+    assert t.result() == (L.ST_WIN, 2)
+    # and the other way round: p0 on 16 wins by keeping the 5D, not by handing it to p2
+    u = T((["JH"], ["9D"], ["3H"], ["9S"]), points={0: ["9C", "7S"], 1: ["5D"]})
+    assert _wins_now(u, "jack JH 5D p0") and not _wins_now(u, "jack JH 5D p2")
+    u.play("jack JH 5D p2", "resolve", "resolve")
+    assert not u.over
+
+
 @pytest.mark.parametrize("also,winner", [(1, 0), (3, 3)])
 def test_several_seats_at_their_goal_the_deciding_seat_first_else_the_next_in_turn_order(also, winner):
     # p0's 6 sends stolen point cards home: p0 and seat `also` each get back to 21 at once.

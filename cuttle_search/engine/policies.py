@@ -60,6 +60,7 @@ from .layout import (
     R_ACTION_LIMIT,
     R_FIVE_DISCARD,
     R_FIVE_DRAW,
+    R_GIFT,
     R_HAND_LIMIT,
     R_HAND_LIMIT_STYLE,
     R_JACK_SWITCH,
@@ -112,17 +113,21 @@ def wins_now(s, r, p, m):
         return pts + (c >> 2) + 1 >= goal(s, r, p)
     if mt == MT_ROYAL and (c >> 2) == 12:
         return pts >= goal_with_kings(r, popcount(s[F_FACE + p] & KINGS) + 1)
+    # a Jack or Joker hands its card to its receiver (p, or with gifts p's partner, whose
+    # goal then wins for p's side): what the receiver holds after it decides
     if mt == MT_JACK:
         t = move_target(m)
-        if (s[F_POINTS + p] >> t) & 1:
+        q = move_receiver(m, p)
+        if (s[F_POINTS + q] >> t) & 1:
             return False
-        return pts + (t >> 2) + 1 >= goal(s, r, p)
+        return points_total(s, q) + (t >> 2) + 1 >= goal(s, r, q)
     if mt == MT_JOKER:
         t = move_target(m)
+        q = move_receiver(m, p)
         if t >= 40 and t < 44:  # the point card under that Jack comes along
-            return pts + (s[F_JACK_ON + t - 40] >> 2) + 1 >= goal(s, r, p)
+            return points_total(s, q) + (s[F_JACK_ON + t - 40] >> 2) + 1 >= goal(s, r, q)
         if (t >> 2) == RANK_KING:
-            return pts >= goal_with_kings(r, popcount(s[F_FACE + p] & KINGS) + 1)
+            return points_total(s, q) >= goal_with_kings(r, popcount(s[F_FACE + q] & KINGS) + 1)
     return False
 
 
@@ -130,15 +135,25 @@ MAX_POINTS_GAIN = RANK_TEN + 1  # the most points one move brings p (a Ten, play
 
 
 @njit(cache=True)
-def could_win_now(s, r, p):
-    """Whether any move could pass ``wins_now`` for ``p``: a move brings at most
-    ``MAX_POINTS_GAIN`` points or one more King, so when neither reaches the goal no move
-    wins and the scan can be skipped (most decisions, far from the goal)."""
-    pts = points_total(s, p)
-    kings = popcount(s[F_FACE + p] & KINGS)
+def _could_meet_goal(s, r, q):
+    """Whether one move could bring seat ``q`` to its goal: it gains at most
+    ``MAX_POINTS_GAIN`` points or one more King."""
+    pts = points_total(s, q)
+    kings = popcount(s[F_FACE + q] & KINGS)
     if pts + MAX_POINTS_GAIN >= goal_with_kings(r, kings):
         return True
     return kings < 4 and pts >= goal_with_kings(r, kings + 1)
+
+
+@njit(cache=True)
+def could_win_now(s, r, p):
+    """Whether any move could pass ``wins_now`` for ``p``: when neither ``p`` nor (where a
+    Jack or Joker can hand its card to a partner) p's partner is within one move of its
+    goal, no move wins and the scan can be skipped (most decisions, far from the goal)."""
+    if _could_meet_goal(s, r, p):
+        return True
+    q = partner(s, r, p)
+    return r[R_GIFT] != 0 and q >= 0 and _could_meet_goal(s, r, q)
 
 
 @njit(cache=True)
