@@ -2,28 +2,32 @@
 
 from __future__ import annotations
 
+import functools
 import mmap
+import threading
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
-from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes, pack_indexes_in_place
+from ..engine.ismcts import (INDEX_FIRST, META_POOL, breadth_first_order, index_pool_room, pack_indexes,
+                             pack_indexes_in_place)
 from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
     ("move", np.int64),
-    ("index", np.int32),  # where the node's index of its children by move starts in the pool, or -1
     ("mover", np.int8),
     ("visits", np.int32),
     ("avail", np.int32),
     ("wins", np.int32),
     ("draws", np.int32),
-    ("first", np.int32),
+    ("first", np.int32),  # the first child, -1 for none, -2 - at for an index at pool slot at
     ("sibling", np.int32),
     ("proven", np.int8),  # MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
 )
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
-LINKS = ("first", "sibling")  # fields that hold node numbers
+LINKS = ("first", "sibling")  # fields that hold node numbers (and, below -1, index places)
 POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
+RELINK_CHUNK = 1 << 16  # nodes renumbered at a time (bounded temporaries)
 RENUMBER_BELOW = 1 << 19  # a tree this large grows without renumbering (experiment)
 
 
@@ -65,7 +69,21 @@ def load_growth_kernels() -> None:
         tree = Tree(2)
         tree.grow()
         tree._pack_pool()
+        tree.children(0)
         _growth_loaded = True
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _locked(method: _Method) -> _Method:
+    """``method`` run holding the tree's lock: a reader on another thread never sees half a
+    growth (the renumbering replaces one field at a time)."""
+    @functools.wraps(method)
+    def run(self: Tree, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return cast(_Method, run)
 
 
 class Tree:
@@ -74,15 +92,16 @@ class Tree:
     def __init__(self, capacity: int = 1 << 16) -> None:
         self.arrays = {name: _zeros(capacity, t) for name, t in FIELDS}
         self.meta = np.zeros(4, dtype=np.int64)
-        # the indexes of the nodes with many children: moves and children (headers in the latter)
-        self.pool_move = np.zeros(POOL_CAPACITY, dtype=np.int64)
-        self.pool_child = np.zeros(POOL_CAPACITY, dtype=np.int32)
+        # the indexes of the nodes with many children: headers and children
+        self.pool = np.zeros(POOL_CAPACITY, dtype=np.int32)
         # root-only: rollouts below each root child (by order of creation) won by each seat's side
         self.seat_wins = np.zeros((MAX_MOVES, MAX_PLAYERS), dtype=np.int32)
         self.arrays["first"][0] = -1
         self.arrays["sibling"][0] = -1
-        self.arrays["index"][0] = -1
         self.arrays["mover"][0] = -1
+        # held while the tree grows (it renumbers one field at a time) and while a reader on
+        # another thread walks it, so that the reader never sees half a renumbering
+        self._lock = threading.RLock()
         self.meta[0] = 1  # the root
 
     @property
@@ -97,6 +116,7 @@ class Tree:
     def iterations(self) -> int:
         return int(self.meta[1])
 
+    @_locked
     def grow(self) -> None:
         """Make room for the next kernel call: when the nodes are full, renumber them
         breadth-first, so that siblings sit together in memory (the selection scans them),
@@ -111,24 +131,27 @@ class Tree:
                 packed = True
             else:
                 self._extend(2 * self.capacity)
-        size = len(self.pool_child)
+        size = len(self.pool)
         if not packed and self.meta[META_POOL] + index_pool_room(self.meta) > size:
             self._pack_pool()
             if 2 * self.meta[META_POOL] > size:  # little was outgrown: grow as well, not pack again soon
                 size *= 2
         while self.meta[META_POOL] + index_pool_room(self.meta) > size:
             size *= 2
-        if size > len(self.pool_child):
-            used = int(self.meta[META_POOL])
-            self.pool_move = _grown(self.pool_move, size, used)
-            self.pool_child = _grown(self.pool_child, size, used)
+        if size > len(self.pool):
+            self.pool = _grown(self.pool, size, int(self.meta[META_POOL]))
+
+    def index_at(self, node: int) -> int:
+        """Where ``node``'s index of its children starts in the pool, or -1 (none)."""
+        f = int(self.arrays["first"][node])
+        return -2 - f if f < -1 else -1
 
     def _pack_pool(self) -> None:
         """Drop the outgrown indexes from the pool, in place (the live ones move down)."""
-        index = self.arrays["index"][: self.nodes]
-        nodes = np.flatnonzero(index >= 0)
-        by_start = nodes[np.argsort(index[nodes], kind="stable")]
-        self.meta[META_POOL] = pack_indexes_in_place(self.arrays["index"], self.pool_move, self.pool_child, by_start)
+        first = self.arrays["first"][: self.nodes]
+        nodes = np.flatnonzero(first < -1)
+        by_start = nodes[np.argsort(-first[nodes], kind="stable")]  # -2 - first: the index's place
+        self.meta[META_POOL] = pack_indexes_in_place(self.arrays["first"], self.pool, by_start)
 
     def _extend(self, capacity: int) -> None:
         """Larger arrays, the nodes as they are, one field at a time (a reader on another
@@ -138,39 +161,46 @@ class Tree:
             self.arrays[name] = _grown(self.arrays[name], capacity, n)
 
     def _renumber(self, capacity: int) -> None:
+        """Renumber breadth-first into arrays of ``capacity``, one field at a time (each old
+        field goes as its new one is made, so that only one is ever held twice), the links
+        and the pool first (they need ``rank``), then the rest."""
         n = self.nodes
         order = np.empty(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
         rank = np.empty(n, np.int32)
-        breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
-        grown = {}
-        for name, t in FIELDS:
-            grown[name] = _zeros(capacity, t)  # pages past the nodes cost nothing until written
-            values = grown[name][:n]
-            np.take(self.arrays[name][:n], order, out=values)
-            if name in LINKS:  # node numbers: renumber them too
-                linked = values >= 0
-                values[linked] = rank[values[linked]]
-                del linked
-        del order
-        pool_move, pool_child = _zeros(len(self.pool_move), np.int64), _zeros(len(self.pool_child), np.int32)
-        self.meta[META_POOL] = pack_indexes(grown["index"], self.pool_move, self.pool_child, n, rank, pool_move,
-                                            pool_child)
-        self.pool_move, self.pool_child = pool_move, pool_child
-        self.arrays = grown  # one swap: a reader on another thread sees the old tree or the new
+        breadth_first_order(self.arrays["first"], self.arrays["sibling"], self.pool, n, order, rank)
+        fields = sorted(FIELDS, key=lambda f: f[0] not in LINKS)
+        for name, t in fields:
+            values = _zeros(capacity, t)  # pages past the nodes cost nothing until written
+            np.take(self.arrays[name][:n], order, out=values[:n])
+            if name in LINKS:  # node numbers: renumber them too (an index's place stays, for now)
+                for lo in range(0, n, RELINK_CHUNK):
+                    part = values[lo:lo + RELINK_CHUNK]
+                    linked = part >= 0
+                    part[linked] = rank[part[linked]]
+            self.arrays[name] = values
+            if name == LINKS[-1]:  # the links done: the indexes into a fresh pool, in the new order
+                pool = _zeros(len(self.pool), np.int32)
+                self.meta[META_POOL] = pack_indexes(self.arrays["first"], self.pool, n, rank, pool)
+                self.pool = pool
+                del rank
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
-        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta, self.seat_wins, self.pool_move,
-                                                                  self.pool_child)
+        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta, self.seat_wins, self.pool)
 
+    @_locked
     def children(self, node: int, arrays: dict | None = None) -> list[int]:
+        """``node``'s children, newest first."""
         a = arrays or self.arrays
         out = []
         c = int(a["first"][node])
+        if c < -1:  # indexed: the list starts in the index's header
+            c = int(self.pool[-2 - c + INDEX_FIRST])
         while c >= 0:
             out.append(c)
             c = int(a["sibling"][c])
         return out
 
+    @_locked
     def root_stats(self) -> dict[int, tuple[int, int, int, int]]:
         """Move code -> (visits, wins, draws, availability) for the root's children."""
         a = self.arrays
@@ -179,6 +209,7 @@ class Tree:
             for c in self.children(0, a)
         }
 
+    @_locked
     def root_seat_wins(self, seats: int) -> dict[int, tuple[int, ...]]:
         """Move code -> the rollouts below that root child won by each seat's side (``seats``
         entries). With two seats they follow from the node statistics: the mover's wins, and
@@ -198,12 +229,14 @@ class Tree:
                 out[int(a["move"][c])] = tuple(int(x) for x in self.seat_wins[row, :seats])
         return out
 
+    @_locked
     def root_proven(self) -> dict[int, int]:
         """Move code -> 1 (a proven win for the viewer) or -1 (a proven loss) for the root's
         children the MCTS-Solver proved (only when nothing is hidden)."""
         a = self.arrays
         return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0, a) if a["proven"][c] != 0}
 
+    @_locked
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
         """The root move, then the most visited child at each step below it."""
         a = self.arrays
