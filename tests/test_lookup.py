@@ -52,9 +52,9 @@ def _fields(tree) -> dict:
 
 
 def _search(pos: Position, iterations: int, capacity: int, seed: int, work=None, model=kernel.MODEL_MAXN,
-            widen: float = DEFAULT_WIDEN) -> _Worker:
+            widen: float = DEFAULT_WIDEN, reserve: int = 0) -> _Worker:
     """One compiled search's worker after ``iterations`` (with the scratch ``work`` given)."""
-    w = _Worker(seed=seed, index=0, capacity=capacity, widen=widen)
+    w = _Worker(seed=seed, index=0, capacity=capacity, widen=widen, reserve=reserve)
     if work is not None:
         w.work = work(w.work)
     deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
@@ -214,3 +214,44 @@ def test_packing_the_index_pool_in_place_changes_nothing(monkeypatch):
     for node in range(b.nodes):
         if b.index_at(node) >= 0:
             _check_index(b, node)
+
+
+def test_a_tree_grown_in_place_searches_the_same():
+    """A tree that reserves its budget's nodes grows in place (renumbered within its
+    arrays, never copied) at the same points as one that starts small and is copied at
+    every growth: the same nodes, fields, indexes and search."""
+    pos = Position.load(POS / "midgame-main-p0.json")
+    copied = _search(pos, 20000, 1 << 10, seed=5)
+    w = _Worker(seed=5, index=0, capacity=1 << 10, reserve=20002)
+    arrays = dict(w.tree.arrays)
+    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), (np.int64(pos.unknown_cards), np.int64(0), np.int64(0)),
+          20000, 0.7, ROLLOUT_GREEDY)
+    a, b = copied.tree, w.tree
+    assert b.capacity == a.capacity >= 1 << 14 and len(b.arrays["move"]) == 20002  # grown, within the reserve
+    assert all(b.arrays[name] is arrays[name] for name in arrays)  # in place: never copied
+    assert a.nodes == b.nodes and a.root_stats() == b.root_stats()
+    fa, fb = _fields(a), _fields(b)
+    for name in fa:
+        assert np.array_equal(fa[name], fb[name]), name
+    for node in range(b.nodes):
+        if b.index_at(node) >= 0:
+            _check_index(b, node)
+
+
+def test_a_search_reserves_its_budget():
+    """``run_search`` with an iteration budget reserves one node an iteration (and the
+    root) in every thread's tree, so that it grows in place; with a time limit alone it
+    reserves nothing beyond the first capacity."""
+    from cuttle_search.analysis import ismcts as driver
+    from cuttle_search.analysis.limits import Limit
+
+    made = []
+    init = driver._Worker.__init__
+    pos = Position.load(POS / "midgame-main-p0.json")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(driver._Worker, "__init__",
+                   lambda self, *a, **k: (init(self, *a, **k), made.append(len(self.tree.arrays["move"])))[0])
+        driver.run_search(pos, Limit(3001), threads=2, seed=1)
+        driver.run_search(pos, Limit(200001), threads=2, seed=1)
+        driver.run_search(pos, Limit(time=0.01), seed=1)
+    assert made == [1 << 16] * 2 + [100003, 100002] + [1 << 16]

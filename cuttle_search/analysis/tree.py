@@ -27,14 +27,18 @@ FIELDS = (
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
 LINKS = ("first", "sibling")  # fields that hold node numbers (and, below -1, index places)
 POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
-RELINK_CHUNK = 1 << 16  # nodes renumbered at a time (bounded temporaries)
+RELINK_CHUNK = 1 << 14  # nodes renumbered at a time (bounded temporaries)
 RENUMBER_BELOW = 1 << 19  # a tree this large grows without renumbering (experiment)
+# the most nodes a tree reserves up front (address space only: a page costs memory once written)
+RESERVE_MAX = 1 << 24
 
 
 _growth_loaded = False
 
 
-MAPPED_BYTES = 1 << 20  # arrays from this size on get pages of their own (``_zeros``)
+# arrays from this size on get pages of their own (``_zeros``): every array a growing tree
+# frees, so that none stays behind in the C heap (below 1 MB they did: 10 bytes a node at 1 M)
+MAPPED_BYTES = 1 << 16
 
 
 def _zeros(size: int, dtype) -> np.ndarray:
@@ -87,10 +91,18 @@ def _locked(method: _Method) -> _Method:
 
 
 class Tree:
-    """Node storage for one search thread (field meanings in ``engine/ismcts.py``)."""
+    """Node storage for one search thread (field meanings in ``engine/ismcts.py``).
 
-    def __init__(self, capacity: int = 1 << 16) -> None:
-        self.arrays = {name: _zeros(capacity, t) for name, t in FIELDS}
+    ``capacity`` is the node count the kernel may fill before the tree grows; ``reserve``
+    (a search's iteration budget plus the root: an iteration adds one node at most) the
+    length of the arrays themselves, so that the tree grows in place: growing then
+    renumbers within the arrays, never holding two copies of them, and a tree that fits
+    its reserve is never copied. Growth points (and so the layout) do not depend on it."""
+
+    def __init__(self, capacity: int = 1 << 16, reserve: int = 0) -> None:
+        size = max(capacity, min(reserve, RESERVE_MAX))
+        self.arrays = {name: _zeros(size, t) for name, t in FIELDS}
+        self._capacity = capacity
         self.meta = np.zeros(4, dtype=np.int64)
         # the indexes of the nodes with many children: headers and children
         self.pool = np.zeros(POOL_CAPACITY, dtype=np.int32)
@@ -106,7 +118,8 @@ class Tree:
 
     @property
     def capacity(self) -> int:
-        return int(self.arrays["move"].shape[0])
+        """The nodes the kernel may fill before the tree grows."""
+        return self._capacity
 
     @property
     def nodes(self) -> int:
@@ -123,14 +136,17 @@ class Tree:
         into arrays twice as large, packing the index pool on the way (a tree of
         ``RENUMBER_BELOW`` nodes or more just gets larger arrays); when the pool is short,
         pack it in place, then double it while it is short (or more than half full). The
-        tree itself, and so the search, stays exactly the same."""
+        tree itself, and so the search, stays exactly the same. Within the reserve all of
+        it happens in place."""
         packed = False
         if self.nodes + 2 > self.capacity:
+            capacity = 2 * self.capacity
             if self.capacity < RENUMBER_BELOW:
-                self._renumber(2 * self.capacity)
+                self._renumber(capacity)
                 packed = True
-            else:
-                self._extend(2 * self.capacity)
+            elif capacity > len(self.arrays["move"]):
+                self._extend(capacity)
+            self._capacity = capacity
         size = len(self.pool)
         if not packed and self.meta[META_POOL] + index_pool_room(self.meta) > size:
             self._pack_pool()
@@ -161,23 +177,29 @@ class Tree:
             self.arrays[name] = _grown(self.arrays[name], capacity, n)
 
     def _renumber(self, capacity: int) -> None:
-        """Renumber breadth-first into arrays of ``capacity``, one field at a time (each old
-        field goes as its new one is made, so that only one is ever held twice), the links
-        and the pool first (they need ``rank``), then the rest."""
+        """Renumber breadth-first for ``capacity`` nodes, one field at a time, the links and
+        the pool first (they need ``rank``), then the rest: in place within the arrays'
+        length (through one field's worth of scratch), else into larger arrays (each old
+        field goes as its new one is made). Either way only one field is ever held twice."""
         n = self.nodes
-        order = np.empty(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
-        rank = np.empty(n, np.int32)
+        order = _zeros(n, np.intp)  # what np.take indexes with (int32 indices: a copy of them, in the C heap)
+        rank = _zeros(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
         breadth_first_order(self.arrays["first"], self.arrays["sibling"], self.pool, n, order, rank)
+        in_place = capacity <= len(self.arrays["move"])
         fields = sorted(FIELDS, key=lambda f: f[0] not in LINKS)
         for name, t in fields:
-            values = _zeros(capacity, t)  # pages past the nodes cost nothing until written
+            values = _zeros(n if in_place else capacity, t)  # pages past the nodes cost nothing until written
             np.take(self.arrays[name][:n], order, out=values[:n])
             if name in LINKS:  # node numbers: renumber them too (an index's place stays, for now)
                 for lo in range(0, n, RELINK_CHUNK):
                     part = values[lo:lo + RELINK_CHUNK]
                     linked = part >= 0
                     part[linked] = rank[part[linked]]
-            self.arrays[name] = values
+            if in_place:
+                self.arrays[name][:n] = values
+            else:
+                self.arrays[name] = values
+            del values
             if name == LINKS[-1]:  # the links done: the indexes into a fresh pool, in the new order
                 pool = _zeros(len(self.pool), np.int32)
                 self.meta[META_POOL] = pack_indexes(self.arrays["first"], self.pool, n, rank, pool)
@@ -185,7 +207,9 @@ class Tree:
                 del rank
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
-        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta, self.seat_wins, self.pool)
+        """The kernel's ``tree`` record: the node fields up to the capacity, ``meta``,
+        ``seat_wins``, the pool."""
+        return tuple(self.arrays[name][: self._capacity] for name, _ in FIELDS) + (self.meta, self.seat_wins, self.pool)
 
     @_locked
     def children(self, node: int, arrays: dict | None = None) -> list[int]:
