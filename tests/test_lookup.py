@@ -159,7 +159,7 @@ def _check_index(t, node: int) -> None:
 def test_the_index_pool_grows_with_the_tree():
     """A tree whose nodes all open every move at once (no widening: many nodes with many
     children, each with an index) outgrows the first pool, which then grows."""
-    w = _search(Position.load(POS / "midgame-main-p0.json"), 20000, 1 << 12, seed=2, widen=0.0)
+    w = _search(Position.load(POS / "midgame-main-p0.json"), 40000, 1 << 12, seed=2, widen=0.0)
     assert len(w.tree.pool) > POOL_CAPACITY
 
 

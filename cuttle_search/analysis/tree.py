@@ -27,7 +27,7 @@ FIELDS = (
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
 LINKS = ("first", "sibling")  # fields that hold node numbers (and, below -1, index places)
 POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
-RELINK_CHUNK = 1 << 14  # nodes renumbered at a time (bounded temporaries)
+RELINK_CHUNK = 1 << 14  # nodes renumbered at a time (bounded temporaries, which the C heap keeps)
 RENUMBER_BELOW = 1 << 19  # a tree this large grows without renumbering (experiment)
 # the most nodes a tree reserves up front (address space only: a page costs memory once written)
 RESERVE_MAX = 1 << 24
@@ -182,19 +182,22 @@ class Tree:
         length (through one field's worth of scratch), else into larger arrays (each old
         field goes as its new one is made). Either way only one field is ever held twice."""
         n = self.nodes
-        order = _zeros(n, np.intp)  # what np.take indexes with (int32 indices: a copy of them, in the C heap)
-        rank = _zeros(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
+        order = _zeros(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
+        rank = _zeros(n, np.int32)
         breadth_first_order(self.arrays["first"], self.arrays["sibling"], self.pool, n, order, rank)
         in_place = capacity <= len(self.arrays["move"])
         fields = sorted(FIELDS, key=lambda f: f[0] not in LINKS)
         for name, t in fields:
             values = _zeros(n if in_place else capacity, t)  # pages past the nodes cost nothing until written
-            np.take(self.arrays[name][:n], order, out=values[:n])
-            if name in LINKS:  # node numbers: renumber them too (an index's place stays, for now)
-                for lo in range(0, n, RELINK_CHUNK):
-                    part = values[lo:lo + RELINK_CHUNK]
+            old = self.arrays[name]
+            for lo in range(0, n, RELINK_CHUNK):  # in chunks: np.take copies its indices (as intp) first
+                hi = min(lo + RELINK_CHUNK, n)
+                part = values[lo:hi]
+                np.take(old, order[lo:hi], out=part, mode="clip")  # ("raise" copies ``out``)
+                if name in LINKS:  # node numbers: renumber them too (an index's place stays, for now)
                     linked = part >= 0
                     part[linked] = rank[part[linked]]
+            del old
             if in_place:
                 self.arrays[name][:n] = values
             else:
