@@ -6,7 +6,9 @@ The one-thread ISMCTS rate (each figure a fresh process: load the kernels, a 500
 warm-up, then one timed search at the budget), with the memory a tree node costs in that
 process (the peak resident size's growth over the warm-up's, divided by the nodes: growth
 copies and the index pool included) and, per position, the rate at the largest budget over
-the rate at the smallest::
+the rate at the smallest; then issue 28's targets for the new side: at most ``TARGET_BYTES``
+bytes a node at every budget from 1 M on, and a rate at the largest budget at least
+``TARGET_SCALING`` of the rate at the smallest::
 
     python benchmarks/compare.py --old /path/to/old/.venv/bin/python --new .venv/bin/python \
         [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3]
@@ -42,6 +44,8 @@ import time
 from pathlib import Path
 
 POSITIONS = Path(__file__).resolve().parent.parent / "positions"
+TARGET_BYTES = 40.0  # bytes a node (peak) at 1 M iterations and more
+TARGET_SCALING = 0.9  # the rate at the largest budget over the rate at the smallest
 
 _PROBE = """
 import sys
@@ -229,7 +233,26 @@ def main() -> None:
             summary[f"{position}:largest/smallest"] = scale
             print(f"{position:<28} rate at {max(budgets):,} / at {min(budgets):,}: old {scale['old']:.2f} "
                   f"new {scale['new']:.2f}")
+    summary["targets"] = targets(summary, args.positions.split(","), budgets)
     print(json.dumps(summary, indent=2))
+
+
+def targets(summary: dict, positions: list[str], budgets: list[int]) -> dict[str, dict]:
+    """Issue 28's memory and scaling targets, met or not, for the new side (printed too)."""
+    out = {}
+    for position in positions:
+        big = [b for b in budgets if b >= 1_000_000]
+        per_node = {b: summary[f"{position}@{b}"]["bytes_per_node"]["new_median"] for b in big}
+        row: dict = {"bytes_per_node": per_node, "bytes_met": all(v <= TARGET_BYTES for v in per_node.values())}
+        text = ", ".join(f"{v:.1f} at {b:,}" for b, v in per_node.items())
+        line = f"target {position}: bytes a node (<= {TARGET_BYTES:g}) {text or 'no budget of 1 M or more'}"
+        if f"{position}:largest/smallest" in summary:
+            scale = summary[f"{position}:largest/smallest"]["new"]
+            row.update(scaling=scale, scaling_met=scale >= TARGET_SCALING)
+            line += f"; rate largest/smallest (>= {TARGET_SCALING:g}) {scale:.2f}"
+        out[position] = row
+        print(line + ("  met" if all(v for k, v in row.items() if k.endswith("_met")) else "  not met"))
+    return out
 
 
 if __name__ == "__main__":

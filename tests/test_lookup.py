@@ -124,7 +124,7 @@ def test_every_index_holds_exactly_its_nodes_children(name, model):
         data["rules"] += ":" + option
     pos = Position.from_json(json.dumps(data))
     w = _search(pos, 20000, 1 << 10, seed=2, model=model)
-    t, a = w.tree, w.tree.arrays
+    t = w.tree
     assert t.capacity >= 1 << 12  # grown, so renumbered
     indexed = 0
     for node in range(t.nodes):
