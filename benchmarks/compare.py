@@ -12,7 +12,7 @@ bytes a node at every budget from 1 M on, and a rate at the largest budget at le
 ``TARGET_SCALING`` of the rate at the smallest::
 
     python benchmarks/compare.py --old /path/to/old/.venv/bin/python --new .venv/bin/python \
-        [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3]
+        [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3] [--widen W]
 
 A command's warm start (the wall time of ``cuttle-search ARGS`` next to each interpreter, and
 the processor time it used, which a busy machine disturbs less)::
@@ -57,18 +57,25 @@ def rss(key):
         if line.startswith(key):
             return int(line.split()[1]) * 1024
 base = rss("VmRSS:")
-import time
+import inspect, time
+kw = {}
+if sys.argv[3]:  # a widening: where the checkout has none, its one search is widen 0
+    if "widen" in inspect.signature(analyse).parameters:
+        kw["widen"] = float(sys.argv[3])
+    elif float(sys.argv[3]) != 0:
+        sys.exit("this checkout has no widening: compare it with --widen 0")
 cpu = time.process_time()
-r = analyse(sys.argv[1], iterations=int(sys.argv[2]), seed=1)
+r = analyse(sys.argv[1], iterations=int(sys.argv[2]), seed=1, **kw)
 cpu = time.process_time() - cpu
 print(r.iterations / r.seconds, r.nodes, (rss("VmHWM:") - base) / max(r.nodes, 1), r.iterations / cpu)
 """
 
 
-def rate(python: str, position: str, budget: int) -> tuple[float, float, float]:
+def rate(python: str, position: str, budget: int, widen: str = "") -> tuple[float, float, float]:
     """Iterations a second (wall time), peak bytes a node, and iterations a second of
-    processor time (which a busy machine disturbs less) of one fresh process's search."""
-    out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget)],
+    processor time (which a busy machine disturbs less) of one fresh process's search
+    (at the widening ``widen``, or the checkout's default)."""
+    out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget), widen],
                          capture_output=True, text=True, check=True, cwd="/").stdout.split()
     return float(out[0]), float(out[2]), float(out[3])
 
@@ -191,6 +198,8 @@ def main() -> None:
     ap.add_argument("--positions", default="opening-p0,midgame-main-p0")
     ap.add_argument("--budgets", default="100000,1000000,3000000")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--widen", default="", help="the search's widening on both sides (0: none, the only search of a "
+                    "checkout from before widening existed); default: each checkout's own default")
     ap.add_argument("--command", help="compare this command's warm start instead of the search rate")
     ap.add_argument("--hint", metavar="POSITION", help="compare hint round trips on this shipped position instead")
     ap.add_argument("--iterations", type=int, default=10_000, help="with --hint: the request's iterations")
@@ -218,7 +227,7 @@ def main() -> None:
                 per_cpu = cpu.setdefault(key, {"old": [], "new": []})
                 order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
                 for side in order:
-                    speed, per_node, cpu_speed = rate(getattr(args, side), position, budget)
+                    speed, per_node, cpu_speed = rate(getattr(args, side), position, budget, args.widen)
                     row[side].append(speed)
                     mem[side].append(per_node)
                     per_cpu[side].append(cpu_speed)
