@@ -255,3 +255,42 @@ def test_a_search_reserves_its_budget():
         driver.run_search(pos, Limit(200001), threads=2, seed=1)
         driver.run_search(pos, Limit(time=0.01), seed=1)
     assert made == [1 << 16] * 2 + [100003, 100002] + [1 << 16]
+
+
+def test_a_reader_waits_while_the_tree_grows(monkeypatch):
+    """The renumbering replaces one field at a time, so a reader on another thread (a
+    progress display's ``root_stats``) waits for the growth to end instead of reading a
+    tree half renumbered, and then reads the same statistics as before it."""
+    import threading
+
+    import cuttle_search.analysis.tree as tree_module
+
+    pos = Position.load(POS / "midgame-main-p0.json")
+    w = _Worker(seed=1, index=0, capacity=1 << 10)
+    deal = (np.int64(pos.unknown_cards), np.int64(0), np.int64(0))
+    done = w._iterate(pos.state.copy(), pos.rules_array, search_viewer(pos), deal, 5000, 0.7, ROLLOUT_GREEDY,
+                      _ALL_ROOT_MOVES, kernel.MODEL_MAXN)
+    tree = w.tree
+    assert done < 5000 and tree.nodes + 2 > tree.capacity  # stopped full: the next growth renumbers
+    expected = tree.root_stats()
+    inside, release = threading.Event(), threading.Event()
+    renumber = tree_module.Tree._renumber
+
+    def slow(self, capacity):
+        inside.set()
+        release.wait(10)
+        renumber(self, capacity)
+
+    monkeypatch.setattr(tree_module.Tree, "_renumber", slow)
+    grower = threading.Thread(target=tree.grow)
+    read = []
+    reader = threading.Thread(target=lambda: read.append(tree.root_stats()))
+    grower.start()
+    assert inside.wait(10)
+    reader.start()
+    reader.join(0.3)
+    assert reader.is_alive() and not read  # waiting for the growth
+    release.set()
+    grower.join(10)
+    reader.join(10)
+    assert tree.capacity == 1 << 11 and read == [expected]
