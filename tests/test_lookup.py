@@ -178,15 +178,33 @@ def test_a_tree_grown_without_renumbering_searches_the_same(monkeypatch):
     assert b.capacity >= 1 << 14 and a.nodes == b.nodes  # grown past the renumbering size
     assert a.root_stats() == b.root_stats()
 
-    def walk(t):  # every node's statistics, breadth first, children oldest first
-        out, queue = [], [0]
-        while queue:
-            k = queue.pop(0)
-            out.append(tuple(int(t.arrays[f][k]) for f in ("move", "mover", "visits", "avail", "wins", "draws")))
-            queue.extend(reversed(t.children(k)))
-        return out
+    assert _walk(a) == _walk(b)
 
-    assert walk(a) == walk(b)
+
+def _walk(t) -> list[tuple[int, ...]]:
+    """Every node's statistics, breadth first, children oldest first (the same for a tree
+    however its nodes are numbered)."""
+    out, queue = [], [0]
+    while queue:
+        k = queue.pop(0)
+        out.append(tuple(int(t.arrays[f][k]) for f in ("move", "mover", "visits", "avail", "wins", "draws", "proven")))
+        queue.extend(reversed(t.children(k)))
+    return out
+
+
+@pytest.mark.parametrize("name", ["midgame-main-p0", "opening-p0"])
+def test_a_tree_grown_many_times_equals_one_never_grown(name):
+    """A tree that starts at 64 nodes and grows (renumbered, its pool packed) across many
+    kernel calls is the tree of a search whose arrays never fill: the same statistics at
+    every node, and every index holding exactly its node's children."""
+    pos = Position.load(POS / f"{name}.json")
+    never = _search(pos, 20000, 1 << 16, seed=6)
+    grown = _search(pos, 20000, 1 << 6, seed=6)
+    assert never.tree.capacity == 1 << 16 and grown.tree.capacity >= 1 << 13  # grown seven times or more
+    assert never.tree.nodes == grown.tree.nodes and _walk(never.tree) == _walk(grown.tree)
+    for node in range(grown.tree.nodes):
+        if grown.tree.index_at(node) >= 0:
+            _check_index(grown.tree, node)
 
 
 def test_packing_the_index_pool_in_place_changes_nothing(monkeypatch):
