@@ -6,10 +6,13 @@ The one-thread ISMCTS rate (each figure a fresh process: load the kernels, a 500
 warm-up, then one timed search at the budget), with the memory a tree node costs in that
 process (the peak resident size's growth over the warm-up's, divided by the nodes: growth
 copies and the index pool included) and, per position, the rate at the largest budget over
-the rate at the smallest::
+the rate at the smallest; the same rates per second of processor time (which a busy machine disturbs less); then issue
+28's targets for the new side: at most ``TARGET_BYTES``
+bytes a node at every budget from 1 M on, and a rate at the largest budget at least
+``TARGET_SCALING`` of the rate at the smallest::
 
     python benchmarks/compare.py --old /path/to/old/.venv/bin/python --new .venv/bin/python \
-        [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3]
+        [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3] [--widen W]
 
 A command's warm start (the wall time of ``cuttle-search ARGS`` next to each interpreter, and
 the processor time it used, which a busy machine disturbs less)::
@@ -42,6 +45,8 @@ import time
 from pathlib import Path
 
 POSITIONS = Path(__file__).resolve().parent.parent / "positions"
+TARGET_BYTES = 40.0  # bytes a node (peak) at 1 M iterations and more
+TARGET_SCALING = 0.9  # the rate at the largest budget over the rate at the smallest
 
 _PROBE = """
 import sys
@@ -52,16 +57,27 @@ def rss(key):
         if line.startswith(key):
             return int(line.split()[1]) * 1024
 base = rss("VmRSS:")
-r = analyse(sys.argv[1], iterations=int(sys.argv[2]), seed=1)
-print(r.iterations / r.seconds, r.nodes, (rss("VmHWM:") - base) / max(r.nodes, 1))
+import inspect, time
+kw = {}
+if sys.argv[3]:  # a widening: where the checkout has none, its one search is widen 0
+    if "widen" in inspect.signature(analyse).parameters:
+        kw["widen"] = float(sys.argv[3])
+    elif float(sys.argv[3]) != 0:
+        sys.exit("this checkout has no widening: compare it with --widen 0")
+cpu = time.process_time()
+r = analyse(sys.argv[1], iterations=int(sys.argv[2]), seed=1, **kw)
+cpu = time.process_time() - cpu
+print(r.iterations / r.seconds, r.nodes, (rss("VmHWM:") - base) / max(r.nodes, 1), r.iterations / cpu)
 """
 
 
-def rate(python: str, position: str, budget: int) -> tuple[float, float]:
-    """Iterations a second and peak bytes a node of one fresh process's search."""
-    out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget)],
+def rate(python: str, position: str, budget: int, widen: str = "") -> tuple[float, float, float]:
+    """Iterations a second (wall time), peak bytes a node, and iterations a second of
+    processor time (which a busy machine disturbs less) of one fresh process's search
+    (at the widening ``widen``, or the checkout's default)."""
+    out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget), widen],
                          capture_output=True, text=True, check=True, cwd="/").stdout.split()
-    return float(out[0]), float(out[2])
+    return float(out[0]), float(out[2]), float(out[3])
 
 
 _ROLLOUT_PROBE = """
@@ -182,6 +198,8 @@ def main() -> None:
     ap.add_argument("--positions", default="opening-p0,midgame-main-p0")
     ap.add_argument("--budgets", default="100000,1000000,3000000")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--widen", default="", help="the search's widening on both sides (0: none, the only search of a "
+                    "checkout from before widening existed); default: each checkout's own default")
     ap.add_argument("--command", help="compare this command's warm start instead of the search rate")
     ap.add_argument("--hint", metavar="POSITION", help="compare hint round trips on this shipped position instead")
     ap.add_argument("--iterations", type=int, default=10_000, help="with --hint: the request's iterations")
@@ -199,18 +217,22 @@ def main() -> None:
         return
     runs: dict[str, dict[str, list[float]]] = {}
     memory: dict[str, dict[str, list[float]]] = {}
+    cpu: dict[str, dict[str, list[float]]] = {}
     for rnd in range(args.rounds):
         for position in args.positions.split(","):
             for budget in (int(b) for b in args.budgets.split(",")):
                 key = f"{position}@{budget}"
                 row = runs.setdefault(key, {"old": [], "new": []})
                 mem = memory.setdefault(key, {"old": [], "new": []})
+                per_cpu = cpu.setdefault(key, {"old": [], "new": []})
                 order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
                 for side in order:
-                    speed, per_node = rate(getattr(args, side), position, budget)
+                    speed, per_node, cpu_speed = rate(getattr(args, side), position, budget, args.widen)
                     row[side].append(speed)
                     mem[side].append(per_node)
-                print(f"round {rnd + 1} {key}: old {row['old'][-1]:,.0f} new {row['new'][-1]:,.0f} it/s, "
+                    per_cpu[side].append(cpu_speed)
+                print(f"round {rnd + 1} {key}: old {row['old'][-1]:,.0f} new {row['new'][-1]:,.0f} it/s "
+                      f"(per CPU second: old {per_cpu['old'][-1]:,.0f} new {per_cpu['new'][-1]:,.0f}), "
                       f"old {mem['old'][-1]:.0f} new {mem['new'][-1]:.0f} bytes a node", flush=True)
     summary = {}
     for key, row in runs.items():
@@ -219,17 +241,43 @@ def main() -> None:
         summary[key] = {"old_median": old, "new_median": new, "ratio": new / old, "old": row["old"], "new": row["new"],
                         "bytes_per_node": {"old_median": b_old, "new_median": b_new, "old": memory[key]["old"],
                                            "new": memory[key]["new"]}}
+        c_old, c_new = statistics.median(cpu[key]["old"]), statistics.median(cpu[key]["new"])
+        summary[key]["per_cpu_second"] = {"old_median": c_old, "new_median": c_new, "ratio": c_new / c_old,
+                                          "old": cpu[key]["old"], "new": cpu[key]["new"]}
         print(f"{key:<28} old {old:10,.0f} it/s  new {new:10,.0f} it/s  x{new / old:.3f}   "
-              f"bytes a node: old {b_old:5.1f} new {b_new:5.1f}")
+              f"per CPU second x{c_new / c_old:.3f}   bytes a node: old {b_old:5.1f} new {b_new:5.1f}")
     budgets = [int(b) for b in args.budgets.split(",")]
     if len(budgets) > 1:
         for position in args.positions.split(","):
             big, small = summary[f"{position}@{max(budgets)}"], summary[f"{position}@{min(budgets)}"]
             scale = {side: big[f"{side}_median"] / small[f"{side}_median"] for side in ("old", "new")}
+            for side in ("old", "new"):  # the same per CPU second
+                scale[f"{side}_per_cpu_second"] = (big["per_cpu_second"][f"{side}_median"]
+                                                   / small["per_cpu_second"][f"{side}_median"])
             summary[f"{position}:largest/smallest"] = scale
             print(f"{position:<28} rate at {max(budgets):,} / at {min(budgets):,}: old {scale['old']:.2f} "
-                  f"new {scale['new']:.2f}")
+                  f"new {scale['new']:.2f} (per CPU second: old {scale['old_per_cpu_second']:.2f} "
+                  f"new {scale['new_per_cpu_second']:.2f})")
+    summary["targets"] = targets(summary, args.positions.split(","), budgets)
     print(json.dumps(summary, indent=2))
+
+
+def targets(summary: dict, positions: list[str], budgets: list[int]) -> dict[str, dict]:
+    """Issue 28's memory and scaling targets, met or not, for the new side (printed too)."""
+    out = {}
+    for position in positions:
+        big = [b for b in budgets if b >= 1_000_000]
+        per_node = {b: summary[f"{position}@{b}"]["bytes_per_node"]["new_median"] for b in big}
+        row: dict = {"bytes_per_node": per_node, "bytes_met": all(v <= TARGET_BYTES for v in per_node.values())}
+        text = ", ".join(f"{v:.1f} at {b:,}" for b, v in per_node.items())
+        line = f"target {position}: bytes a node (<= {TARGET_BYTES:g}) {text or 'no budget of 1 M or more'}"
+        if f"{position}:largest/smallest" in summary:
+            scale = summary[f"{position}:largest/smallest"]["new_per_cpu_second"]
+            row.update(scaling=scale, scaling_met=scale >= TARGET_SCALING)
+            line += f"; rate per CPU second largest/smallest (>= {TARGET_SCALING:g}) {scale:.2f}"
+        out[position] = row
+        print(line + ("  met" if all(v for k, v in row.items() if k.endswith("_met")) else "  not met"))
+    return out
 
 
 if __name__ == "__main__":

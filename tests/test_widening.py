@@ -98,11 +98,7 @@ def test_the_greedy_rollout_picks_a_move_greedy_values_rates_best(rules):
 
 
 def _children(w: _Worker, node: int) -> list[int]:
-    out, c = [], int(w.tree.arrays["first"][node])
-    while c >= 0:
-        out.append(c)
-        c = int(w.tree.arrays["sibling"][c])
-    return out
+    return w.tree.children(node)  # (an indexed node's list starts in the pool)
 
 
 def test_a_young_node_below_the_root_holds_only_the_greedy_favourite():

@@ -132,10 +132,11 @@ def _restricted(result: AnalysisResult, roots: tuple) -> AnalysisResult:
 class _Worker:
     """One thread's tree, generator and scratch buffers."""
 
-    def __init__(self, seed: int, index: int, capacity: int, solver: bool = True, widen: float = DEFAULT_WIDEN) -> None:
+    def __init__(self, seed: int, index: int, capacity: int, solver: bool = True, widen: float = DEFAULT_WIDEN,
+                 reserve: int = 0) -> None:
         self.solver = solver  # the MCTS-Solver where nothing is hidden
         self.widen = widen  # progressive widening below the root (0.0: off)
-        self.tree = Tree(capacity)
+        self.tree = Tree(capacity, reserve)  # reserve: the nodes its budget can make, when known
         self.rng = seed_rng(np.uint64(seed & (2**64 - 1)), index)
         # the kernel's scratch record: state, moves, seen flags, path, card list, second state,
         # then the move lookup's slots (move, index, stamp) and its stamp counter, then the
@@ -277,9 +278,10 @@ def run_search(
         np.int64(0 if inference is None else inference.excluded),
         np.int64(0 if inference is None else inference.fresh),
     )
-    workers = [_Worker(seed, i, node_capacity, solver, float(widen)) for i in range(threads)]
     total = limit.effective_iterations
     quotas = [None] * threads if total is None else [total // threads + (i < total % threads) for i in range(threads)]
+    # a known budget reserves its nodes (one an iteration at most, and the root): the tree then grows in place
+    workers = [_Worker(seed, i, node_capacity, solver, float(widen), (quotas[i] or 0) + 2) for i in range(threads)]
     deadline = None if limit.time is None else time.perf_counter() + limit.time
     chunk = 256 if deadline is not None else 2048
     stop = threading.Event()

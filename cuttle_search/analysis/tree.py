@@ -2,35 +2,43 @@
 
 from __future__ import annotations
 
+import functools
 import mmap
+import threading
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
-from ..engine.ismcts import breadth_first_order, index_pool_room, META_POOL, pack_indexes, pack_indexes_in_place
+from ..engine.ismcts import (INDEX_FIRST, META_POOL, breadth_first_order, index_pool_room, pack_indexes,
+                             pack_indexes_in_place)
 from ..engine.layout import MAX_MOVES, MAX_PLAYERS
 
 FIELDS = (
     ("move", np.int64),
-    ("index", np.int32),  # where the node's index of its children by move starts in the pool, or -1
     ("mover", np.int8),
     ("visits", np.int32),
     ("avail", np.int32),
     ("wins", np.int32),
     ("draws", np.int32),
-    ("first", np.int32),
+    ("first", np.int32),  # the first child, -1 for none, -2 - at for an index at pool slot at
     ("sibling", np.int32),
     ("proven", np.int8),  # MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
 )
 BYTES_PER_NODE = sum(np.dtype(t).itemsize for _, t in FIELDS)
-LINKS = ("first", "sibling")  # fields that hold node numbers
+LINKS = ("first", "sibling")  # fields that hold node numbers (and, below -1, index places)
 POOL_CAPACITY = 1 << 14  # the index pool's first size (slots)
+RELINK_CHUNK = 1 << 14  # nodes renumbered at a time (bounded temporaries, which the C heap keeps)
 RENUMBER_BELOW = 1 << 19  # a tree this large grows without renumbering (experiment)
+# the most nodes a tree reserves up front (address space only: a page costs memory once written)
+RESERVE_MAX = 1 << 24
 
 
 _growth_loaded = False
 
 
-MAPPED_BYTES = 1 << 20  # arrays from this size on get pages of their own (``_zeros``)
+# arrays from this size on get pages of their own (``_zeros``): every array a growing tree
+# frees, so that none stays behind in the C heap (below 1 MB they did: 10 bytes a node at 1 M)
+MAPPED_BYTES = 1 << 16
 
 
 def _zeros(size: int, dtype) -> np.ndarray:
@@ -65,29 +73,53 @@ def load_growth_kernels() -> None:
         tree = Tree(2)
         tree.grow()
         tree._pack_pool()
+        tree.children(0)
         _growth_loaded = True
 
 
-class Tree:
-    """Node storage for one search thread (field meanings in ``engine/ismcts.py``)."""
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
-    def __init__(self, capacity: int = 1 << 16) -> None:
-        self.arrays = {name: _zeros(capacity, t) for name, t in FIELDS}
+
+def _locked(method: _Method) -> _Method:
+    """``method`` run holding the tree's lock: a reader on another thread never sees half a
+    growth (the renumbering replaces one field at a time)."""
+    @functools.wraps(method)
+    def run(self: Tree, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return cast(_Method, run)
+
+
+class Tree:
+    """Node storage for one search thread (field meanings in ``engine/ismcts.py``).
+
+    ``capacity`` is the node count the kernel may fill before the tree grows; ``reserve``
+    (a search's iteration budget plus the root: an iteration adds one node at most) the
+    length of the arrays themselves, so that the tree grows in place: growing then
+    renumbers within the arrays, never holding two copies of them, and a tree that fits
+    its reserve is never copied. Growth points (and so the layout) do not depend on it."""
+
+    def __init__(self, capacity: int = 1 << 16, reserve: int = 0) -> None:
+        size = max(capacity, min(reserve, RESERVE_MAX))
+        self.arrays = {name: _zeros(size, t) for name, t in FIELDS}
+        self._capacity = capacity
         self.meta = np.zeros(4, dtype=np.int64)
-        # the indexes of the nodes with many children: moves and children (headers in the latter)
-        self.pool_move = np.zeros(POOL_CAPACITY, dtype=np.int64)
-        self.pool_child = np.zeros(POOL_CAPACITY, dtype=np.int32)
+        # the indexes of the nodes with many children: headers and children
+        self.pool = np.zeros(POOL_CAPACITY, dtype=np.int32)
         # root-only: rollouts below each root child (by order of creation) won by each seat's side
         self.seat_wins = np.zeros((MAX_MOVES, MAX_PLAYERS), dtype=np.int32)
         self.arrays["first"][0] = -1
         self.arrays["sibling"][0] = -1
-        self.arrays["index"][0] = -1
         self.arrays["mover"][0] = -1
+        # held while the tree grows (it renumbers one field at a time) and while a reader on
+        # another thread walks it, so that the reader never sees half a renumbering
+        self._lock = threading.RLock()
         self.meta[0] = 1  # the root
 
     @property
     def capacity(self) -> int:
-        return int(self.arrays["move"].shape[0])
+        """The nodes the kernel may fill before the tree grows."""
+        return self._capacity
 
     @property
     def nodes(self) -> int:
@@ -97,38 +129,45 @@ class Tree:
     def iterations(self) -> int:
         return int(self.meta[1])
 
+    @_locked
     def grow(self) -> None:
         """Make room for the next kernel call: when the nodes are full, renumber them
         breadth-first, so that siblings sit together in memory (the selection scans them),
         into arrays twice as large, packing the index pool on the way (a tree of
         ``RENUMBER_BELOW`` nodes or more just gets larger arrays); when the pool is short,
         pack it in place, then double it while it is short (or more than half full). The
-        tree itself, and so the search, stays exactly the same."""
+        tree itself, and so the search, stays exactly the same. Within the reserve all of
+        it happens in place."""
         packed = False
         if self.nodes + 2 > self.capacity:
+            capacity = 2 * self.capacity
             if self.capacity < RENUMBER_BELOW:
-                self._renumber(2 * self.capacity)
+                self._renumber(capacity)
                 packed = True
-            else:
-                self._extend(2 * self.capacity)
-        size = len(self.pool_child)
+            elif capacity > len(self.arrays["move"]):
+                self._extend(capacity)
+            self._capacity = capacity
+        size = len(self.pool)
         if not packed and self.meta[META_POOL] + index_pool_room(self.meta) > size:
             self._pack_pool()
             if 2 * self.meta[META_POOL] > size:  # little was outgrown: grow as well, not pack again soon
                 size *= 2
         while self.meta[META_POOL] + index_pool_room(self.meta) > size:
             size *= 2
-        if size > len(self.pool_child):
-            used = int(self.meta[META_POOL])
-            self.pool_move = _grown(self.pool_move, size, used)
-            self.pool_child = _grown(self.pool_child, size, used)
+        if size > len(self.pool):
+            self.pool = _grown(self.pool, size, int(self.meta[META_POOL]))
+
+    def index_at(self, node: int) -> int:
+        """Where ``node``'s index of its children starts in the pool, or -1 (none)."""
+        f = int(self.arrays["first"][node])
+        return -2 - f if f < -1 else -1
 
     def _pack_pool(self) -> None:
         """Drop the outgrown indexes from the pool, in place (the live ones move down)."""
-        index = self.arrays["index"][: self.nodes]
-        nodes = np.flatnonzero(index >= 0)
-        by_start = nodes[np.argsort(index[nodes], kind="stable")]
-        self.meta[META_POOL] = pack_indexes_in_place(self.arrays["index"], self.pool_move, self.pool_child, by_start)
+        first = self.arrays["first"][: self.nodes]
+        nodes = np.flatnonzero(first < -1)
+        by_start = nodes[np.argsort(-first[nodes], kind="stable")]  # -2 - first: the index's place
+        self.meta[META_POOL] = pack_indexes_in_place(self.arrays["first"], self.pool, by_start)
 
     def _extend(self, capacity: int) -> None:
         """Larger arrays, the nodes as they are, one field at a time (a reader on another
@@ -138,39 +177,57 @@ class Tree:
             self.arrays[name] = _grown(self.arrays[name], capacity, n)
 
     def _renumber(self, capacity: int) -> None:
+        """Renumber breadth-first for ``capacity`` nodes, one field at a time, the links and
+        the pool first (they need ``rank``), then the rest: in place within the arrays'
+        length (through one field's worth of scratch), else into larger arrays (each old
+        field goes as its new one is made). Either way only one field is ever held twice."""
         n = self.nodes
-        order = np.empty(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
-        rank = np.empty(n, np.int32)
-        breadth_first_order(self.arrays["first"], self.arrays["sibling"], n, order, rank)
-        grown = {}
-        for name, t in FIELDS:
-            grown[name] = _zeros(capacity, t)  # pages past the nodes cost nothing until written
-            values = grown[name][:n]
-            np.take(self.arrays[name][:n], order, out=values)
-            if name in LINKS:  # node numbers: renumber them too
-                linked = values >= 0
-                values[linked] = rank[values[linked]]
-                del linked
-        del order
-        pool_move, pool_child = _zeros(len(self.pool_move), np.int64), _zeros(len(self.pool_child), np.int32)
-        self.meta[META_POOL] = pack_indexes(grown["index"], self.pool_move, self.pool_child, n, rank, pool_move,
-                                            pool_child)
-        self.pool_move, self.pool_child = pool_move, pool_child
-        self.arrays = grown  # one swap: a reader on another thread sees the old tree or the new
+        order = _zeros(n, np.int32)  # node numbers fit (the node fields that hold them are int32)
+        rank = _zeros(n, np.int32)
+        breadth_first_order(self.arrays["first"], self.arrays["sibling"], self.pool, n, order, rank)
+        in_place = capacity <= len(self.arrays["move"])
+        fields = sorted(FIELDS, key=lambda f: f[0] not in LINKS)
+        for name, t in fields:
+            values = _zeros(n if in_place else capacity, t)  # pages past the nodes cost nothing until written
+            old = self.arrays[name]
+            for lo in range(0, n, RELINK_CHUNK):  # in chunks: np.take copies its indices (as intp) first
+                hi = min(lo + RELINK_CHUNK, n)
+                part = values[lo:hi]
+                np.take(old, order[lo:hi], out=part, mode="clip")  # ("raise" copies ``out``)
+                if name in LINKS:  # node numbers: renumber them too (an index's place stays, for now)
+                    linked = part >= 0
+                    part[linked] = rank[part[linked]]
+            del old
+            if in_place:
+                self.arrays[name][:n] = values
+            else:
+                self.arrays[name] = values
+            del values
+            if name == LINKS[-1]:  # the links done: the indexes into a fresh pool, in the new order
+                pool = _zeros(len(self.pool), np.int32)
+                self.meta[META_POOL] = pack_indexes(self.arrays["first"], self.pool, n, rank, pool)
+                self.pool = pool
+                del rank
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
-        return tuple(self.arrays[name] for name, _ in FIELDS) + (self.meta, self.seat_wins, self.pool_move,
-                                                                  self.pool_child)
+        """The kernel's ``tree`` record: the node fields up to the capacity, ``meta``,
+        ``seat_wins``, the pool."""
+        return tuple(self.arrays[name][: self._capacity] for name, _ in FIELDS) + (self.meta, self.seat_wins, self.pool)
 
+    @_locked
     def children(self, node: int, arrays: dict | None = None) -> list[int]:
+        """``node``'s children, newest first."""
         a = arrays or self.arrays
         out = []
         c = int(a["first"][node])
+        if c < -1:  # indexed: the list starts in the index's header
+            c = int(self.pool[-2 - c + INDEX_FIRST])
         while c >= 0:
             out.append(c)
             c = int(a["sibling"][c])
         return out
 
+    @_locked
     def root_stats(self) -> dict[int, tuple[int, int, int, int]]:
         """Move code -> (visits, wins, draws, availability) for the root's children."""
         a = self.arrays
@@ -179,6 +236,7 @@ class Tree:
             for c in self.children(0, a)
         }
 
+    @_locked
     def root_seat_wins(self, seats: int) -> dict[int, tuple[int, ...]]:
         """Move code -> the rollouts below that root child won by each seat's side (``seats``
         entries). With two seats they follow from the node statistics: the mover's wins, and
@@ -198,12 +256,14 @@ class Tree:
                 out[int(a["move"][c])] = tuple(int(x) for x in self.seat_wins[row, :seats])
         return out
 
+    @_locked
     def root_proven(self) -> dict[int, int]:
         """Move code -> 1 (a proven win for the viewer) or -1 (a proven loss) for the root's
         children the MCTS-Solver proved (only when nothing is hidden)."""
         a = self.arrays
         return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0, a) if a["proven"][c] != 0}
 
+    @_locked
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
         """The root move, then the most visited child at each step below it."""
         a = self.arrays

@@ -12,28 +12,30 @@ wins on the spot (points, a King or a Jack that meets the goal) is always taken 
 legal: a "decisive move", true in every determinization, which lets a losing line read as
 lost from its first visits.
 
-Node fields (one array each, indexed by node)::
+Node fields (one array each, indexed by node), 34 bytes a node::
 
     move      int64   the move that leads here from the parent
-    index     int32   where the node's index of its children by move starts in the pool, or -1
     mover     int8    seat that chose the move (-1 for a chance outcome)
     visits    int32
     avail     int32   iterations in which the move was legal when the parent was visited
     wins      int32   rollouts the mover (or its partner) won
     draws     int32   rollouts that ended in a stalemate
-    first     int32   first child, or -1
+    first     int32   first (newest) child, or -1; ``-2 - at`` when the node has an index
+                      at pool slot ``at`` (its first child then sits in the index's header)
     sibling   int32   next sibling, or -1
     proven    int8    MCTS-Solver: 1 a proven win for the mover, -1 a proven loss, 0 unknown
 
 A node with ``INDEX_MIN_CHILDREN`` children or more (an opponent's node, whose children
 are the moves of every hand the determinizations dealt it) also gets an index of them by
-move: an open-addressing table in a shared pool (``pool_move`` and ``pool_child``, after
-the node arrays), so the selection finds the legal children with one probe a legal move
-instead of walking every child, and a draw (chance, a seat played at random) finds its
-child with one probe. It gives exactly the choices of the walk (ties go to the newest child
-either way); the children's list stays, so a node the pool had no room for just walks.
-Outgrown indexes lie unused until the tree grows or the pool is short, when the pool is
-packed.
+move: an open-addressing table in a shared int32 pool (``pool``, after the node arrays):
+a header (the size's bits, the entries, the first child) and slots that hold only a child
+(a probe compares the child's own ``move``), at most ``INDEX_LOAD_QUARTERS`` full. So the
+selection finds the legal children with one probe a legal move instead of walking every
+child, and a draw (chance, a seat played at random) finds its child with one probe. It
+gives exactly the choices of the walk (ties go to the newest child either way); the
+children's list stays (``first_child`` reads its head either way), so a node the pool had
+no room for just walks. Outgrown indexes lie unused until the tree grows or the pool is
+short, when the pool is packed.
 
 ``meta`` holds [nodes in use, iterations done, pool slots in use, the largest index]. A
 kernel call stops early when the node arrays or the pool are nearly full; the caller grows
@@ -99,33 +101,47 @@ META_ITERATIONS = 1
 META_POOL = 2  # slots of the index pool in use
 META_POOL_LARGEST = 3  # the largest index (header included) so far
 # a node with this many children gets an index of them by move, in the pool: a header (its
-# size's bits, its entries) then open-addressing slots, at most half full (at least four
-# slots a child when built, rebuilt twice the size when it would pass that; three quarters
-# saved 6 bytes a node at 3 M iterations but cost 9% of the rate at 1 M)
+# size's bits, its entries, its first child) then open-addressing slots holding children,
+# at most INDEX_LOAD_QUARTERS full (rebuilt twice the size when it would pass that)
 INDEX_MIN_CHILDREN = 12
-INDEX_HEADER = 2
-INDEX_FIRST_BITS = 6  # 64 slots: at least 4 x INDEX_MIN_CHILDREN
-INDEX_LOAD_QUARTERS = 2  # an index holds at most this many quarters of its slots
+INDEX_HEADER = 3
+INDEX_FIRST = 2  # the header's slot of the node's first child
+INDEX_FIRST_BITS = 5  # 32 slots: room for 24 children
+# an index holds at most this many quarters of its slots (three quarters: 2 bytes a node less
+# than half, x0.97-0.98 of the rate, the longer probes each loading a child's move)
+INDEX_LOAD_QUARTERS = 3
 MODEL_MAXN = 0
 MODEL_PARANOID = 1
 MODEL_RANDOM = 2
 
 
 @njit(cache=True)
-def _new_node(move, parent, mover, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta):
+def _new_node(move, parent, mover, t_move, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, pool, meta):
     k = meta[META_NODES]
     meta[META_NODES] = k + 1
     t_move[k] = move
-    t_index[k] = -1
     t_mover[k] = mover
     t_visits[k] = 0
     t_avail[k] = 1
     t_wins[k] = 0
     t_draws[k] = 0
     t_first[k] = -1
-    t_sibling[k] = t_first[parent]
-    t_first[parent] = k
+    f = t_first[parent]
+    if f < -1:  # an indexed parent: its first child is in the index's header
+        at = -2 - f
+        t_sibling[k] = pool[at + INDEX_FIRST]
+        pool[at + INDEX_FIRST] = k
+    else:
+        t_sibling[k] = f
+        t_first[parent] = k
     return k
+
+
+@njit(cache=True)
+def first_child(node, t_first, pool):
+    """``node``'s first (newest) child, or -1, indexed or not."""
+    f = t_first[node]
+    return pool[-2 - f + INDEX_FIRST] if f < -1 else f
 
 
 @njit(cache=True)
@@ -136,45 +152,47 @@ def index_pool_room(meta):
 
 
 @njit(cache=True)
-def _index_start(pool_child, at, move):
+def _index_start(pool, at, move):
     """Where ``move``'s probe starts in the index at pool slot ``at``: (the index's first
     slot, its slot mask, the home slot)."""
-    bits = pool_child[at]
+    bits = pool[at]
     mask = (1 << bits) - 1
     return at + INDEX_HEADER, mask, ((move * LOOKUP_MULTIPLIER) >> (64 - bits)) & mask
 
 
 @njit(cache=True)
-def _index_put(pool_move, pool_child, at, move, child):
-    """Enter ``child`` under ``move`` in the index that starts at pool slot ``at`` (which
-    has an empty slot: an index is at most half full)."""
-    base, mask, h = _index_start(pool_child, at, move)
-    while pool_child[base + h] >= 0:
+def _index_put(pool, at, move, child):
+    """Enter ``child`` (whose move is ``move``) in the index that starts at pool slot
+    ``at`` (which has an empty slot: an index is never full). A node's children have
+    distinct moves, so no slot needs comparing."""
+    base, mask, h = _index_start(pool, at, move)
+    while pool[base + h] >= 0:
         h = (h + 1) & mask
-    pool_move[base + h] = move
-    pool_child[base + h] = child
-    pool_child[at + 1] += 1
+    pool[base + h] = child
+    pool[at + 1] += 1
 
 
 @njit(cache=True)
-def _index_find(pool_move, pool_child, at, move):
-    """The child under ``move`` in the index that starts at pool slot ``at``, or -1."""
-    base, mask, h = _index_start(pool_child, at, move)
-    c = pool_child[base + h]
-    while c >= 0 and pool_move[base + h] != move:
+def _index_find(t_move, pool, at, move):
+    """The child under ``move`` in the index that starts at pool slot ``at``, or -1 (a slot
+    holds only the child: its move is the child's own)."""
+    base, mask, h = _index_start(pool, at, move)
+    c = pool[base + h]
+    while c >= 0 and t_move[c] != move:
         h = (h + 1) & mask
-        c = pool_child[base + h]
+        c = pool[base + h]
     return c
 
 
 @njit(cache=True)
-def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta):
+def _index_build(node, bits, t_move, t_first, t_sibling, pool, meta):
     """A new index of every child of ``node``: ``2**bits`` slots, or more while the
-    children would fill over half. Where the pool has no room the node goes without one
-    (the walk of its children finds the same moves). An outgrown index lies unused until
-    the tree grows and the pool is packed."""
+    children would fill over ``INDEX_LOAD_QUARTERS``. Where the pool has no room the node
+    goes without one (the walk of its children finds the same moves). An outgrown index
+    lies unused until the tree grows or the pool is packed."""
+    first = first_child(node, t_first, pool)
     kids = 0
-    c = t_first[node]
+    c = first
     while c >= 0:
         kids += 1
         c = t_sibling[c]
@@ -182,62 +200,65 @@ def _index_build(node, bits, t_move, t_index, t_first, t_sibling, pool_move, poo
         bits += 1
     size = 1 << bits
     at = meta[META_POOL]
-    t_index[node] = -1
-    if at + INDEX_HEADER + size > pool_child.shape[0]:
+    if at + INDEX_HEADER + size > pool.shape[0]:
+        t_first[node] = first
         return
     meta[META_POOL] = at + INDEX_HEADER + size
     if INDEX_HEADER + size > meta[META_POOL_LARGEST]:
         meta[META_POOL_LARGEST] = INDEX_HEADER + size
-    pool_child[at] = bits
-    pool_child[at + 1] = 0
+    pool[at] = bits
+    pool[at + 1] = 0
+    pool[at + INDEX_FIRST] = first
     for j in range(size):
-        pool_child[at + INDEX_HEADER + j] = -1
-    c = t_first[node]
+        pool[at + INDEX_HEADER + j] = -1
+    c = first
     while c >= 0:
-        _index_put(pool_move, pool_child, at, t_move[c], c)
+        _index_put(pool, at, t_move[c], c)
         c = t_sibling[c]
-    t_index[node] = at
+    t_first[node] = -2 - at  # the index complete, then pointed at (a reader sees one or the other)
 
 
 @njit(cache=True)
-def _index_child(node, child, kids, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta):
+def _index_child(node, child, kids, t_move, t_first, t_sibling, pool, meta):
     """``node`` has a new child, its ``kids``-th: enter it in the node's index, starting the
     index when the node has ``INDEX_MIN_CHILDREN`` and doubling it when it would pass
     ``INDEX_LOAD_QUARTERS``."""
-    at = t_index[node]
-    if at >= 0:
-        bits = pool_child[at]
-        if 4 * (pool_child[at + 1] + 1) > INDEX_LOAD_QUARTERS * (1 << bits):
-            _index_build(node, bits + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
+    f = t_first[node]
+    if f < -1:
+        at = -2 - f
+        bits = pool[at]
+        if 4 * (pool[at + 1] + 1) > INDEX_LOAD_QUARTERS * (1 << bits):
+            _index_build(node, bits + 1, t_move, t_first, t_sibling, pool, meta)
         else:
-            _index_put(pool_move, pool_child, at, t_move[child], child)
+            _index_put(pool, at, t_move[child], child)
     elif kids >= INDEX_MIN_CHILDREN:
-        _index_build(node, INDEX_FIRST_BITS, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
+        _index_build(node, INDEX_FIRST_BITS, t_move, t_first, t_sibling, pool, meta)
 
 
 @njit(cache=True)
-def pack_indexes(t_index, pool_move, pool_child, nodes, rank, new_move, new_child):
+def pack_indexes(t_first, pool, nodes, rank, new_pool):
     """Copy every node's index into a fresh pool, one after another (dropping the outgrown
     ones), with the children in them renumbered (``rank``: old number to new) and each node
     pointed at its copy; return the slots used. A copy keeps every entry's slot."""
     top = 0
     for k in range(nodes):
-        at = t_index[k]
-        if at >= 0:
-            size = 1 << pool_child[at]
-            new_child[top] = pool_child[at]
-            new_child[top + 1] = pool_child[at + 1]
+        f = t_first[k]
+        if f < -1:
+            at = -2 - f
+            size = 1 << pool[at]
+            new_pool[top] = pool[at]
+            new_pool[top + 1] = pool[at + 1]
+            new_pool[top + INDEX_FIRST] = rank[pool[at + INDEX_FIRST]]
             for j in range(INDEX_HEADER, INDEX_HEADER + size):
-                c = pool_child[at + j]
-                new_child[top + j] = rank[c] if c >= 0 else -1
-                new_move[top + j] = pool_move[at + j]
-            t_index[k] = top
+                c = pool[at + j]
+                new_pool[top + j] = rank[c] if c >= 0 else -1
+            t_first[k] = -2 - top
             top += INDEX_HEADER + size
     return top
 
 
 @njit(cache=True)
-def pack_indexes_in_place(t_index, pool_move, pool_child, by_start):
+def pack_indexes_in_place(t_first, pool, by_start):
     """Move the indexes of the nodes ``by_start`` (every indexed node, in the order of their
     indexes in the pool) down to one after another, dropping the outgrown ones between
     them, and point each node at its index's new place; return the slots used. Each index
@@ -246,13 +267,12 @@ def pack_indexes_in_place(t_index, pool_move, pool_child, by_start):
     top = 0
     for i in range(by_start.shape[0]):
         k = by_start[i]
-        at = t_index[k]
-        size = INDEX_HEADER + (1 << pool_child[at])
+        at = -2 - t_first[k]
+        size = INDEX_HEADER + (1 << pool[at])
         if at != top:
             for j in range(size):
-                pool_child[top + j] = pool_child[at + j]
-                pool_move[top + j] = pool_move[at + j]
-            t_index[k] = top
+                pool[top + j] = pool[at + j]
+            t_first[k] = -2 - top
         top += size
     return top
 
@@ -303,7 +323,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     * ``game``: ``(root, r, viewer)``, the viewer's root state, the rules array, the viewer;
     * ``deal``: ``(unknown, excluded, fresh)``, what ``info.determinize`` re-deals;
     * ``tree``: the node arrays in the order of the node fields above, then ``meta``,
-      ``seat_wins``, ``pool_move`` and ``pool_child``;
+      ``seat_wins`` and ``pool``;
     * ``work``: scratch arrays ``(s, buf, seen, path, cards, scratch, slot_move, slot_index,
       slot_stamp, stamp, legal_child, legal_index, logs)``: a state, a move buffer, a per-move
       flag buffer, a path of ``MAX_PATH`` nodes, a card list, a second state; the move
@@ -337,15 +357,14 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     of this runs and the search is exactly the plain ISMCTS."""
     root, r, viewer = game
     unknown, excluded, fresh = deal
-    (t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta, seat_wins,
-     pool_move, pool_child) = tree
+    (t_move, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, t_proven, meta, seat_wins,
+     pool) = tree
     (s, buf, seen, path, cards, scratch, slot_move, slot_index, slot_stamp, stamp, legal_child, legal_index, logs,
      values, allowed) = work
     root_moves, root_mode = root_filter
     # views that hold no reference: nothing below counts references (noref.py)
     root, r, rng, root_moves = borrow(root), borrow(r), borrow(rng), borrow(root_moves)
-    t_move, t_index, t_mover, t_visits = borrow(t_move), borrow(t_index), borrow(t_mover), borrow(t_visits)
-    pool_move, pool_child = borrow(pool_move), borrow(pool_child)
+    t_move, t_mover, t_visits, pool = borrow(t_move), borrow(t_mover), borrow(t_visits), borrow(pool)
     t_avail, t_wins, t_draws, t_first = borrow(t_avail), borrow(t_wins), borrow(t_draws), borrow(t_first)
     t_sibling, t_proven, meta, seat_wins = borrow(t_sibling), borrow(t_proven), borrow(meta), borrow(seat_wins)
     s, buf, seen, path, cards, scratch = borrow(s), borrow(buf), borrow(seen), borrow(path), borrow(cards), borrow(scratch)
@@ -353,7 +372,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
     legal_child, legal_index, logs = borrow(legal_child), borrow(legal_index), borrow(logs)
     values, allowed = borrow(values), borrow(allowed)
     cap = t_move.shape[0]
-    pool_cap = pool_child.shape[0]
+    pool_cap = pool.shape[0]
     n_logs = logs.shape[0]
     done = 0
     # the MCTS-Solver's proofs are two-sided: a node every move of which loses is won by the
@@ -379,18 +398,18 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             if drawn:  # chance, or a seat the model plays at random: a uniform move
                 m = buf[rng_below(rng, n)]
                 kids = 0
-                if t_index[node] >= 0:
-                    c = _index_find(pool_move, pool_child, t_index[node], m)
+                c = t_first[node]
+                if c < -1:
+                    c = _index_find(t_move, pool, -2 - c, m)
                 else:
-                    c = t_first[node]
                     while c >= 0 and t_move[c] != m:
                         kids += 1
                         c = t_sibling[c]
                 apply_move(s, r, m)
                 if c < 0:
-                    c = _new_node(m, node, actor, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                    c = _new_node(m, node, actor, t_move, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, pool, meta)
                     t_proven[c] = 0
-                    _index_child(node, c, kids + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
+                    _index_child(node, c, kids + 1, t_move, t_first, t_sibling, pool, meta)
                     depth += 1
                     path[depth] = c
                     break
@@ -434,11 +453,11 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             k = 0
             kids = 0  # the node's children (counted by the scans; an index keeps its count)
             c = t_first[node]
-            at = t_index[node]
-            if at >= 0:
-                kids = pool_child[at + 1]
+            if c < -1:  # indexed (the first child is in the index's header)
+                at = -2 - c
+                kids = pool[at + 1]
                 for i in range(n):
-                    c = _index_find(pool_move, pool_child, at, buf[i])
+                    c = _index_find(t_move, pool, at, buf[i])
                     if c >= 0:
                         legal_child[k] = c
                         legal_index[k] = i
@@ -550,9 +569,9 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                             break
                         pick -= 1
                 apply_move(s, r, m)
-                c = _new_node(m, node, actor, t_move, t_index, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, meta)
+                c = _new_node(m, node, actor, t_move, t_mover, t_visits, t_avail, t_wins, t_draws, t_first, t_sibling, pool, meta)
                 t_proven[c] = 0
-                _index_child(node, c, kids + 1, t_move, t_index, t_first, t_sibling, pool_move, pool_child, meta)
+                _index_child(node, c, kids + 1, t_move, t_first, t_sibling, pool, meta)
                 if solver_on and s[F_PHASE] == PH_OVER and s[F_STATUS] == ST_WIN:
                     t_proven[c] = 1 if s[F_WINNER] == actor else -1
                 depth += 1
@@ -603,7 +622,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
 
 
 @njit(cache=True)
-def breadth_first_order(t_first, t_sibling, nodes, order, rank):
+def breadth_first_order(t_first, t_sibling, pool, nodes, order, rank):
     """Renumber a tree breadth-first so that each node's children sit together: ``order[i]``
     is the old index of new node ``i`` and ``rank`` the inverse. Siblings keep their
     relative order (older children get lower numbers, as when they were added), so a
@@ -615,12 +634,13 @@ def breadth_first_order(t_first, t_sibling, nodes, order, rank):
         node = order[head]
         head += 1
         k = 0
-        c = t_first[node]
+        first = first_child(node, t_first, pool)
+        c = first
         while c >= 0:  # the list runs newest first
             k += 1
             c = t_sibling[c]
         j = tail + k - 1
-        c = t_first[node]
+        c = first
         while c >= 0:
             order[j] = c
             j -= 1
