@@ -109,6 +109,8 @@ def main() -> None:
     ap.add_argument("positions", nargs="*", default=DEFAULT)
     ap.add_argument("--playouts", type=int, default=5000)
     args = ap.parse_args()
+    if args.playouts < 1:
+        ap.error(f"--playouts: expected a whole number of at least 1, got {args.playouts}")
     print(f"{'position':26s} {'random us/plies':>16s} {'greedy us/plies':>16s} {'cut us/plies':>14s}"
           f" {'forced':>7s} {'decisions':>9s} {'scored':>7s} {'applied':>7s}")
     for name in args.positions:

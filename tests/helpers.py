@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterable
 
 import numpy as np
@@ -83,3 +86,13 @@ def after(pos: Position, *moves: str) -> dict[str, Any]:
 
 def texts(pos: Position) -> set[str]:
     return {m.text() for m in pos.legal_moves()}
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The script ``benchmarks/<name>.py`` as a module (the benchmarks are not a package)."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,6 +1,5 @@
 """The recalibration layer (analysis/calibration.py) and the calibration benchmark's figures."""
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -9,15 +8,14 @@ import pytest
 from cuttle_search import Position, analyse
 from cuttle_search.analysis import calibration as cal
 
+from .helpers import load_benchmark
+
 ROOT = Path(__file__).resolve().parent.parent
 POS = ROOT / "positions"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("calibration_bench", ROOT / "benchmarks" / "calibration.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("calibration")
 
 
 def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():

@@ -256,6 +256,26 @@ def test_a_tree_grown_in_place_searches_the_same():
             _check_index(b, node)
 
 
+def test_a_tree_that_outgrows_a_power_of_two_below_its_reserve_is_not_copied():
+    """The last growth before the reserve is full stops at the reserve instead of doubling
+    past it (which would copy every field once more): the arrays stay the same objects, and
+    the search is the one a tree copied at every growth makes."""
+    pos = Position.load(POS / "opening-p0.json")
+    budget = 12_000  # about 11,000 nodes: past 2^13, short of the reserve
+    w = _Worker(seed=7, index=0, capacity=1 << 10, reserve=budget + 2)
+    arrays = dict(w.tree.arrays)
+    w.run(pos.state.copy(), pos.rules_array, search_viewer(pos), (np.int64(pos.unknown_cards), np.int64(0), np.int64(0)),
+          budget, 0.7, ROLLOUT_GREEDY)
+    b = w.tree
+    assert b.nodes > 1 << 13 and b.capacity == budget + 2
+    assert all(b.arrays[name] is arrays[name] for name in arrays)  # in place: never copied
+    a = _search(pos, budget, 1 << 10, seed=7).tree
+    assert a.nodes == b.nodes and a.root_stats() == b.root_stats()
+    fa, fb = _fields(a), _fields(b)
+    for name in fa:
+        assert np.array_equal(fa[name], fb[name]), name
+
+
 def test_a_search_reserves_its_budget():
     """``run_search`` with an iteration budget reserves one node an iteration (and the
     root) in every thread's tree, so that it grows in place; with a time limit alone it

@@ -116,6 +116,11 @@ def test_the_win_now_test_reads_a_jack_gift_by_its_receivers_goal():
     assert _wins_now(u, "jack JH 5D p0") and not _wins_now(u, "jack JH 5D p2")
     u.play("jack JH 5D p2", "resolve", "resolve")
     assert not u.over
+    # a gift that brings an opponent to its goal wins for the opponent, never for the giver
+    v = T((["JH"], ["9D"], ["3H"], ["9S"]), points={0: ["9C", "3C"], 1: ["7H"], 3: ["7C"]}, royals={1: ["KH"]})
+    assert not _wins_now(v, "jack JH 7C p1")
+    v.play("jack JH 7C p1")
+    assert v.result() == (L.ST_WIN, 1)
 
 
 @pytest.mark.parametrize("also,winner", [(1, 0), (3, 3)])

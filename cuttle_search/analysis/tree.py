@@ -141,6 +141,9 @@ class Tree:
         packed = False
         if self.nodes + 2 > self.capacity:
             capacity = 2 * self.capacity
+            reserved = len(self.arrays["move"])
+            if self.capacity < reserved < capacity:  # the reserve holds every node the budget makes
+                capacity = reserved
             if self.capacity < RENUMBER_BELOW:
                 self._renumber(capacity)
                 packed = True

@@ -105,7 +105,10 @@ GREEDY_EPSILON_QUARTERS = 1  # a greedy rollout plays a uniform move this many q
 
 @njit(cache=True)
 def wins_now(s, r, p, m):
-    """Whether main-phase move ``m`` of seat ``p`` meets p's goal at once (cheap test)."""
+    """Whether main-phase move ``m`` of seat ``p`` brings p's side to a goal at once (cheap
+    test): p's own, or with Team's gifts that of the partner who receives the card. (Where
+    the rules open an answer window after a royal or a Jack, as in Team, an opponent's 9
+    could still undo it: the test does not look at that.)"""
     mt = m & MT_MASK
     c = move_card(m)
     pts = points_total(s, p)
@@ -113,17 +116,20 @@ def wins_now(s, r, p, m):
         return pts + (c >> 2) + 1 >= goal(s, r, p)
     if mt == MT_ROYAL and (c >> 2) == 12:
         return pts >= goal_with_kings(r, popcount(s[F_FACE + p] & KINGS) + 1)
-    # a Jack or Joker hands its card to its receiver (p, or with gifts p's partner, whose
-    # goal then wins for p's side): what the receiver holds after it decides
+    # a Jack or Joker hands its card to its receiver (p; with gifts any other seat): it wins
+    # for p when the receiver is on p's side and meets its own goal (a gift that brings an
+    # opponent to its goal is no win for p)
     if mt == MT_JACK:
         t = move_target(m)
         q = move_receiver(m, p)
-        if (s[F_POINTS + q] >> t) & 1:
+        if (s[F_POINTS + q] >> t) & 1 or not same_side(s, r, p, q):
             return False
         return points_total(s, q) + (t >> 2) + 1 >= goal(s, r, q)
     if mt == MT_JOKER:
         t = move_target(m)
         q = move_receiver(m, p)
+        if not same_side(s, r, p, q):
+            return False
         if t >= 40 and t < 44:  # the point card under that Jack comes along
             return points_total(s, q) + (s[F_JACK_ON + t - 40] >> 2) + 1 >= goal(s, r, q)
         if (t >> 2) == RANK_KING:
@@ -633,14 +639,16 @@ def _balance_after(s, r, p, mate, against, lose, value, royal, to, back):
 @njit(cache=True)
 def quick_removal_balance(s, r, m, p, mate, against):
     """``material_balance(p)`` after main-phase one-off ``m`` of ``p``, a Two or a Nine,
-    resolves with every other seat declining, from the masks: a Two scraps a King, Queen
-    or glasses, a Nine sends one (or a point card, its Jacks scrapped) back to its
-    controller's hand (or the deck top). No seat gains, so none meets its goal. ``(True,
-    value)`` with exactly the bits applying it on a copy gives (0.0 for a stalemate), or
-    A 2 or 9 on the one Jack of a point card (no Joker on it) gives the card back to its
-    owner, and a 9 the Jack to the seat that played it. ``(False, 0.0)`` for a Joker as the
-    target, a Jack over another Jack (control goes back down the stack: the caller applies
-    those), one after which the owner meets its goal, and a 9 answering a royal."""
+    resolves with every other seat declining, from the masks: ``(True, value)`` with
+    exactly the bits applying it on a copy gives (0.0 for a stalemate), else ``(False,
+    0.0)`` and the caller applies it.
+
+    Scored here: a Two that scraps a King, Queen or glasses, and a Nine that sends one (or a
+    point card, its Jacks scrapped) back to its controller's hand (or the deck top), after
+    which no seat gains; and a 2 or 9 on the one Jack of a point card (no Joker on it),
+    which gives the card back to its owner (and a 9 the Jack to the seat that played it),
+    unless the owner then meets its goal. Left to the caller: a Joker as the target, a Jack
+    over another Jack (control goes back down the stack) and a 9 answering a royal."""
     t = move_target(m)
     if t == NO_CARD or t >= JOKER_1 or s[F_RESPONSE] >= 0:
         return False, 0.0
