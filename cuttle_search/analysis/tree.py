@@ -133,7 +133,7 @@ class Tree:
     def grow(self) -> None:
         """Make room for the next kernel call: when the nodes are full, renumber them
         breadth-first, so that siblings sit together in memory (the selection scans them),
-        into arrays twice as large, packing the index pool on the way (a tree of
+        for twice as many nodes (or up to the reserve, when it is nearer), packing the index pool on the way (a tree of
         ``RENUMBER_BELOW`` nodes or more just gets larger arrays); when the pool is short,
         pack it in place, then double it while it is short (or more than half full). The
         tree itself, and so the search, stays exactly the same. Within the reserve all of
