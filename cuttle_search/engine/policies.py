@@ -566,6 +566,19 @@ def quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val):
 
 
 @njit(cache=True)
+def _tally(q, v, p, mate, against, own, mine, best):
+    """Seat ``q``'s standing ``v`` into a side's running figures: ``own`` (p's), ``mine``
+    (p's partner's) and ``best`` (the best of the seats in the mask ``against``)."""
+    if q == p:
+        own = v
+    elif q == mate:
+        mine = v
+    if (against >> q) & 1 and v > best:
+        best = v
+    return own, mine, best
+
+
+@njit(cache=True)
 def quick_joker_balance_n(s, r, m, p, mate, against):
     """``material_balance(p)`` after Joker move ``m`` of ``p`` from the hand in the main
     phase, with any number of seats, from the masks: the royal it lands on (a King, Queen
@@ -625,12 +638,7 @@ def _balance_after(s, r, p, mate, against, lose, value, royal, to, back):
             face |= royal
         kings = popcount(face & KINGS)
         v = _standing(pts, goal_with_kings(r, kings), kings, popcount(face & QUEENS), popcount(face & EIGHTS), hand)
-        if q == p:
-            own = v
-        elif q == mate:
-            mine = v
-        if (against >> q) & 1 and v > best:
-            best = v
+        own, mine, best = _tally(q, v, p, mate, against, own, mine, best)
     if mate >= 0:
         own = max(own, mine)
     return own - best
@@ -750,12 +758,7 @@ def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
                 if pts >= g:
                     return False, 0.0
                 v = _standing(pts, g, 0, 0, 0, hand)
-            if q == p:
-                own = v
-            elif q == mate:
-                mine = v
-            if (against >> q) & 1 and v > best:
-                best = v
+            own, mine, best = _tally(q, v, p, mate, against, own, mine, best)
         if s[F_ACTIONS] + n_seats >= r[R_ACTION_LIMIT]:  # the one-off and every decline
             return True, 0.0
         if mate >= 0:
