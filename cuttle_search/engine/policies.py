@@ -779,7 +779,9 @@ def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
 def _seat_setup(s, r, p):
     """What ``_seat_value`` needs of a decision of ``p``: (quick, mate, against, pts_p,
     best_opp, mate_val). ``_greedy_pick_applied`` works the same out inline: calling this
-    from the rollout cost 2% of the team greedy playout rate (paired rounds)."""
+    from the rollout cost 2% of the team greedy playout rate (paired rounds), and Numba's
+    ``inline="always"`` leaves a kernel that is never cached (every command then compiled
+    it again and said so), so the copy stays."""
     quick = s[F_PHASE] == PH_MAIN
     mate = partner(s, r, p)
     against = opponents(s, r, p)
