@@ -25,7 +25,7 @@ from ..engine.ismcts import (
     ROOT_AVOID,
     ROOT_ONLY,
 )
-from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM
+from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, ROLLOUT_VALUE
 from ..engine.seats import partner, sides
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
@@ -52,7 +52,7 @@ from .solve_first import solve_first
 from .tree import Tree, load_growth_kernels
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM,
-            "greedy-cut": ROLLOUT_GREEDY_CUT}
+            "greedy-cut": ROLLOUT_GREEDY_CUT, "value": ROLLOUT_VALUE}
 assert tuple(ROLLOUTS) == ROLLOUT_NAMES
 # the opponent models (engine/ismcts.py): what the other seats' nodes maximise
 MODELS = {"maxn": MODEL_MAXN, "paranoid": MODEL_PARANOID, "random": MODEL_RANDOM}
@@ -253,6 +253,8 @@ def run_search(
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
+    if rollout == "value" and pos.players != 2:
+        raise SearchError(f"rollout: 'value' is learned for two seats; this game has {pos.players}")
     widen = float(widen) + 0.0  # -0.0 is 0.0
     model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):

@@ -1,0 +1,163 @@
+"""Train the learned value of engine/value.py and write cuttle_search/engine/value_weights.py.
+
+    python benchmarks/train_value.py [--games 200000] [--seed 11] [--hidden 32] [--epochs 8]
+
+Data: two-seat cuttle-cards games of greedy self-play (the ``greedy`` rollout policy in both
+seats, from fresh deals of the engine's seeded generator); about one main decision in three
+is kept, with its features for the seat to act (``value_features``) and that seat's result
+(a win 1, a stalemate 1/2, a loss 0). Model: one ReLU layer of ``--hidden`` units and a
+logistic output, trained on the log loss with Adam (NumPy only, the CPU). Held-out games of
+seed + 1 give the log loss printed beside a constant's and a logistic regression's. The same
+arguments give the same weights on the same machine (NumPy's seeded generator; the sums
+are BLAS's, so another machine may differ in the last bits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from numba import njit  # noqa: E402
+
+from cuttle_search.engine.apply import apply_move  # noqa: E402
+from cuttle_search.engine.layout import (F_ACTOR, F_PHASE, F_STATUS, F_WINNER, PH_MAIN, PH_OVER,  # noqa: E402
+                                         STATE_SIZE, ST_WIN)
+from cuttle_search.engine.movegen import generate_moves  # noqa: E402
+from cuttle_search.engine.policies import ROLLOUT_GREEDY, policy_pick  # noqa: E402
+from cuttle_search.engine.rng import game_seed, rng_below  # noqa: E402
+from cuttle_search.engine.setup import deal  # noqa: E402
+from cuttle_search.engine.value import VALUE_FEATURES, VALUE_ONE, value_features  # noqa: E402
+from cuttle_search.game.rules import get_ruleset  # noqa: E402
+
+WEIGHTS = ROOT / "cuttle_search" / "engine" / "value_weights.py"
+MOVES = 4096  # more than any decision's legal moves (engine/limits: MAX_MOVES)
+
+
+@njit
+def _self_play(r, seed, first, games, every, X, y):
+    """Play games ``first ..`` of ``seed``; record about one main decision in ``every``."""
+    s = np.zeros(STATE_SIZE, np.int64)
+    scratch = np.zeros(STATE_SIZE, np.int64)
+    buf = np.zeros(MOVES, np.int64)
+    seats = np.zeros(X.shape[0], np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    n = 0
+    for g in range(games):
+        rng[0] = game_seed(seed, first + g)
+        deal(s, r, rng)
+        start = n
+        while s[F_PHASE] != PH_OVER:
+            if s[F_PHASE] == PH_MAIN and n < X.shape[0] and rng_below(rng, every) == 0:
+                value_features(s, r, s[F_ACTOR], X[n])
+                seats[n] = s[F_ACTOR]
+                n += 1
+            m = generate_moves(s, r, buf)
+            apply_move(s, r, policy_pick(s, r, buf, m, rng, ROLLOUT_GREEDY, scratch))
+        for i in range(start, n):
+            if s[F_STATUS] != ST_WIN:
+                y[i] = 0.5
+            else:
+                y[i] = 1.0 if s[F_WINNER] == seats[i] else 0.0
+    return n
+
+
+def games_data(seed: int, games: int, every: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    r = get_ruleset("cuttle-cards").array
+    cap = games * 24
+    X = np.zeros((cap, VALUE_FEATURES), np.int64)
+    y = np.zeros(cap)
+    n = _self_play(r, seed, 0, games, every, X, y)
+    return X[:n] / VALUE_ONE, y[:n]
+
+
+def log_loss(z: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(1.0 / (1.0 + np.exp(-z)), 1e-9, 1 - 1e-9)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def logistic(X: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
+    """A logistic regression by Newton's method: the baseline the network must beat."""
+    w = np.zeros(X.shape[1])
+    for _ in range(25):
+        p = 1.0 / (1.0 + np.exp(-(X @ w)))
+        g = X.T @ (p - y) / len(y) + l2 * w
+        H = (X * (p * (1 - p))[:, None]).T @ X / len(y) + l2 * np.eye(len(w))
+        w -= np.linalg.solve(H, g)
+    return w
+
+
+def train(X, y, Xv, yv, hidden, epochs, seed, lr=3e-3, batch=1024):
+    rng = np.random.default_rng(seed)
+    mu = X.mean(0)
+    sd = X.std(0) + 1e-6
+    mu[0], sd[0] = 0.0, 1.0  # the bias feature stays 1
+    Xn, Xvn = (X - mu) / sd, (Xv - mu) / sd
+    d = X.shape[1]
+    params = [rng.normal(0, 1 / np.sqrt(d), (d, hidden)), np.zeros(hidden),
+              rng.normal(0, 1 / np.sqrt(hidden), hidden), np.zeros(1)]
+    m1 = [np.zeros_like(p) for p in params]
+    m2 = [np.zeros_like(p) for p in params]
+
+    def forward(A):
+        h = np.maximum(A @ params[0] + params[1], 0.0)
+        return h, h @ params[2] + params[3][0]
+
+    step = 0
+    for epoch in range(epochs):
+        order = rng.permutation(len(y))
+        for i in range(0, len(y), batch):
+            b = order[i:i + batch]
+            h, z = forward(Xn[b])
+            gz = (1.0 / (1.0 + np.exp(-z)) - y[b]) / len(b)
+            gh = np.outer(gz, params[2]) * (h > 0)
+            grads = [Xn[b].T @ gh + 1e-5 * params[0], gh.sum(0), h.T @ gz + 1e-5 * params[2], np.array([gz.sum()])]
+            step += 1
+            for k in range(4):
+                m1[k] = 0.9 * m1[k] + 0.1 * grads[k]
+                m2[k] = 0.999 * m2[k] + 0.001 * grads[k] ** 2
+                params[k] -= lr * (m1[k] / (1 - 0.9 ** step)) / (np.sqrt(m2[k] / (1 - 0.999 ** step)) + 1e-8)
+        print(f"epoch {epoch + 1}: held-out log loss {log_loss(forward(Xvn)[1], yv):.4f}", flush=True)
+    return mu, sd, params
+
+
+def _array(name: str, a: np.ndarray) -> str:
+    flat = ", ".join(repr(float(x)) for x in a.ravel())
+    return f"{name} = np.array([{flat}]).reshape({a.shape})\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=200_000, help="self-play games to train on (default 200,000)")
+    ap.add_argument("--seed", type=int, default=11, help="seed of the training games and the network (default 11)")
+    ap.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
+    ap.add_argument("--epochs", type=int, default=8, help="passes over the data (default 8)")
+    ap.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights module")
+    a = ap.parse_args()
+    for name in ("games", "hidden", "epochs"):
+        if getattr(a, name) < 1:
+            ap.error(f"--{name}: expected at least 1")
+    t0 = time.time()
+    X, y = games_data(a.seed, a.games)
+    Xv, yv = games_data(a.seed + 1, max(a.games // 10, 1))
+    print(f"{len(y):,} training and {len(yv):,} held-out decisions ({time.time() - t0:.1f} s)")
+    print(f"constant: log loss {log_loss(np.full(len(yv), np.log(y.mean() / (1 - y.mean()))), yv):.4f}")
+    print(f"logistic regression: log loss {log_loss(Xv @ logistic(X, y), yv):.4f}")
+    mu, sd, p = train(X, y, Xv, yv, a.hidden, a.epochs, a.seed)
+    text = (f'"""The learned value\'s weights (engine/value.py), written by benchmarks/train_value.py\n'
+            f'--games {a.games} --seed {a.seed} --hidden {a.hidden} --epochs {a.epochs}. Do not edit."""\n\n'
+            "import numpy as np\n\n"
+            + _array("MU", mu) + _array("SD", sd) + _array("W1", p[0]) + _array("B1", p[1])
+            + _array("W2", p[2]) + f"B2 = {float(p[3][0])!r}\n")
+    a.out.write_text(text)
+    print(f"wrote {a.out} ({time.time() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
