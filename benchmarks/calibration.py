@@ -52,7 +52,7 @@ STAGES = (("opening (plies 0-9)", lambda d: d["ply"] <= 9),
           ("deck <= 10", lambda d: d["ply"] > 9 and d["deck"] <= 10))
 
 
-def play_one(job: tuple[str, int, int, int, float | None]) -> list[dict[str, Any]]:
+def play_one(job: tuple[str, int, int, int, float | None, str | None]) -> list[dict[str, Any]]:
     """One self-play game (runs in a worker): its decisions, each with the prediction and
     the deciding seat's final share."""
     from cuttle_search.analysis import analyse
@@ -60,8 +60,10 @@ def play_one(job: tuple[str, int, int, int, float | None]) -> list[dict[str, Any
     from cuttle_search.game.rules import get_ruleset
     from cuttle_search.play.arena import deal_seed
 
-    rules_spec, seed, game, iterations, widen = job
-    options = {} if widen is None else {"widen": widen}
+    rules_spec, seed, game, iterations, widen, rollout = job
+    options: dict[str, Any] = {} if widen is None else {"widen": widen}
+    if rollout is not None:
+        options["rollout"] = rollout
     rules = get_ruleset(rules_spec)
     pos = Position.deal(rules, seed=deal_seed(seed, game))
     rng = np.random.default_rng([seed, game])
@@ -256,7 +258,7 @@ def has_map(rules: str) -> bool:
 def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
     """docs/strength.md's table of a saved run: the search's figures beside the calibrated
     ones (where the ruleset has a map; else the search's alone)."""
-    mapped = has_map(run["rules"])
+    mapped = has_map(run["rules"]) and run.get("rollout") is None  # the map is the default rollout's
     raw = summarise(run["decisions"], resamples)
     cal = summarise(with_calibration(run["decisions"], run["rules"]), resamples) if mapped else raw
 
@@ -297,6 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7100)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--widen", type=float, default=None, help="the search's widening (default: the analyser's)")
+    ap.add_argument("--rollout", default=None, help="the search's rollout policy (default: the analyser's)")
     ap.add_argument("--resamples", type=int, default=400)
     ap.add_argument("--json", dest="json_out", default=None, help="write the figures (and every decision) here")
     ap.add_argument("--fit", nargs="+", default=None, metavar="RUN", help="fit the map from saved runs (--json files)")
@@ -318,12 +321,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for key in ("rules", "iterations", "seed"):
             setattr(args, key, run[key])
         print(report(summarise(run["decisions"], args.resamples), args, run["seconds"]))
-        if has_map(run["rules"]):
+        if has_map(run["rules"]) and run.get("rollout") is None:  # the map is the default rollout's
             print()
             print("calibrated (analysis/calibration.py):")
             print(report(summarise(with_calibration(run["decisions"], run["rules"]), args.resamples), args, run["seconds"]))
         return 0
-    jobs = [(args.rules, args.seed, g, args.iterations, args.widen) for g in range(args.games)]
+    jobs = [(args.rules, args.seed, g, args.iterations, args.widen, args.rollout) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -336,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report(summary, args, seconds))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({"rules": args.rules, "games": args.games,
-                                                   "iterations": args.iterations, "seed": args.seed, "widen": args.widen,
+                                                   "iterations": args.iterations, "seed": args.seed, "widen": args.widen, "rollout": args.rollout,
                                                    "seconds": round(seconds, 1), "summary": summary,
                                                    "decisions": decisions}, indent=1))
     return 0

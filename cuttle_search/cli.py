@@ -603,7 +603,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     ceiling, not a fair player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U] (the exact
     solver on W sampled deals when at most U cards are unseen, else ismcts; two seats),
     openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy (the
-    default), heuristic, random or greedy-cut. See docs/arena.md."""
+    default), heuristic, random, greedy-cut or value (two seats). See docs/arena.md."""
     from .play.agents import AgentError
     from .play.arena import ArenaError, run_arena
     from .play.backends import BackendError

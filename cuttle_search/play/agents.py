@@ -153,6 +153,9 @@ class CuttleBot(Agent):
         )
 
 
+VALUE_SEATS = "rollout=value is learned for two seats"
+
+
 class Pimc(Agent):
     """Determinized flat Monte Carlo: about ``iterations`` rollouts a decision, one after
     every legal move in each sampled world; the move with the best total share wins."""
@@ -167,6 +170,9 @@ class Pimc(Agent):
         self._scores = np.zeros(L.MAX_MOVES, np.float64)
         self._cards = np.zeros(64, np.int64)
         self._scratch = np.zeros(L.STATE_SIZE, np.int64)
+
+    def seat_limit(self):
+        return (2, VALUE_SEATS) if self.rollout == "value" else (self.max_seats, "")
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -199,6 +205,8 @@ class Ismcts(Agent):
     def seat_limit(self):
         if self.infer and not self.sees_everything:
             return 2, "infer=1 infers the hand of the one opponent of a two-seat game"
+        if self.rollout == "value":
+            return 2, VALUE_SEATS
         return None, ""
 
     def start_game(self, seat):

@@ -1,0 +1,181 @@
+"""The learned value (engine/value.py): its shipped weights, its features, the outcome it
+settles a playout with, and the ``value`` rollout that uses it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cuttle_search.analysis import SearchError, analyse
+from cuttle_search.cli import main
+from cuttle_search.engine import layout as L
+from cuttle_search.engine.apply import apply_move
+from cuttle_search.engine.movegen import generate_moves
+from cuttle_search.engine.policies import ROLLOUT_GREEDY, ROLLOUT_VALUE, policy_pick, rollout
+from cuttle_search.engine.rng import rng_below
+from cuttle_search.engine.seats import opponent
+from cuttle_search.engine.setup import deal
+from cuttle_search.engine.table import goal, points_total
+from cuttle_search.engine.value import VALUE_FEATURES, VALUE_ONE, settle_by_value, value_features, win_chance
+from cuttle_search.game.rules import get_ruleset
+from cuttle_search.play.agent import AgentError
+from cuttle_search.play.agents import make_agent
+
+ROOT = Path(__file__).resolve().parent.parent
+POS = ROOT / "positions"
+
+
+def _walked(rules: str, seed: int, plies: int):
+    """A deal of ``rules`` and up to ``plies`` uniform moves of the generator ``seed``."""
+    r = get_ruleset(rules).to_array()
+    s = np.zeros(L.STATE_SIZE, np.int64)
+    deal(s, r, np.array([seed], np.uint64))
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    walk = np.array([seed], np.uint64)
+    for _ in range(plies):
+        if s[L.F_PHASE] == L.PH_OVER:
+            break
+        apply_move(s, r, buf[rng_below(walk, generate_moves(s, r, buf))])
+    return s, r
+
+
+# Recorded with the shipped weights (value_weights.py): a deal of cuttle-cards, 12 uniform
+# moves of the same seed, and the chance that the seat then to act wins.
+RECORDED = {1: 0.7113741086587807, 2: 0.005577245478569318, 3: 0.6160830345805862, 4: 0.35935194014280514}
+
+
+@pytest.mark.parametrize("seed", sorted(RECORDED))
+def test_the_shipped_weights_give_the_recorded_values(seed):
+    s, r = _walked("cuttle-cards", seed, 12)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    assert win_chance(s, r, s[L.F_ACTOR], scratch) == pytest.approx(RECORDED[seed], rel=1e-9, abs=1e-12)
+
+
+def test_the_features_are_the_states_counts():
+    """Each seat's distance to its goal, its table and hand counts, the deck, in fixed point."""
+    s, r = _walked("cuttle-cards", 9, 30)
+    p = int(s[L.F_ACTOR])
+    out = np.zeros(L.STATE_SIZE, np.int64)
+    value_features(s, r, p, out)
+    f = out[:VALUE_FEATURES] / VALUE_ONE
+    assert f[0] == 1.0
+    for i, q in enumerate((p, int(opponent(s, p)))):
+        k = 1 + 21 * i
+        gap = max(int(goal(s, r, q)) - int(points_total(s, q)), 0)
+        assert f[k] == pytest.approx(gap / 21.0, abs=1e-6)
+        assert f[k + 1] == pytest.approx(np.log1p(gap), abs=1e-6)
+        assert (f[k + 2], f[k + 3]) == (float(gap <= 5), float(gap <= 10))
+        face, hand = int(s[L.F_FACE + q]), int(s[L.F_HAND + q])
+        assert f[k + 4] == bin(face & L.KINGS).count("1")
+        assert f[k + 5] == bin(face & L.QUEENS).count("1")
+        assert f[k + 6] == bin(face & L.EIGHTS).count("1")
+        assert f[k + 7] == bin(hand).count("1")
+        ranks = [sum(1 for c in range(52) if hand >> c & 1 and c >> 2 == rank) for rank in range(13)]
+        assert list(f[k + 8:k + 21]) == ranks
+    assert f[-1] == pytest.approx(s[L.F_DECK_N] / 52.0, abs=1e-6)
+
+
+def test_a_settled_game_scores_the_learned_chance_on_average():
+    """Over many settlings of one state, the seat's mean score (a win 1, a stalemate 1/2)
+    is its learned chance; the side behind never wins."""
+    s, r = _walked("cuttle-cards", 3, 20)
+    p = int(s[L.F_ACTOR])
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    v = win_chance(s, r, p, scratch)
+    rng = np.array([77], np.uint64)
+    total, n = 0.0, 20_000
+    for _ in range(n):
+        t = s.copy()
+        settle_by_value(t, r, p, rng, scratch)
+        assert t[L.F_PHASE] == L.PH_OVER
+        if t[L.F_STATUS] == L.ST_WIN:
+            assert (t[L.F_WINNER] == p) == (v > 0.5)
+            total += t[L.F_WINNER] == p
+        else:
+            assert t[L.F_STATUS] == L.ST_STALEMATE_ACTIONS and t[L.F_WINNER] == -1
+            total += 0.5
+    assert total / n == pytest.approx(v, abs=0.01)
+
+
+def test_the_value_playout_is_greedy_up_to_the_next_main_decision():
+    """From a main decision it settles at once; from any other decision it plays the
+    greedy playout's moves to the next main decision and settles there."""
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    at_main = elsewhere = 0
+    for seed in range(200):
+        s, r = _walked("cuttle-cards", 500 + seed, seed % 40)
+        if s[L.F_PHASE] == L.PH_OVER:
+            continue
+        short = s.copy()
+        plies = rollout(short, r, np.array([seed], np.uint64), buf, ROLLOUT_VALUE, scratch)
+        assert short[L.F_PHASE] == L.PH_OVER
+        if s[L.F_PHASE] == L.PH_MAIN:
+            assert plies == 0
+            at_main += 1
+            continue
+        elsewhere += 1
+        walk, rng = s.copy(), np.array([seed], np.uint64)  # the greedy playout, move by move
+        while walk[L.F_PHASE] not in (L.PH_MAIN, L.PH_OVER):
+            n = generate_moves(walk, r, buf)
+            apply_move(walk, r, policy_pick(walk, r, buf, n, rng, ROLLOUT_GREEDY, scratch))
+            plies -= 1
+        assert plies == 0
+        if walk[L.F_PHASE] == L.PH_OVER:  # the game ended on the way: the same end
+            assert np.array_equal(walk, short)
+        else:  # settled at that main decision by the same generator
+            settle_by_value(walk, r, walk[L.F_ACTOR], rng, scratch)
+            assert np.array_equal(walk, short)
+    assert at_main >= 20 and elsewhere >= 20
+
+
+def test_with_more_seats_the_engine_plays_the_greedy_playout():
+    s, r = _walked("team", 4, 10)
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    a, b = s.copy(), s.copy()
+    pa = rollout(a, r, np.array([3], np.uint64), buf, ROLLOUT_VALUE, scratch)
+    pb = rollout(b, r, np.array([3], np.uint64), buf, ROLLOUT_GREEDY, scratch)
+    assert pa == pb and np.array_equal(a, b)
+
+
+def test_the_search_takes_the_value_rollout_by_name_for_two_seats_only():
+    a = analyse(POS / "opening-p0.json", iterations=2000, seed=5, rollout="value")
+    b = analyse(POS / "opening-p0.json", iterations=2000, seed=5, rollout="value")
+    assert a.deterministic_json() == b.deterministic_json()
+    assert a.iterations == 2000 and 0.0 < a.moves[0].score < 1.0
+    with pytest.raises(SearchError, match="rollout: 'value' is learned for two seats; this game has 4"):
+        analyse(POS / "team-opening-p0.json", iterations=100, seed=5, rollout="value")
+
+
+def test_the_cli_refuses_the_value_rollout_with_more_seats_in_one_line():
+    done = CliRunner().invoke(main, ["analyse", str(POS / "cutthroat-opening-p0.json"), "-n", "100",
+                                     "--rollout", "value"])
+    assert done.exit_code == 2 and "Traceback" not in done.output
+    assert done.output.strip() == "Error: rollout: 'value' is learned for two seats; this game has 3"
+
+
+@pytest.mark.slow
+def test_the_training_script_repeats_itself(tmp_path):
+    """The same arguments write the same weights (a small run)."""
+    outs = []
+    for name in ("a.py", "b.py"):
+        out = tmp_path / name
+        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "train_value.py"), "--games", "300",
+                        "--epochs", "1", "--out", str(out)], check=True, capture_output=True)
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] and "W1 = np.array(" in outs[0]
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iterations=100,rollout=value", "pimc:iterations=100,rollout=value"])
+def test_agents_with_the_value_rollout_refuse_more_seats_by_name(spec):
+    agent = make_agent(spec)
+    agent.check_seats(2, "cuttle-cards")
+    with pytest.raises(AgentError, match=re.escape("at most 2 seats (rollout=value is learned for two seats); cutthroat has 3")):
+        agent.check_seats(3, "cutthroat")
