@@ -6,7 +6,8 @@ next main decision and lets ``settle_by_value`` end the game there.
 The features are counts a state shows any seat that sees both hands (rollouts and
 determinizations do): for the seat ``p`` to act and then its opponent, the distance to the
 goal (scaled, its log, and whether it is within 5 and within 10), Kings, Queens and glasses
-on the table, cards in hand and the hand's cards of each rank; then the deck's size.
+on the table, cards in hand and the hand's cards of each rank (a Joker counts only in the
+hand's size); then the deck's size.
 They are written in fixed point (``VALUE_ONE`` is 1.0) into an int64 scratch array, so
 that no kernel allocates: the training script reads the same function's output.
 """
