@@ -240,27 +240,35 @@ def fit(decisions: Sequence[dict[str, Any]]) -> tuple[tuple[float, float], ...]:
     return tuple(out)
 
 
-def with_calibration(decisions: Sequence[dict[str, Any]], rules: str) -> list[dict[str, Any]]:
+def with_calibration(decisions: Sequence[dict[str, Any]], rules: str, rollout: str | None = None) -> list[dict[str, Any]]:
     """The decisions with the calibrated prediction in place of the search's."""
     from cuttle_search.analysis.calibration import calibrate
 
-    return [dict(d, predicted=d["predicted"] if d["proven"] else calibrate(rules, d["ply"], d["deck"], d["predicted"]))
+    ro = _rollout(rollout)
+    return [dict(d, predicted=d["predicted"] if d["proven"] else calibrate(rules, d["ply"], d["deck"], d["predicted"], ro))
             for d in decisions]
 
 
-def has_map(rules: str) -> bool:
-    """Whether analysis/calibration.py has a map for this ruleset."""
+def _rollout(rollout: str | None) -> str:
+    """A run's rollout policy: the analyser's default where the run names none."""
+    from cuttle_search.analysis.limits import DEFAULT_ROLLOUT
+
+    return DEFAULT_ROLLOUT if rollout is None else rollout
+
+
+def has_map(rules: str, rollout: str | None = None) -> bool:
+    """Whether analysis/calibration.py has a map for this ruleset and rollout policy."""
     from cuttle_search.analysis.calibration import MAPS
 
-    return rules in MAPS
+    return (rules, _rollout(rollout)) in MAPS
 
 
 def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
     """docs/strength.md's table of a saved run: the search's figures beside the calibrated
     ones (where the ruleset has a map; else the search's alone)."""
-    mapped = has_map(run["rules"]) and run.get("rollout") is None  # the map is the default rollout's
+    mapped = has_map(run["rules"], run.get("rollout"))
     raw = summarise(run["decisions"], resamples)
-    cal = summarise(with_calibration(run["decisions"], run["rules"]), resamples) if mapped else raw
+    cal = summarise(with_calibration(run["decisions"], run["rules"], run.get("rollout")), resamples) if mapped else raw
 
     def cell(f: dict[str, Any], key: str, signed: bool = True) -> str:
         fmt = "{:+.3f}" if signed else "{:.2f}"
@@ -308,10 +316,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.fit:
         runs = [json.loads(Path(f).read_text()) for f in args.fit]
-        for rules in sorted({r["rules"] for r in runs}):
-            decisions = [d for r in runs if r["rules"] == rules for d in r["decisions"]]
-            print(f'    "{rules}": {fit(decisions)},  # {len(decisions):,} decisions, seeds '
-                  f'{sorted({r["seed"] for r in runs if r["rules"] == rules})}')
+        for key in sorted({(r["rules"], _rollout(r.get("rollout"))) for r in runs}):
+            mine = [r for r in runs if (r["rules"], _rollout(r.get("rollout"))) == key]
+            decisions = [d for r in mine for d in r["decisions"]]
+            print(f'    {key}: {fit(decisions)},  # {len(decisions):,} decisions, seeds {sorted({r["seed"] for r in mine})}')
         return 0
     if args.evaluate:
         run = json.loads(Path(args.evaluate).read_text())
@@ -321,10 +329,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for key in ("rules", "iterations", "seed"):
             setattr(args, key, run[key])
         print(report(summarise(run["decisions"], args.resamples), args, run["seconds"]))
-        if has_map(run["rules"]) and run.get("rollout") is None:  # the map is the default rollout's
+        if has_map(run["rules"], run.get("rollout")):
             print()
             print("calibrated (analysis/calibration.py):")
-            print(report(summarise(with_calibration(run["decisions"], run["rules"]), args.resamples), args, run["seconds"]))
+            print(report(summarise(with_calibration(run["decisions"], run["rules"], run.get("rollout")), args.resamples),
+                         args, run["seconds"]))
         return 0
     jobs = [(args.rules, args.seed, g, args.iterations, args.widen, args.rollout) for g in range(args.games)]
     began = time.perf_counter()

@@ -24,6 +24,11 @@ def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():
     assert all(m.calibrated_score is not None for m in fitted.moves)
     best = fitted.best
     assert best.calibrated_score == pytest.approx(cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, best.score))
+    valued = analyse(pos, iterations=10_000, seed=1, rollout="value")  # its own map
+    assert valued.best.calibrated_score == pytest.approx(
+        cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, valued.best.score, "value"))
+    assert valued.best.calibrated_score != pytest.approx(
+        cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, valued.best.score))
     assert "calibratedScore" in fitted.to_json()["moves"][0]
     for options in ({"iterations": 30_000}, {"iterations": 10_000, "rollout": "random"},
                     {"iterations": 10_000, "exploration": 1.0}, {"iterations": 2_000}):
@@ -37,13 +42,13 @@ def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():
 
 
 def test_every_map_keeps_the_order_of_moves():
-    for rules, stages in cal.MAPS.items():
+    for (rules, rollout), stages in cal.MAPS.items():
         assert len(stages) == len(cal.STAGES)
         for k, (_a, b) in enumerate(stages):
             assert b > 0, (rules, k)
             ply, deck = [(0, 40), (12, 35), (20, 20), (30, 5)][k]
             assert cal.stage_of(ply, deck) == k
-            values = [cal.calibrate(rules, ply, deck, p) for p in np.linspace(0.01, 0.99, 25)]
+            values = [cal.calibrate(rules, ply, deck, p, rollout) for p in np.linspace(0.01, 0.99, 25)]
             assert values == sorted(values) and 0 < values[0] < values[-1] < 1
 
 

@@ -8,9 +8,9 @@ removed, this layer maps a score to the share the deciding seat went on to get i
 self-play, by stage of the game: a logistic map ``sigmoid(a + b * logit(score))`` per stage
 (the opening, plies 0-9; then by the deck: more than 30 cards, 11 to 30, 10 or fewer),
 fitted by ``benchmarks/calibration.py --fit`` on the seeds recorded in ``FITTED`` and
-checked on another (7300; docs/strength.md has both sets of figures). It holds only where it was fitted: the rulesets in ``MAPS``
-as they come (no options), greedy rollouts, the default exploration, widening and opponent
-model, and a budget of 5,000 to 20,000 iterations. Anywhere else the field is absent (None), not a
+checked on another (7300; docs/strength.md has both sets of figures). It holds only where it was fitted: the rulesets and
+rollout policies in ``MAPS`` (the rulesets as they come, no options), the default exploration,
+widening and opponent model, and a budget of 5,000 to 20,000 iterations. Anywhere else the field is absent (None), not a
 guess. A proven score is exact: it is not mapped.
 """
 
@@ -28,13 +28,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STAGES = ("opening (plies 0-9)", "deck > 30", "deck 11-30", "deck <= 10")
 MIN_ITERATIONS, MAX_ITERATIONS = 5_000, 20_000
-FITTED = {"iterations": 10_000, "rollout": "greedy", "widen": DEFAULT_WIDEN, "games": {"cuttle-cards": 600, "cutthroat": 1800},
-          "seeds": {"cuttle-cards": (7100,), "cutthroat": (7100, 7500, 7900)}, "checkedOn": 7300}
+FITTED = {"iterations": 10_000, "widen": DEFAULT_WIDEN, "checkedOn": 7300,
+          "games": {("cuttle-cards", "greedy"): 600, ("cutthroat", "greedy"): 1800, ("cuttle-cards", "value"): 600},
+          "seeds": {("cuttle-cards", "greedy"): (7100,), ("cutthroat", "greedy"): (7100, 7500, 7900),
+                    ("cuttle-cards", "value"): (7100,)}}
 
-# ruleset -> (a, b) for each stage, in the order of STAGES (benchmarks/calibration.py --fit)
-MAPS: dict[str, tuple[tuple[float, float], ...]] = {
-    "cuttle-cards": ((-0.37, 0.782), (-0.408, 0.975), (-0.208, 1.13), (-0.208, 1.13)),  # 13,048 decisions; few late ones
-    "cutthroat": ((-0.274, 0.768), (-0.335, 0.677), (-0.179, 0.727), (-0.179, 0.727)),  # 18,833; few late ones
+# (ruleset, rollout) -> (a, b) for each stage, in the order of STAGES (benchmarks/calibration.py --fit)
+MAPS: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
+    ("cuttle-cards", "greedy"): ((-0.37, 0.782), (-0.408, 0.975), (-0.208, 1.13), (-0.208, 1.13)),  # 13,048 decisions; few late ones
+    ("cutthroat", "greedy"): ((-0.274, 0.768), (-0.335, 0.677), (-0.179, 0.727), (-0.179, 0.727)),  # 18,833; few late ones
+    ("cuttle-cards", "value"): ((-0.289, 0.576), (-0.331, 0.851), (-0.233, 0.843), (-0.142, 0.577)),  # 15,955
 }
 
 
@@ -47,9 +50,9 @@ def stage_of(ply: int, deck: int) -> int:
     return 2 if deck > 10 else 3
 
 
-def calibrate(rules: str, ply: int, deck: int, score: float) -> float:
-    """The fitted map of ``rules`` applied to ``score`` at this stage."""
-    a, b = MAPS[rules][stage_of(ply, deck)]
+def calibrate(rules: str, ply: int, deck: int, score: float, rollout: str = "greedy") -> float:
+    """The map fitted for ``rules`` and ``rollout`` applied to ``score`` at this stage."""
+    a, b = MAPS[rules, rollout][stage_of(ply, deck)]
     x = min(max(score, 1e-4), 1 - 1e-4)
     return 1.0 / (1.0 + math.exp(-(a + b * math.log(x / (1 - x)))))
 
@@ -57,7 +60,7 @@ def calibrate(rules: str, ply: int, deck: int, score: float) -> float:
 def applies(rules: str, rollout: str, exploration: float, model: str, iterations: int,
             widen: float = DEFAULT_WIDEN) -> bool:
     """Whether the map was fitted for a search like this one."""
-    return (rules in MAPS and rollout == "greedy" and exploration == DEFAULT_EXPLORATION
+    return ((rules, rollout) in MAPS and exploration == DEFAULT_EXPLORATION
             and model == DEFAULT_MODEL and widen == DEFAULT_WIDEN and MIN_ITERATIONS <= iterations <= MAX_ITERATIONS)
 
 
@@ -71,5 +74,5 @@ def annotate(result: "AnalysisResult", pos: "Position") -> "AnalysisResult":
         return result
     ply, deck = pos.actions, pos.deck_size
     result.moves = [replace(m, calibrated_score=m.score if m.proven is not None else
-                            calibrate(result.rules, ply, deck, m.score)) for m in result.moves]
+                            calibrate(result.rules, ply, deck, m.score, result.rollout)) for m in result.moves]
     return result
