@@ -213,7 +213,8 @@ def _line(name: str, f: dict[str, Any]) -> str:
 
 def report(summary: dict[str, Any], args: argparse.Namespace, seconds: float) -> str:
     lines = [f"calibration: rules {args.rules}, {summary['games']} games, {summary['decisions']:,} decisions, "
-             f"{args.iterations:,} iterations a decision, seed {args.seed}, {seconds:.0f} s",
+             f"{args.iterations:,} iterations a decision, {_rollout(getattr(args, 'rollout', None))} rollouts, "
+             f"seed {args.seed}, {seconds:.0f} s",
              "", _line("overall", summary["overall"]), _line("unproven only", summary["unproven"]),
              _line("p0's first decision", summary["firstDecisionOfP0"])]
     lines += [_line(name, f) for name, f in summary["stages"].items()]
@@ -300,6 +301,9 @@ def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from cuttle_search.analysis.limits import ROLLOUT_NAMES
+    from cuttle_search.game.rules import get_ruleset
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rules", default="cuttle-cards")
     ap.add_argument("--games", type=int, default=600)
@@ -307,7 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7100)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--widen", type=float, default=None, help="the search's widening (default: the analyser's)")
-    ap.add_argument("--rollout", default=None, help="the search's rollout policy (default: the analyser's)")
+    ap.add_argument("--rollout", default=None, choices=ROLLOUT_NAMES,
+                    help="the search's rollout policy (default: the analyser's)")
     ap.add_argument("--resamples", type=int, default=400)
     ap.add_argument("--json", dest="json_out", default=None, help="write the figures (and every decision) here")
     ap.add_argument("--fit", nargs="+", default=None, metavar="RUN", help="fit the map from saved runs (--json files)")
@@ -328,6 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         for key in ("rules", "iterations", "seed"):
             setattr(args, key, run[key])
+        args.rollout = run.get("rollout")
         print(report(summarise(run["decisions"], args.resamples), args, run["seconds"]))
         if has_map(run["rules"], run.get("rollout")):
             print()
@@ -335,6 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report(summarise(with_calibration(run["decisions"], run["rules"], run.get("rollout")), args.resamples),
                          args, run["seconds"]))
         return 0
+    if args.rollout == "value" and get_ruleset(args.rules).players != 2:
+        ap.error(f"--rollout value: learned for two seats; {args.rules} has {get_ruleset(args.rules).players}")
     jobs = [(args.rules, args.seed, g, args.iterations, args.widen, args.rollout) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []

@@ -27,17 +27,16 @@ sys.path.insert(0, str(ROOT))
 from numba import njit  # noqa: E402
 
 from cuttle_search.engine.apply import apply_move  # noqa: E402
-from cuttle_search.engine.layout import (F_ACTOR, F_PHASE, F_STATUS, F_WINNER, PH_MAIN, PH_OVER,  # noqa: E402
-                                         STATE_SIZE, ST_WIN)
+from cuttle_search.engine.layout import F_ACTOR, F_PHASE, MAX_MOVES, PH_MAIN, PH_OVER, STATE_SIZE  # noqa: E402
 from cuttle_search.engine.movegen import generate_moves  # noqa: E402
 from cuttle_search.engine.policies import ROLLOUT_GREEDY, policy_pick  # noqa: E402
 from cuttle_search.engine.rng import game_seed, rng_below  # noqa: E402
 from cuttle_search.engine.setup import deal  # noqa: E402
+from cuttle_search.engine.table import seat_returns  # noqa: E402
 from cuttle_search.engine.value import VALUE_FEATURES, VALUE_ONE, value_features  # noqa: E402
 from cuttle_search.game.rules import get_ruleset  # noqa: E402
 
 WEIGHTS = ROOT / "cuttle_search" / "engine" / "value_weights.py"
-MOVES = 4096  # more than any decision's legal moves (engine/limits: MAX_MOVES)
 
 
 @njit
@@ -45,8 +44,9 @@ def _self_play(r, seed, first, games, every, X, y):
     """Play games ``first ..`` of ``seed``; record about one main decision in ``every``."""
     s = np.zeros(STATE_SIZE, np.int64)
     scratch = np.zeros(STATE_SIZE, np.int64)
-    buf = np.zeros(MOVES, np.int64)
+    buf = np.zeros(MAX_MOVES, np.int64)
     seats = np.zeros(X.shape[0], np.int64)
+    returns = np.zeros(8)
     rng = np.empty(1, dtype=np.uint64)
     n = 0
     for g in range(games):
@@ -60,11 +60,9 @@ def _self_play(r, seed, first, games, every, X, y):
                 n += 1
             m = generate_moves(s, r, buf)
             apply_move(s, r, policy_pick(s, r, buf, m, rng, ROLLOUT_GREEDY, scratch))
+        seat_returns(s, r, returns)  # two seats: +1 and -1 for a win, 0 each for a stalemate
         for i in range(start, n):
-            if s[F_STATUS] != ST_WIN:
-                y[i] = 0.5
-            else:
-                y[i] = 1.0 if s[F_WINNER] == seats[i] else 0.0
+            y[i] = (returns[seats[i]] + 1.0) / 2.0
     return n
 
 

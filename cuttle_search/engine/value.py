@@ -36,7 +36,7 @@ from .table import goal, points_total
 from . import value_weights as VW
 
 VALUE_ONE = 1 << 20  # a feature's 1.0 in the fixed point of ``value_features``
-VALUE_FEATURES = 1 + 2 * (8 + 13) + 1  # the bias, each seat's 8 counts and 13 ranks, the deck
+VALUE_FEATURES = 1 + 2 * (8 + 13) + 1  # a constant input, each seat's 8 counts and 13 ranks, the deck
 RANK_CARDS = np.int64(15)  # the four cards of rank 0 (ids 0-3); rank k's are these << 4k
 
 # The network: features (standardised) -> ReLU hidden layer -> logit. The standardisation
