@@ -895,18 +895,24 @@ def adjudicate(s, r):
 
 
 @njit(cache=True)
-def _cut_rollout(s, r, rng, buf, scratch):
-    """The greedy playout for ``CUT_ROUNDS`` rounds of turns (``CUT_ROUNDS`` turns of every
-    seat), then ``adjudicate``d at the next main decision; return the number of plies."""
-    end = s[F_TURN_COUNT] + CUT_ROUNDS * s[F_NPLAYERS]
+def _greedy_until(s, r, rng, buf, scratch, end):
+    """The greedy playout up to the first main decision at turn ``end`` or later (or the
+    end of the game); return the number of plies. The cut-off playouts stop here."""
     plies = 0
-    while s[F_PHASE] != PH_OVER:
-        if s[F_TURN_COUNT] >= end and s[F_PHASE] == PH_MAIN:
-            adjudicate(s, r)
-            break
+    while s[F_PHASE] != PH_OVER and not (s[F_TURN_COUNT] >= end and s[F_PHASE] == PH_MAIN):
         n = generate_moves(s, r, buf)
         apply_move(s, r, policy_pick(s, r, buf, n, rng, ROLLOUT_GREEDY, scratch))
         plies += 1
+    return plies
+
+
+@njit(cache=True)
+def _cut_rollout(s, r, rng, buf, scratch):
+    """The greedy playout for ``CUT_ROUNDS`` rounds of turns (``CUT_ROUNDS`` turns of every
+    seat), then ``adjudicate``d at the next main decision; return the number of plies."""
+    plies = _greedy_until(s, r, rng, buf, scratch, s[F_TURN_COUNT] + CUT_ROUNDS * s[F_NPLAYERS])
+    if s[F_PHASE] != PH_OVER:
+        adjudicate(s, r)
     return plies
 
 
@@ -915,14 +921,9 @@ def _value_rollout(s, r, rng, buf, scratch):
     """The greedy playout of two seats up to the next main decision (where it starts, if
     it starts at one), which ``settle_by_value`` ends with an outcome of the learned value's
     mean; return the number of plies."""
-    plies = 0
-    while s[F_PHASE] != PH_OVER:
-        if s[F_PHASE] == PH_MAIN:
-            settle_by_value(s, r, s[F_ACTOR], rng, scratch)
-            break
-        n = generate_moves(s, r, buf)
-        apply_move(s, r, policy_pick(s, r, buf, n, rng, ROLLOUT_GREEDY, scratch))
-        plies += 1
+    plies = _greedy_until(s, r, rng, buf, scratch, s[F_TURN_COUNT])
+    if s[F_PHASE] != PH_OVER:
+        settle_by_value(s, r, s[F_ACTOR], rng, scratch)
     return plies
 
 
