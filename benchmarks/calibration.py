@@ -301,7 +301,7 @@ def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from cuttle_search.analysis.limits import ROLLOUT_NAMES
+    from cuttle_search.analysis.limits import ROLLOUT_MOST_SEATS, ROLLOUT_NAMES
     from cuttle_search.game.rules import get_ruleset
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -341,8 +341,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report(summarise(with_calibration(run["decisions"], run["rules"], run.get("rollout")), args.resamples),
                          args, run["seconds"]))
         return 0
-    if args.rollout == "value" and get_ruleset(args.rules).players != 2:
-        ap.error(f"--rollout value: learned for two seats; {args.rules} has {get_ruleset(args.rules).players}")
+    most, why = ROLLOUT_MOST_SEATS.get(args.rollout, (None, ""))
+    if most is not None and get_ruleset(args.rules).players > most:
+        ap.error(f"--rollout {args.rollout}: {why}; {args.rules} has {get_ruleset(args.rules).players}")
     jobs = [(args.rules, args.seed, g, args.iterations, args.widen, args.rollout) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []

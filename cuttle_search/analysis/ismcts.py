@@ -38,6 +38,7 @@ from .limits import (
     MAX_SEED,
     MAX_THREADS,
     MODEL_NAMES,
+    ROLLOUT_MOST_SEATS,
     ROLLOUT_NAMES,
     Limit,
     SearchError,
@@ -253,8 +254,9 @@ def run_search(
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
-    if rollout == "value" and pos.players != 2:
-        raise SearchError(f"rollout: 'value' is learned for two seats; this game has {pos.players}")
+    most, why = ROLLOUT_MOST_SEATS.get(rollout, (None, ""))
+    if most is not None and pos.players > most:
+        raise SearchError(f"rollout: '{rollout}' is {why}; this game has {pos.players}")
     widen = float(widen) + 0.0  # -0.0 is 0.0
     model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):

@@ -25,6 +25,9 @@ DEFAULT_EXPLORATION = 0.7
 DEFAULT_WIDEN = 4.0  # progressive widening below the root (docs/search.md; 0.0 turns it off)
 ROLLOUT_NAMES = ("greedy", "heuristic", "random", "greedy-cut", "value")  # the rollout policies, by name
 DEFAULT_ROLLOUT = "greedy"
+# rollout policies that hold only up to some number of seats, and why (the engine plays
+# ``value`` as ``greedy`` with more: engine/policies.rollout)
+ROLLOUT_MOST_SEATS = {"value": (2, "learned for two seats")}
 MODEL_NAMES = ("maxn", "paranoid", "random")  # the opponent models (engine/ismcts.py)
 DEFAULT_MODEL = "maxn"
 

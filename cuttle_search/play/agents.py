@@ -38,7 +38,8 @@ from typing import Any
 import numpy as np
 
 from ..game.errors import brief
-from ..analysis.limits import MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number, widen_error
+from ..analysis.limits import (MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, ROLLOUT_MOST_SEATS, is_finite_number,
+                               widen_error)
 from ..engine import layout as L
 from ..engine import state as S
 from ..engine.layout import move_card, move_mask
@@ -153,7 +154,12 @@ class CuttleBot(Agent):
         )
 
 
-VALUE_SEATS = "rollout=value is learned for two seats"
+def _rollout_limit(rollout: str) -> tuple[int | None, str] | None:
+    """The most seats ``rollout`` holds for, and why, or None when it holds for any."""
+    if rollout not in ROLLOUT_MOST_SEATS:
+        return None
+    most, why = ROLLOUT_MOST_SEATS[rollout]
+    return most, f"rollout={rollout} is {why}"
 
 
 class Pimc(Agent):
@@ -172,7 +178,7 @@ class Pimc(Agent):
         self._scratch = np.zeros(L.STATE_SIZE, np.int64)
 
     def seat_limit(self):
-        return (2, VALUE_SEATS) if self.rollout == "value" else (self.max_seats, "")
+        return _rollout_limit(self.rollout) or (self.max_seats, "")
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -205,9 +211,7 @@ class Ismcts(Agent):
     def seat_limit(self):
         if self.infer and not self.sees_everything:
             return 2, "infer=1 infers the hand of the one opponent of a two-seat game"
-        if self.rollout == "value":
-            return 2, VALUE_SEATS
-        return None, ""
+        return _rollout_limit(self.rollout) or (None, "")
 
     def start_game(self, seat):
         self._tracker = InferenceTracker(seat) if self.infer and not self.sees_everything else None
