@@ -1,21 +1,39 @@
 """Train the learned value of engine/value.py and write cuttle_search/engine/value_weights.py.
 
     python benchmarks/train_value.py [--games 200000] [--seed 11] [--hidden 32] [--epochs 8]
+                                     [--search-games 16000] [--search-seed 21] [--iterations 1000]
+                                     [--search-epochs 12] [--workers 2]
 
-Data: two-seat cuttle-cards games of greedy self-play (the ``greedy`` rollout policy in both
-seats, from fresh deals of the engine's seeded generator); about one main decision in three
-is kept, with its features for the seat to act (``value_features``) and that seat's result
-(a win 1, a stalemate 1/2, a loss 0). Model: one ReLU layer of ``--hidden`` units and a
-logistic output, trained on the log loss with Adam (NumPy only, the CPU). Held-out games of
-seed + 1 give the log loss printed beside a constant's and a logistic regression's. The same
-arguments give the same weights on the same machine (NumPy's seeded generator; the sums
-are BLAS's, so another machine may differ in the last bits).
+Two stages; the defaults give the shipped weights.
+
+1. Greedy self-play. Two-seat cuttle-cards games with the ``greedy`` rollout policy in both
+   seats, from fresh deals of the engine's seeded generator; about one main decision in
+   three is kept, with its features for the seat to act (``value_features``) and that
+   seat's result (a win 1, a stalemate 1/2, a loss 0). Held-out games of seed + 1 give the
+   log loss printed beside a constant's and a logistic regression's. About 30 s.
+2. Search self-play (skipped with ``--search-games 0``). The first stage's weights are
+   written into a temporary copy of the package, and ``ismcts`` with the ``value`` rollout
+   plays ``--search-games`` games against itself on that copy (benchmarks/value_search_play.py,
+   in blocks of 8,000 deals spread over ``--workers`` processes); every main decision is kept
+   with the seat's final share. A network trained on these decisions (the last tenth held
+   out) is the one written. It predicts the results of strong play rather than greedy play,
+   and it is the stronger evaluation (docs/strength.md, "Learned from search play"). About
+   25 minutes of CPU for the defaults.
+
+Model: one ReLU layer of ``--hidden`` units and a logistic output, trained on the log loss
+with Adam (NumPy only, the CPU). The same arguments give the same weights on the same
+machine (seeded generators throughout; the sums are BLAS's, so another machine may differ
+in the last bits).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +54,10 @@ from cuttle_search.engine.table import seat_returns  # noqa: E402
 from cuttle_search.engine.value import VALUE_FEATURES, VALUE_ONE, value_features  # noqa: E402
 from cuttle_search.game.rules import get_ruleset  # noqa: E402
 
-WEIGHTS = ROOT / "cuttle_search" / "engine" / "value_weights.py"
+PACKAGE = ROOT / "cuttle_search"
+WEIGHTS = PACKAGE / "engine" / "value_weights.py"
+SEARCH_PLAY = Path(__file__).resolve().parent / "value_search_play.py"
+BLOCK = 8_000  # deals a block of search self-play; the data does not depend on --workers
 
 
 @njit
@@ -130,17 +151,61 @@ def _array(name: str, a: np.ndarray) -> str:
     return f"{name} = np.array([{flat}]).reshape({a.shape})\n"
 
 
+def weights_module(header: str, mu: np.ndarray, sd: np.ndarray, p: list[np.ndarray]) -> str:
+    return (f'"""The learned value\'s weights (engine/value.py), written by benchmarks/train_value.py\n'
+            f'{header}. Do not edit."""\n\n'
+            "import numpy as np\n\n"
+            + _array("MU", mu) + _array("SD", sd) + _array("W1", p[0]) + _array("B1", p[1])
+            + _array("W2", p[2]) + f"B2 = {float(p[3][0])!r}\n")
+
+
+def search_play_data(weights: str, seed: int, games: int, iterations: int,
+                     workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """Search self-play (value_search_play.py) on a copy of the package holding ``weights``."""
+    with tempfile.TemporaryDirectory(prefix="train-value-") as tmp:
+        copy = Path(tmp) / "cuttle_search"
+        shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        (copy / "engine" / "value_weights.py").write_text(weights)
+        env = dict(os.environ, PYTHONPATH=tmp, NUMBA_CACHE_DIR=str(Path(tmp) / "numba-cache"))
+        blocks = [(first, min(BLOCK, games - first)) for first in range(0, games, BLOCK)]
+        outs = [Path(tmp) / f"block-{first}.npz" for first, _ in blocks]
+        pending = list(zip(blocks, outs))
+        running: list[tuple[subprocess.Popen, Path]] = []
+        while pending or running:
+            while pending and len(running) < workers:
+                (first, n), out = pending.pop(0)
+                cmd = [sys.executable, str(SEARCH_PLAY), "--seed", str(seed), "--first", str(first),
+                       "--games", str(n), "--iterations", str(iterations), "--out", str(out),
+                       "--package", tmp]
+                running.append((subprocess.Popen(cmd, env=env, cwd=tmp), out))
+            proc, out = running.pop(0)
+            if proc.wait() != 0:
+                for other, _ in running:
+                    other.kill()
+                sys.exit(f"train_value: the search self-play for {out.name} failed (exit {proc.returncode})")
+        data = [np.load(out) for out in outs]
+        return np.concatenate([d["X"] for d in data]), np.concatenate([d["y"] for d in data])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=200_000, help="self-play games to train on (default 200,000)")
-    ap.add_argument("--seed", type=int, default=11, help="seed of the training games and the network (default 11)")
+    ap.add_argument("--games", type=int, default=200_000, help="greedy self-play games (default 200,000)")
+    ap.add_argument("--seed", type=int, default=11, help="seed of the greedy games and the networks (default 11)")
     ap.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
-    ap.add_argument("--epochs", type=int, default=8, help="passes over the data (default 8)")
+    ap.add_argument("--epochs", type=int, default=8, help="passes over the greedy data (default 8)")
+    ap.add_argument("--search-games", type=int, default=16_000,
+                    help="search self-play games of the second stage; 0 skips it (default 16,000)")
+    ap.add_argument("--search-seed", type=int, default=21, help="seed of the search games (default 21)")
+    ap.add_argument("--iterations", type=int, default=1_000, help="ismcts iterations a decision (default 1,000)")
+    ap.add_argument("--search-epochs", type=int, default=12, help="passes over the search data (default 12)")
+    ap.add_argument("--workers", type=int, default=2, help="processes for the search games (default 2)")
     ap.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights module")
     a = ap.parse_args()
-    for name in ("games", "hidden", "epochs"):
+    for name in ("games", "hidden", "epochs", "iterations", "search_epochs", "workers"):
         if getattr(a, name) < 1:
-            ap.error(f"--{name}: expected at least 1")
+            ap.error(f"--{name.replace('_', '-')}: expected at least 1")
+    if a.search_games < 0:
+        ap.error("--search-games: expected 0 or more")
     t0 = time.time()
     X, y = games_data(a.seed, a.games)
     Xv, yv = games_data(a.seed + 1, max(a.games // 10, 1))
@@ -148,13 +213,28 @@ def main() -> None:
     print(f"constant: log loss {log_loss(np.full(len(yv), np.log(y.mean() / (1 - y.mean()))), yv):.4f}")
     print(f"logistic regression: log loss {log_loss(Xv @ logistic(X, y), yv):.4f}")
     mu, sd, p = train(X, y, Xv, yv, a.hidden, a.epochs, a.seed)
-    text = (f'"""The learned value\'s weights (engine/value.py), written by benchmarks/train_value.py\n'
-            f'--games {a.games} --seed {a.seed} --hidden {a.hidden} --epochs {a.epochs}. Do not edit."""\n\n'
-            "import numpy as np\n\n"
-            + _array("MU", mu) + _array("SD", sd) + _array("W1", p[0]) + _array("B1", p[1])
-            + _array("W2", p[2]) + f"B2 = {float(p[3][0])!r}\n")
+    header = f"--games {a.games} --seed {a.seed} --hidden {a.hidden} --epochs {a.epochs}"
+    text = weights_module(header, mu, sd, p)
+    if a.search_games:
+        print(f"stage 2: {a.search_games:,} games of search self-play at {a.iterations:,} iterations"
+              f" ({a.workers} workers)", flush=True)
+        X, y = search_play_data(text, a.search_seed, a.search_games, a.iterations, a.workers)
+        cut = int(len(y) * 0.9)
+        X, y, Xv, yv = X[:cut], y[:cut], X[cut:], y[cut:]
+        print(f"{len(y):,} training and {len(yv):,} held-out decisions ({time.time() - t0:.0f} s)")
+        print(f"constant: log loss {log_loss(np.full(len(yv), np.log(y.mean() / (1 - y.mean()))), yv):.4f}")
+        print(f"the first stage's network: log loss {log_loss(_forward(mu, sd, p, Xv), yv):.4f}")
+        mu, sd, p = train(X, y, Xv, yv, a.hidden, a.search_epochs, a.seed)
+        header += (f"\n--search-games {a.search_games} --search-seed {a.search_seed}"
+                   f" --iterations {a.iterations} --search-epochs {a.search_epochs}")
+        text = weights_module(header, mu, sd, p)
     a.out.write_text(text)
     print(f"wrote {a.out} ({time.time() - t0:.0f} s)")
+
+
+def _forward(mu: np.ndarray, sd: np.ndarray, p: list[np.ndarray], X: np.ndarray) -> np.ndarray:
+    """The network's logit for each row of ``X``."""
+    return np.maximum(((X - mu) / sd) @ p[0] + p[1], 0.0) @ p[2] + p[3][0]
 
 
 if __name__ == "__main__":
