@@ -251,10 +251,9 @@ def with_calibration(decisions: Sequence[dict[str, Any]], rules: str, rollout: s
 
 
 def _rollout(rollout: str | None) -> str:
-    """A run's rollout policy: the analyser's default where the run names none."""
-    from cuttle_search.analysis.limits import DEFAULT_ROLLOUT
-
-    return DEFAULT_ROLLOUT if rollout is None else rollout
+    """A run's rollout policy. A run names it; one that does not was recorded before the
+    learned value became the analyser's default, when every search used ``greedy``."""
+    return "greedy" if rollout is None else rollout
 
 
 def has_map(rules: str, rollout: str | None = None) -> bool:
@@ -301,7 +300,7 @@ def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from cuttle_search.analysis.limits import ROLLOUT_MOST_SEATS, ROLLOUT_NAMES
+    from cuttle_search.analysis.limits import ROLLOUT_MOST_SEATS, ROLLOUT_NAMES, default_rollout
     from cuttle_search.game.rules import get_ruleset
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -344,6 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     most, why = ROLLOUT_MOST_SEATS.get(args.rollout, (None, ""))
     if most is not None and get_ruleset(args.rules).players > most:
         ap.error(f"--rollout {args.rollout}: {why}; {args.rules} has {get_ruleset(args.rules).players}")
+    if args.rollout is None:  # the analyser's default for this game, named in the run's file
+        args.rollout = default_rollout(get_ruleset(args.rules).name, get_ruleset(args.rules).players)
     jobs = [(args.rules, args.seed, g, args.iterations, args.widen, args.rollout) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []

@@ -51,7 +51,7 @@ def record(quick: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"analyse": {}, "perft": {}, "selfplay": {}, "arena": {}}
     for path in sorted((ROOT / "positions").glob("*.json")):
         pos = Position.load(path)
-        for rollout in ("greedy", "heuristic", "random"):
+        for rollout in ("greedy", "heuristic", "random", "value"):
             try:
                 result = analyse(pos, iterations=iterations, seed=7, rollout=rollout)
                 out["analyse"][f"{path.stem}/{rollout}"] = _strip(result.deterministic_json())

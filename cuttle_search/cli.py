@@ -25,7 +25,6 @@ from .analysis.limits import (
     DEFAULT_WIDEN,
     DEFAULT_ITERATIONS,
     DEFAULT_MODEL,
-    DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
     MAX_WIDEN,
     MAX_ITERATIONS,
@@ -295,7 +294,9 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
 # ---------------------------------------------------------------- analysis
 def _search_options(f):
     f = click.option("--exploration", "-c", type=_Number(0, MAX_EXPLORATION), default=DEFAULT_EXPLORATION, help="UCB exploration constant.")(f)
-    f = click.option("--rollout", type=click.Choice(ROLLOUT_NAMES), default=DEFAULT_ROLLOUT, help="Rollout policy.")(f)
+    f = click.option("--rollout", type=click.Choice(ROLLOUT_NAMES), default=None,
+                     help="Rollout policy [default: value, the learned value, in the five two-seat rulesets; "
+                          "greedy with more seats and in multiplayer].")(f)
     f = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
     f = click.option(
         "--threads", "-j", type=click.IntRange(1, MAX_THREADS), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
@@ -408,8 +409,8 @@ def _analysis_table(result) -> str:
                 m.move.text(),
                 f"{m.visits:,}",
                 f"{m.score:.3f}",
-                f"{m.win_rate:.3f}",
-                f"{m.draw_rate:.3f}",
+                "-" if m.win_rate is None else f"{m.win_rate:.3f}",
+                "-" if m.draw_rate is None else f"{m.draw_rate:.3f}",
                 f"{m.interval[0]:.3f}-{m.interval[1]:.3f}",
                 "-" if m.rank == 1 else f"{m.gap:.3f}",
                 ", ".join(x.text() for x in m.pv[:8]),
@@ -420,6 +421,9 @@ def _analysis_table(result) -> str:
             rows[-1] = rows[-1][:-1] + (proven,) + rows[-1][-1:]
         if per_seat:
             rows[-1] = rows[-1][:-1] + tuple(f"{x:.3f}" for x in m.seat_scores) + rows[-1][-1:]
+    if any(m.win_rate is None for m in result.moves):
+        lines.insert(-1, f"{result.rollout} rollouts estimate the score, not the win and draw rates apart "
+                     "(docs/search.md, 'The result')")
     calibrated = any(m.calibrated_score is not None for m in result.moves)
     if calibrated:  # the recalibrated score beside the search's (analysis/calibration.py)
         rows = [r[:4] + ("-" if m.calibrated_score is None else f"{m.calibrated_score:.3f}",) + r[4:]

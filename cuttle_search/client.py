@@ -4,7 +4,7 @@
 
     with HintEngine.popen() as engine:
         answer = engine.analyse("positions/midgame-main-p0.json", iterations=20_000)
-        print(answer["move"], answer["winrate"])
+        print(answer["move"], answer["score"])
         with engine.analysis(position, time=5, every=0.25) as stream:
             for partial in stream:           # partial answers while the search runs
                 if partial["moveInfos"][0]["visits"] > 50_000:

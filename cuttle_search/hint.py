@@ -25,7 +25,7 @@ from .game.moves import Move
 from .game.position import Position
 from .game.seats import whole
 from .game.formats import is_position_key, load_position
-from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Hint, Limit, SearchError, best_move
+from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
 from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
@@ -243,8 +243,8 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         if every is not None and every < MIN_REPORT_EVERY:
             raise SearchError(f"reportDuringSearchEvery: expected at least {MIN_REPORT_EVERY} seconds, got {brief(every)}")
         rollout = req.get("rollout")
-        if rollout is None:
-            rollout = defaults.get("rollout", DEFAULT_ROLLOUT)
+        if rollout is None:  # the server's, else the game's (analysis.limits.default_rollout)
+            rollout = defaults.get("rollout")
         exploration = req.get("exploration")
         if exploration is None:
             exploration = defaults.get("exploration", DEFAULT_EXPLORATION)

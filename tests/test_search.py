@@ -289,12 +289,35 @@ def test_cli_analyse_table_and_json():
 
 def test_cli_defaults_are_the_api_defaults():
     """The CLI spells its defaults out (it imports the engine late, to start fast)."""
-    from cuttle_search.analysis import DEFAULT_EXPLORATION, DEFAULT_ROLLOUT
+    from cuttle_search.analysis import DEFAULT_EXPLORATION
 
     j = json.loads(run("analyse", POS / "win-in-one-p0.json", "-n", "100", "--json").output)
-    assert (j["rootInfo"]["rollout"], j["rootInfo"]["exploration"]) == (DEFAULT_ROLLOUT, DEFAULT_EXPLORATION)
+    assert (j["rootInfo"]["rollout"], j["rootInfo"]["exploration"]) == ("value", DEFAULT_EXPLORATION)
     api = analyse(POS / "win-in-one-p0.json", iterations=100).to_json()
     assert api["moves"] == j["moves"]
+
+
+@pytest.mark.parametrize("name, rollout", [("opening-p0", "value"), ("classic-jacks", "value"),
+                                           ("cutthroat-opening-p0", "greedy"), ("team-opening-p0", "greedy"),
+                                           ("multiplayer-4-opening-p0", "greedy")])
+def test_the_default_rollout_is_the_learned_value_in_the_two_seat_rulesets_only(name, rollout):
+    """The same search as naming that rollout: the learned value where there are two seats
+    (docs/strength.md, "A learned value"), greedy with more seats."""
+    from cuttle_search.analysis import default_rollout
+
+    pos = Position.load(POS / f"{name}.json")
+    assert default_rollout(pos.rules.name, pos.players) == rollout
+    by_default = analyse(pos, iterations=300, seed=3)
+    assert by_default.rollout == rollout
+    assert by_default.to_json()["moves"] == analyse(pos, iterations=300, seed=3, rollout=rollout).to_json()["moves"]
+    j = json.loads(run("analyse", POS / f"{name}.json", "-n", "300", "--seed", "3", "--json").output)
+    assert j["rootInfo"]["rollout"] == rollout and j["moves"] == by_default.to_json()["moves"]
+
+
+def test_multiplayer_with_two_seats_keeps_greedy_rollouts():
+    from cuttle_search.analysis import default_rollout
+
+    assert default_rollout("multiplayer", 2) == "greedy" and default_rollout("cuttle-cards", 2) == "value"
 
 
 @pytest.mark.parametrize(

@@ -151,10 +151,25 @@ def test_the_search_takes_the_value_rollout_by_name_for_two_seats_only():
     assert a.deterministic_json() == b.deterministic_json()
     assert a.iterations == 2000 and 0.0 < a.moves[0].score < 1.0
     # settled playouts end in stalemates often; full greedy playouts of this deal never do
-    greedy = analyse(POS / "opening-p0.json", iterations=2000, seed=5)
-    assert a.moves[0].draw_rate > 0.2 and greedy.moves[0].draw_rate == 0.0
+    greedy = analyse(POS / "opening-p0.json", iterations=2000, seed=5, rollout="greedy")
+    assert a.moves[0].draws > 0.2 * a.moves[0].visits and greedy.moves[0].draws == 0
+    # so the value's search reports the score alone, greedy rollouts the rates too
+    assert (a.moves[0].win_rate, a.moves[0].draw_rate, a.moves[0].seat_win_rates) == (None, None, None)
+    assert greedy.moves[0].win_rate == pytest.approx(greedy.moves[0].score) and greedy.moves[0].draw_rate == 0.0
+    j = a.to_json()["moves"][0]
+    assert j["winrate"] is None and j["drawrate"] is None and "seatWinrates" not in j
     with pytest.raises(SearchError, match="rollout: 'value' is learned for two seats; this game has 4"):
         analyse(POS / "team-opening-p0.json", iterations=100, seed=5, rollout="value")
+
+
+def test_the_text_table_shows_no_rates_for_value_rollouts_and_says_why():
+    done = CliRunner().invoke(main, ["analyse", str(POS / "opening-p0.json"), "-n", "500"])
+    assert done.exit_code == 0, done.output
+    assert "value rollouts estimate the score, not the win and draw rates apart" in done.output
+    first = next(line for line in done.output.splitlines() if line.startswith("1  "))
+    assert re.match(r"1  \S.* [\d,]+  0\.\d{3} +- +-  0\.\d{3}-0\.\d{3} ", first), first
+    greedy = CliRunner().invoke(main, ["analyse", str(POS / "opening-p0.json"), "-n", "500", "--rollout", "greedy"])
+    assert "estimate the score" not in greedy.output and "greedy rollouts" in greedy.output
 
 
 def test_the_cli_refuses_the_value_rollout_with_more_seats_in_one_line():

@@ -7,9 +7,11 @@ best_move; ``ismcts``: the tree driver; ``limits``: the budget and the search's 
 
 from .analyser import Hint, analyse, analyse_stream, best_move, confidence_stop, inference_from_history
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError
+from .limits import (DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_MODEL, DEFAULT_ROLLOUT, Limit, SearchError,
+                     default_rollout)
 from .result import AnalysisResult, MoveStat
 
 __all__ = ["analyse", "analyse_stream", "confidence_stop", "best_move", "AnalysisResult", "MoveStat", "Hint",
            "HandInference", "Limit", "SearchError", "search_viewer", "inference_from_history", "run_search",
-           "Snapshot", "DEFAULT_ITERATIONS", "DEFAULT_EXPLORATION", "DEFAULT_ROLLOUT", "DEFAULT_MODEL"]
+           "Snapshot", "DEFAULT_ITERATIONS", "DEFAULT_EXPLORATION", "DEFAULT_ROLLOUT", "DEFAULT_MODEL",
+           "default_rollout"]

@@ -16,7 +16,7 @@ from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from . import calibration
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_ROLLOUT, DEFAULT_WIDEN, Limit, SearchError
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_WIDEN, Limit, SearchError
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat
 from ..game.seats import seat_name
@@ -27,7 +27,7 @@ def analyse(
     time: float | None = None,
     threads: int = 1,
     seed: int = 0,
-    rollout: str = DEFAULT_ROLLOUT,
+    rollout: str | None = None,
     exploration: float = DEFAULT_EXPLORATION,
     progress=None,
     inference: HandInference | None = None,
@@ -54,7 +54,10 @@ def analyse(
     ``allow_moves`` / ``avoid_moves`` (moves in text or JSON notation) restrict the root.
     ``model`` is the opponent model of a game of more seats (``maxn``, ``paranoid`` or
     ``random``; see ``search.md``). ``widen`` is the progressive widening's visit scale
-    below the root (0.0 turns it off; see ``search.md``)."""
+    below the root (0.0 turns it off; see ``search.md``). ``rollout`` names the rollout
+    policy; None (the default) is the game's: the learned value (``value``) in the two-seat
+    rulesets, ``greedy`` elsewhere (``limits.default_rollout``). The result's ``rollout``
+    names the one used."""
     pos = as_position(position)
     if history is not None:
         if inference is not None:
@@ -148,8 +151,8 @@ class Hint:
             "move": self.best.move.text(),
             "moveJson": self.best.move.to_json(),
             "score": round(self.best.score, 6),
-            "winrate": round(self.best.win_rate, 6),
-            "drawrate": round(self.best.draw_rate, 6),
+            "winrate": None if self.best.win_rate is None else round(self.best.win_rate, 6),
+            "drawrate": None if self.best.draw_rate is None else round(self.best.draw_rate, 6),
             "lcb": round(self.best.lcb, 6),
             **({"calibratedScore": round(self.best.calibrated_score, 6)} if self.best.calibrated_score is not None else {}),
             **({"proven": self.best.proven, "plies": self.best.plies} if self.best.solved else {}),

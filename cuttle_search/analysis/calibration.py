@@ -37,7 +37,7 @@ FITTED = {"iterations": 10_000, "widen": DEFAULT_WIDEN, "checkedOn": 7300,
 MAPS: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
     ("cuttle-cards", "greedy"): ((-0.37, 0.782), (-0.408, 0.975), (-0.208, 1.13), (-0.208, 1.13)),  # 13,048 decisions; few late ones
     ("cutthroat", "greedy"): ((-0.274, 0.768), (-0.335, 0.677), (-0.179, 0.727), (-0.179, 0.727)),  # 18,833; few late ones
-    ("cuttle-cards", "value"): ((-0.289, 0.576), (-0.331, 0.851), (-0.233, 0.843), (-0.142, 0.577)),  # 15,955
+    ("cuttle-cards", "value"): ((-0.342, 1.077), (-0.334, 1.214), (-0.25, 1.207), (-0.146, 0.93)),  # 17,565
 }
 
 
@@ -50,7 +50,7 @@ def stage_of(ply: int, deck: int) -> int:
     return 2 if deck > 10 else 3
 
 
-def calibrate(rules: str, ply: int, deck: int, score: float, rollout: str = "greedy") -> float:
+def calibrate(rules: str, ply: int, deck: int, score: float, rollout: str) -> float:
     """The map fitted for ``rules`` and ``rollout`` applied to ``score`` at this stage."""
     a, b = MAPS[rules, rollout][stage_of(ply, deck)]
     x = min(max(score, 1e-4), 1 - 1e-4)

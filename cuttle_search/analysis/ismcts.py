@@ -33,15 +33,16 @@ from .limits import (
     DEFAULT_EXPLORATION,
     DEFAULT_WIDEN,
     DEFAULT_MODEL,
-    DEFAULT_ROLLOUT,
     MAX_EXPLORATION,
     MAX_SEED,
     MAX_THREADS,
     MODEL_NAMES,
     ROLLOUT_MOST_SEATS,
     ROLLOUT_NAMES,
+    ROLLOUT_SETTLES,
     Limit,
     SearchError,
+    default_rollout,
     is_finite_number,
     widen_error,
 )
@@ -198,7 +199,8 @@ def search_viewer(pos: Position) -> int:
 def check_search_options(limit: Limit, threads: object, seed: object, rollout: object, exploration: object,
                          model: object = DEFAULT_MODEL, widen: object = DEFAULT_WIDEN) -> None:
     """Refuse search options out of range, naming the option (the command line, the hint
-    server and the API share these checks)."""
+    server and the API share these checks). A ``rollout`` of None is the game's default
+    (``limits.default_rollout``)."""
     if not isinstance(limit, Limit):
         raise SearchError(f"limit: expected a Limit, got {brief(limit)}")
     if not _whole(threads) or not 1 <= threads <= MAX_THREADS:
@@ -206,7 +208,7 @@ def check_search_options(limit: Limit, threads: object, seed: object, rollout: o
     n = limit.effective_iterations
     if n is not None and threads > n:
         raise SearchError(f"threads: {threads} threads for {n:,} iterations; give every thread at least one iteration")
-    if not isinstance(rollout, str) or rollout not in ROLLOUTS:
+    if rollout is not None and (not isinstance(rollout, str) or rollout not in ROLLOUTS):
         raise SearchError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {brief(rollout)}")
     if not isinstance(model, str) or model not in MODELS:
         raise SearchError(f"model: expected one of {', '.join(MODELS)}, got {brief(model)}")
@@ -224,7 +226,7 @@ def run_search(
     limit: Limit,
     threads: int = 1,
     seed: int = 0,
-    rollout: str = DEFAULT_ROLLOUT,
+    rollout: str | None = None,
     exploration: float = DEFAULT_EXPLORATION,
     progress: Callable[[int, "Snapshot"], None] | None = None,
     node_capacity: int = 1 << 16,
@@ -251,12 +253,16 @@ def run_search(
     ``model`` is the opponent model: ``maxn`` (every seat for itself), ``paranoid`` (every
     opponent against the viewer) or ``random`` (opponents play uniformly at random); with
     two seats ``maxn`` and ``paranoid`` are the same search. ``widen`` is the progressive
-    widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``)."""
+    widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``).
+    ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
+    in the two-seat rulesets, ``greedy`` elsewhere); the result names the one used."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
+    if rollout is None:
+        rollout = default_rollout(pos.rules.name, pos.rules.players)
     most, why = ROLLOUT_MOST_SEATS.get(rollout, (None, ""))
-    if most is not None and pos.players > most:
-        raise SearchError(f"rollout: '{rollout}' is {why}; this game has {pos.players}")
+    if most is not None and pos.rules.players > most:
+        raise SearchError(f"rollout: '{rollout}' is {why}; this game has {pos.rules.players}")
     widen = float(widen) + 0.0  # -0.0 is 0.0
     model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):
@@ -368,9 +374,8 @@ class Snapshot:
     """A live look at the search for a progress display or a partial answer (racy reads
     are fine there)."""
 
-    def __init__(self, workers: list[_Worker], pos: Position, viewer: int = 0, start: float = 0.0, threads: int = 1,
-                 seed: int = 0, rollout: str = DEFAULT_ROLLOUT, exploration: float = DEFAULT_EXPLORATION,
-                 roots: tuple = _ALL_ROOT_MOVES, model: str = DEFAULT_MODEL) -> None:
+    def __init__(self, workers: list[_Worker], pos: Position, viewer: int, start: float, threads: int,
+                 seed: int, rollout: str, exploration: float, roots: tuple, model: str) -> None:
         self.workers = workers
         self.pos = pos
         self._args = (viewer, start, threads, seed, rollout, exploration, roots, model)
@@ -438,6 +443,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + share * kv[1][2]), kv[0]))
     best_score = None
     stats = []
+    rates = rollout not in ROLLOUT_SETTLES  # settled playouts: the score only (limits.ROLLOUT_SETTLES)
     for rank, (code, (v, wins, draws, avail)) in enumerate(order, 1):
         score, lo, hi = score_interval(v, wins, draws, share)
         seat_wins = by_seat.get(code, [0] * seats)
@@ -459,13 +465,13 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
                 draws=draws,
                 availability=avail,
                 score=score,
-                win_rate=(wins / v if v else 0.0) if code not in proven else float(proven[code] > 0),
-                draw_rate=(draws / v if v else 0.0) if code not in proven else 0.0,
+                win_rate=float(proven[code] > 0) if code in proven else (wins / v if v else 0.0) if rates else None,
+                draw_rate=0.0 if code in proven else (draws / v if v else 0.0) if rates else None,
                 interval=(lo, hi),
                 gap=best_score - score,
                 pv=pv,
                 seat_scores=seat_scores,
-                seat_win_rates=seat_rates,
+                seat_win_rates=seat_rates if rates else None,
                 **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
             )
         )

@@ -24,10 +24,29 @@ DEFAULT_ITERATIONS = 10_000  # with neither an iteration nor a time budget
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_WIDEN = 4.0  # progressive widening below the root (docs/search.md; 0.0 turns it off)
 ROLLOUT_NAMES = ("greedy", "heuristic", "random", "greedy-cut", "value")  # the rollout policies, by name
-DEFAULT_ROLLOUT = "greedy"
+DEFAULT_ROLLOUT = "greedy"  # the search's rollout where the learned value is not the default
+# The learned value is the search's default rollout in the two-seat rulesets, where it was
+# measured against greedy rollouts at equal time (docs/strength.md, "A learned value");
+# not in multiplayer with two seats (its Jokers were never in the value's games).
+VALUE_DEFAULT_RULESETS = ("cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic")
 # rollout policies that hold only up to some number of seats, and why (the engine plays
 # ``value`` as ``greedy`` with more: engine/policies.rollout)
 ROLLOUT_MOST_SEATS = {"value": (2, "learned for two seats")}
+# rollout policies that end a playout early with an outcome drawn to the learned value's
+# mean: the stalemates they settle with are not the game's, so a search with one estimates
+# each move's score but not its win and stalemate rates (reported as unknown, None)
+ROLLOUT_SETTLES = ("value",)
+
+
+def default_rollout(rules_name: str, players: int) -> str:
+    """The rollout a search of a ``players``-seat game of ``rules_name`` (a ruleset's name,
+    without options) uses when none is named: ``value`` where it is the default, else
+    ``DEFAULT_ROLLOUT``."""
+    if rules_name in VALUE_DEFAULT_RULESETS and players <= ROLLOUT_MOST_SEATS["value"][0]:
+        return "value"
+    return DEFAULT_ROLLOUT
+
+
 MODEL_NAMES = ("maxn", "paranoid", "random")  # the opponent models (engine/ismcts.py)
 DEFAULT_MODEL = "maxn"
 

@@ -26,8 +26,11 @@ class MoveStat:
     draws: int
     availability: int
     score: float
-    win_rate: float
-    draw_rate: float
+    # None where the search cannot tell them apart: its rollout settles playouts with
+    # stalemates that are not the game's (analysis.limits.ROLLOUT_SETTLES); a proven move's
+    # are exact
+    win_rate: float | None
+    draw_rate: float | None
     interval: tuple[float, float]
     gap: float
     pv: list[Move] = field(default_factory=list)
@@ -55,8 +58,8 @@ class MoveStat:
             "moveJson": self.move.to_json(),
             "visits": self.visits,
             "score": round(self.score, 6),
-            "winrate": round(self.win_rate, 6),
-            "drawrate": round(self.draw_rate, 6),
+            "winrate": _rounded(self.win_rate),
+            "drawrate": _rounded(self.draw_rate),
             "lcb": round(self.interval[0], 6),
             "ucb": round(self.interval[1], 6),
             "gap": round(self.gap, 6),
@@ -68,6 +71,10 @@ class MoveStat:
             **({"seatWinrates": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_win_rates)}}
                if self.seat_win_rates is not None else {}),
         }
+
+
+def _rounded(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
 
 
 def score_interval(visits: int, wins: int, draws: int, draw_share: float = 0.5) -> tuple[float, float, float]:

@@ -22,7 +22,7 @@ from ..game.errors import CuttleError
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
-from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, DEFAULT_ROLLOUT, Limit
+from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Limit
 from .result import MoveStat
 
 LABELS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))  # by sure loss in score
@@ -189,7 +189,7 @@ def decision_seed(seed: int, ply: int) -> int:
     return int(game_seed(np.uint64(seed), ply)) & (2**63 - 1)
 
 
-def _one_move(view: Position, move: Move, iterations: int, seed: int, rollout: str) -> MoveStat:
+def _one_move(view: Position, move: Move, iterations: int, seed: int, rollout: str | None) -> MoveStat:
     """The figures of ``move`` alone: a search whose root may only play it."""
     from .analyser import analyse
 
@@ -264,7 +264,7 @@ def _chance_luck(job: tuple) -> tuple[int, Luck | None]:
 
 
 def _chance_job(line: list[Position], moves: list[Move], ply: int, g: int, seats: tuple[int, ...] | None,
-                rules_spec: str, limit: Any, seed: int, rollout: str) -> tuple | None:
+                rules_spec: str, limit: Any, seed: int, rollout: str | None) -> tuple | None:
     """The job for the luck of the random discard played at ``ply``, or None: for its victim
     (when reviewed), at the victim's next decision if no other seat decides first; the other
     discards are every set chance could have drawn from the victim's hand, or
@@ -372,7 +372,6 @@ def review_games(
     if iterations is None and time is None:
         iterations = DEFAULT_ITERATIONS
     limit = Limit(iterations, time)
-    rollout = rollout or DEFAULT_ROLLOUT
     check_search_options(limit, 1, seed, rollout, DEFAULT_EXPLORATION)
     if not isinstance(workers, int) or not 1 <= workers <= 256:
         raise ReviewError(f"workers: expected a whole number from 1 to 256, got {workers!r}")

@@ -63,7 +63,7 @@ def search_scaling(name: str, budgets: tuple[int, ...]) -> dict[str, Any]:
 
 
 def run_search_benchmark(quick: bool = False, progress: bool = False) -> dict[str, Any]:
-    from ..analysis import DEFAULT_ROLLOUT
+    from ..analysis import default_rollout
     from ..analysis.tree import BYTES_PER_NODE
 
     iterations, repeats = (20_000, 3) if quick else (100_000, 5)
@@ -88,7 +88,8 @@ def run_search_benchmark(quick: bool = False, progress: bool = False) -> dict[st
     return {
         "iterations_per_run": iterations,
         "repeats": repeats,
-        "rollout": DEFAULT_ROLLOUT,
+        "rollout": {name: default_rollout(pos.rules.name, pos.players)  # the analyser's default, by position
+                    for name in SEARCH_POSITIONS for pos in [Position.load(POSITIONS / f"{name}.json")]},
         "threads_all": cores,
         "positions": per_position,
         "median_iterations_per_second_one_thread": one,

@@ -4,8 +4,10 @@
 ``random``          uniform over the legal moves
 ``greedy``          rule-based (see :class:`Greedy`)
 ``cuttlebot``       cuttle.cards' AI as publicly described: depth-2 minimax on the true state
-``pimc``            determinized flat Monte Carlo (``iterations`` rollouts per decision)
-``ismcts``          the analyser (``iterations`` or ``time`` per decision; ``infer=1``
+``pimc``            determinized flat Monte Carlo (``iterations`` rollouts per decision;
+                    ``greedy`` rollouts unless ``rollout`` names another)
+``ismcts``          the analyser (``iterations`` or ``time`` per decision; the analyser's
+                    default rollout unless ``rollout`` names one; ``infer=1``
                     infers the cards an opponent lacks from the wins it passed up;
                     ``model=maxn|paranoid|random`` the opponent model, see search.md)
 ``oracle``          the analyser on the true full state: a ceiling, not a fair player
@@ -52,12 +54,12 @@ from .agent import Agent, AgentError
 from ..analysis.inference import InferenceTracker
 from ..analysis.solve import Solver, solve
 from ..analysis.solve_first import NODES_PER_ITERATION
+from ..analysis.limits import DEFAULT_ROLLOUT
 from ..game.position import Position
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_MODEL,
     DEFAULT_WIDEN,
-    DEFAULT_ROLLOUT,
     MODELS,
     ROLLOUTS,
     Limit,
@@ -154,7 +156,7 @@ class CuttleBot(Agent):
         )
 
 
-def _rollout_limit(rollout: str) -> tuple[int | None, str] | None:
+def _rollout_limit(rollout: str | None) -> tuple[int | None, str] | None:
     """The most seats ``rollout`` holds for, and why, or None when it holds for any."""
     if rollout not in ROLLOUT_MOST_SEATS:
         return None
@@ -201,7 +203,8 @@ class Ismcts(Agent):
         if self.iterations is None and self.time is None:
             self.iterations = 10_000
         self.exploration = float(self.params.get("c", self.params.get("exploration", DEFAULT_EXPLORATION)))
-        self.rollout = str(self.params.get("rollout", DEFAULT_ROLLOUT))
+        rollout = self.params.get("rollout")  # None: the game's default (analysis.limits.default_rollout)
+        self.rollout = None if rollout is None else str(rollout)
         self.infer = bool(self.params.get("infer", False))
         self.solver = bool(self.params.get("solver", True))
         self.model = str(self.params.get("model", DEFAULT_MODEL))
