@@ -13,6 +13,11 @@ bytes a node at every budget from 1 M on, and a rate at the largest budget at le
 
     python benchmarks/compare.py --old /path/to/old/.venv/bin/python --new .venv/bin/python \
         [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3] [--widen W]
+        [--search-rollout greedy]
+
+Since the learned value became the two-seat default, a checkout from before it searches a
+two-seat position with greedy rollouts and one after it with the value: give
+``--search-rollout greedy`` to compare the same search.
 
 A command's warm start (the wall time of ``cuttle-search ARGS`` next to each interpreter, and
 the processor time it used, which a busy machine disturbs less)::
@@ -64,6 +69,8 @@ if sys.argv[3]:  # a widening: where the checkout has none, its one search is wi
         kw["widen"] = float(sys.argv[3])
     elif float(sys.argv[3]) != 0:
         sys.exit("this checkout has no widening: compare it with --widen 0")
+if sys.argv[4]:  # a rollout policy (every checkout has greedy, the two-seat default before the value)
+    kw["rollout"] = sys.argv[4]
 cpu = time.process_time()
 r = analyse(sys.argv[1], iterations=int(sys.argv[2]), seed=1, **kw)
 cpu = time.process_time() - cpu
@@ -71,11 +78,11 @@ print(r.iterations / r.seconds, r.nodes, (rss("VmHWM:") - base) / max(r.nodes, 1
 """
 
 
-def rate(python: str, position: str, budget: int, widen: str = "") -> tuple[float, float, float]:
+def rate(python: str, position: str, budget: int, widen: str = "", rollout: str = "") -> tuple[float, float, float]:
     """Iterations a second (wall time), peak bytes a node, and iterations a second of
     processor time (which a busy machine disturbs less) of one fresh process's search
-    (at the widening ``widen``, or the checkout's default)."""
-    out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget), widen],
+    (at the widening ``widen`` and with the rollout ``rollout``, or the checkout's defaults)."""
+    out = subprocess.run([python, "-c", _PROBE, str(POSITIONS / f"{position}.json"), str(budget), widen, rollout],
                          capture_output=True, text=True, check=True, cwd="/").stdout.split()
     return float(out[0]), float(out[2]), float(out[3])
 
@@ -200,6 +207,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--widen", default="", help="the search's widening on both sides (0: none, the only search of a "
                     "checkout from before widening existed); default: each checkout's own default")
+    ap.add_argument("--search-rollout", default="", metavar="NAME",
+                    help="the search's rollout on both sides (greedy: the two-seat default of a checkout from "
+                         "before the learned value became it); default: each checkout's own default")
     ap.add_argument("--command", help="compare this command's warm start instead of the search rate")
     ap.add_argument("--hint", metavar="POSITION", help="compare hint round trips on this shipped position instead")
     ap.add_argument("--iterations", type=int, default=10_000, help="with --hint: the request's iterations")
@@ -233,7 +243,8 @@ def main() -> None:
                 per_cpu = cpu.setdefault(key, {"old": [], "new": []})
                 order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
                 for side in order:
-                    speed, per_node, cpu_speed = rate(getattr(args, side), position, budget, args.widen)
+                    speed, per_node, cpu_speed = rate(getattr(args, side), position, budget, args.widen,
+                                                      args.search_rollout)
                     row[side].append(speed)
                     mem[side].append(per_node)
                     per_cpu[side].append(cpu_speed)

@@ -2,7 +2,7 @@
 
     python benchmarks/train_value.py [--games 200000] [--seed 11] [--hidden 32] [--epochs 8]
                                      [--search-games 16000] [--search-seed 21] [--iterations 1000]
-                                     [--search-epochs 12] [--workers 2]
+                                     [--search-epochs 12] [--search-rounds 1] [--workers 2]
 
 Two stages; the defaults give the shipped weights.
 
@@ -17,8 +17,10 @@ Two stages; the defaults give the shipped weights.
    in blocks of 8,000 deals spread over ``--workers`` processes); every main decision is kept
    with the seat's final share. A network trained on these decisions (the last tenth held
    out) is the one written. It predicts the results of strong play rather than greedy play,
-   and it is the stronger evaluation (docs/strength.md, "Learned from search play"). About
-   25 minutes of CPU for the defaults.
+   and it is the stronger evaluation (docs/strength.md, "A learned value"). About 10
+   minutes on two cores for the defaults. ``--search-rounds R`` repeats this stage R times,
+   each round's games played with the last round's network (round k's deals are those of
+   ``--search-seed`` + k - 1).
 
 Model: one ReLU layer of ``--hidden`` units and a logistic output, trained on the log loss
 with Adam (NumPy only, the CPU). The same arguments give the same weights on the same
@@ -195,13 +197,16 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=8, help="passes over the greedy data (default 8)")
     ap.add_argument("--search-games", type=int, default=16_000,
                     help="search self-play games of the second stage; 0 skips it (default 16,000)")
-    ap.add_argument("--search-seed", type=int, default=21, help="seed of the search games (default 21)")
+    ap.add_argument("--search-seed", type=int, default=21,
+                    help="seed of the first round's search games; round k plays seed + k - 1 (default 21)")
+    ap.add_argument("--search-rounds", type=int, default=1,
+                    help="rounds of search self-play, each with the last round's network (default 1)")
     ap.add_argument("--iterations", type=int, default=1_000, help="ismcts iterations a decision (default 1,000)")
     ap.add_argument("--search-epochs", type=int, default=12, help="passes over the search data (default 12)")
     ap.add_argument("--workers", type=int, default=2, help="processes for the search games (default 2)")
     ap.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights module")
     a = ap.parse_args()
-    for name in ("games", "hidden", "epochs", "iterations", "search_epochs", "workers"):
+    for name in ("games", "hidden", "epochs", "iterations", "search_epochs", "search_rounds", "workers"):
         if getattr(a, name) < 1:
             ap.error(f"--{name.replace('_', '-')}: expected at least 1")
     if a.search_games < 0:
@@ -215,21 +220,25 @@ def main() -> None:
     mu, sd, p = train(X, y, Xv, yv, a.hidden, a.epochs, a.seed)
     header = f"--games {a.games} --seed {a.seed} --hidden {a.hidden} --epochs {a.epochs}"
     text = weights_module(header, mu, sd, p)
-    if a.search_games:
-        print(f"stage 2: {a.search_games:,} games of search self-play at {a.iterations:,} iterations"
-              f" ({a.workers} workers)", flush=True)
-        X, y = search_play_data(text, a.search_seed, a.search_games, a.iterations, a.workers)
+    for rnd in range(a.search_rounds if a.search_games else 0):
+        seed = a.search_seed + rnd
+        print(f"stage {rnd + 2}: {a.search_games:,} games of search self-play (seed {seed}) at {a.iterations:,}"
+              f" iterations, {a.workers} workers", flush=True)
+        X, y = search_play_data(text, seed, a.search_games, a.iterations, a.workers)
         cut = int(len(y) * 0.9)
         X, y, Xv, yv = X[:cut], y[:cut], X[cut:], y[cut:]
         print(f"{len(y):,} training and {len(yv):,} held-out decisions ({time.time() - t0:.0f} s)")
         print(f"constant: log loss {log_loss(np.full(len(yv), np.log(y.mean() / (1 - y.mean()))), yv):.4f}")
-        print(f"the first stage's network: log loss {log_loss(_forward(mu, sd, p, Xv), yv):.4f}")
+        print(f"the playing network: log loss {log_loss(_forward(mu, sd, p, Xv), yv):.4f}")
         mu, sd, p = train(X, y, Xv, yv, a.hidden, a.search_epochs, a.seed)
-        header += (f"\n--search-games {a.search_games} --search-seed {a.search_seed}"
-                   f" --iterations {a.iterations} --search-epochs {a.search_epochs}")
-        text = weights_module(header, mu, sd, p)
+        text = weights_module(header + _search_header(a, rnd + 1), mu, sd, p)
     a.out.write_text(text)
     print(f"wrote {a.out} ({time.time() - t0:.0f} s)")
+
+
+def _search_header(a: argparse.Namespace, rounds: int) -> str:
+    return (f"\n--search-games {a.search_games} --search-seed {a.search_seed} --iterations {a.iterations}"
+            f" --search-epochs {a.search_epochs}" + (f" --search-rounds {rounds}" if rounds != 1 else ""))
 
 
 def _forward(mu: np.ndarray, sd: np.ndarray, p: list[np.ndarray], X: np.ndarray) -> np.ndarray:

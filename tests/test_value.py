@@ -211,8 +211,10 @@ def test_the_two_stage_training_repeats_itself(tmp_path):
     stage's weights, in worker processes, and give the same weights twice."""
     extra = ("--search-games", "3", "--iterations", "40", "--search-epochs", "1", "--workers", "1")
     a = _train(tmp_path / "a.py", *extra)
-    assert a == _train(tmp_path / "b.py", *extra) and "--search-games 3" in a
+    assert a == _train(tmp_path / "b.py", *extra) and "--search-games 3" in a and "--search-rounds" not in a
     assert a != _train(tmp_path / "c.py", "--search-games", "0")
+    two = _train(tmp_path / "d.py", *extra, "--search-rounds", "2")  # a second round, with a's network
+    assert "--search-rounds 2" in two and two.split('"""')[2] != a.split('"""')[2]
 
 
 @pytest.mark.parametrize("spec", ["ismcts:iterations=100,rollout=value", "pimc:iterations=100,rollout=value"])
