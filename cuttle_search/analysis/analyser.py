@@ -18,7 +18,7 @@ from . import calibration
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
 from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_WIDEN, Limit, SearchError
 from .inference import InferenceTracker
-from .result import AnalysisResult, MoveStat
+from .result import AnalysisResult, MoveStat, rounded_or_none
 from ..game.seats import seat_name
 
 def analyse(
@@ -151,8 +151,8 @@ class Hint:
             "move": self.best.move.text(),
             "moveJson": self.best.move.to_json(),
             "score": round(self.best.score, 6),
-            "winrate": None if self.best.win_rate is None else round(self.best.win_rate, 6),
-            "drawrate": None if self.best.draw_rate is None else round(self.best.draw_rate, 6),
+            "winrate": rounded_or_none(self.best.win_rate),
+            "drawrate": rounded_or_none(self.best.draw_rate),
             "lcb": round(self.best.lcb, 6),
             **({"calibratedScore": round(self.best.calibrated_score, 6)} if self.best.calibrated_score is not None else {}),
             **({"proven": self.best.proven, "plies": self.best.plies} if self.best.solved else {}),

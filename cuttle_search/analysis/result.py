@@ -58,8 +58,8 @@ class MoveStat:
             "moveJson": self.move.to_json(),
             "visits": self.visits,
             "score": round(self.score, 6),
-            "winrate": _rounded(self.win_rate),
-            "drawrate": _rounded(self.draw_rate),
+            "winrate": rounded_or_none(self.win_rate),
+            "drawrate": rounded_or_none(self.draw_rate),
             "lcb": round(self.interval[0], 6),
             "ucb": round(self.interval[1], 6),
             "gap": round(self.gap, 6),
@@ -73,7 +73,8 @@ class MoveStat:
         }
 
 
-def _rounded(x: float | None) -> float | None:
+def rounded_or_none(x: float | None) -> float | None:
+    """``x`` to six places for JSON, or None (an unknown rate) as it is."""
     return None if x is None else round(x, 6)
 
 
