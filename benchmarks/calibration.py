@@ -300,7 +300,7 @@ def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from cuttle_search.analysis.limits import ROLLOUT_MOST_SEATS, ROLLOUT_NAMES, default_rollout
+    from cuttle_search.analysis.limits import ROLLOUT_NAMES, default_rollout, rollout_refusal
     from cuttle_search.game.rules import get_ruleset
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -340,11 +340,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report(summarise(with_calibration(run["decisions"], run["rules"], run.get("rollout")), args.resamples),
                          args, run["seconds"]))
         return 0
-    most, why = ROLLOUT_MOST_SEATS.get(args.rollout, (None, ""))
-    if most is not None and get_ruleset(args.rules).players > most:
-        ap.error(f"--rollout {args.rollout}: {why}; {args.rules} has {get_ruleset(args.rules).players}")
+    refusal = None if args.rollout is None else rollout_refusal(args.rollout, get_ruleset(args.rules))
+    if refusal is not None:
+        ap.error(f"--rollout {refusal}")
     if args.rollout is None:  # the analyser's default for this game, named in the run's file
-        args.rollout = default_rollout(get_ruleset(args.rules).name, get_ruleset(args.rules).players)
+        args.rollout = default_rollout(get_ruleset(args.rules))
     jobs = [(args.rules, args.seed, g, args.iterations, args.widen, args.rollout) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []

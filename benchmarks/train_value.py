@@ -1,24 +1,27 @@
-"""Train the learned value of engine/value.py and write cuttle_search/engine/value_weights.py.
+"""Train a learned value of engine/value.py and write its weights: two seats
+(cuttle_search/engine/value_weights.py) or, with ``--rules team``, Team
+(value_team_weights.py).
 
-    python benchmarks/train_value.py [--games 200000] [--seed 11] [--hidden 32] [--epochs 8]
-                                     [--search-games 16000] [--search-seed 21] [--iterations 1000]
+    python benchmarks/train_value.py [--rules cuttle-cards|team] [--games 200000] [--seed 11] [--hidden 32]
+                                     [--epochs 8] [--search-games 16000 (team: 8000)] [--search-seed 21] [--iterations 1000]
                                      [--search-epochs 12] [--search-rounds 1] [--workers 2]
 
-Two stages; the defaults give the shipped weights.
+Two stages; the defaults give the shipped weights of each game.
 
-1. Greedy self-play. Two-seat cuttle-cards games with the ``greedy`` rollout policy in both
-   seats, from fresh deals of the engine's seeded generator; about one main decision in
+1. Greedy self-play. Games of ``--rules`` with the ``greedy`` rollout policy in every
+   seat, from fresh deals of the engine's seeded generator; about one main decision in
    three is kept, with its features for the seat to act (``value_features``) and that
-   seat's result (a win 1, a stalemate 1/2, a loss 0). Held-out games of seed + 1 give the
-   log loss printed beside a constant's and a logistic regression's. About 30 s.
+   seat's result (a win of its side 1, a stalemate 1/2, a loss 0). Held-out games of
+   seed + 1 give the log loss printed beside a constant's and a logistic regression's.
+   About 30 s (a minute for Team).
 2. Search self-play (skipped with ``--search-games 0``). The first stage's weights are
    written into a temporary copy of the package, and ``ismcts`` with the ``value`` rollout
    plays ``--search-games`` games against itself on that copy (benchmarks/value_search_play.py,
-   in blocks of 8,000 deals spread over ``--workers`` processes); every main decision is kept
+   in blocks of 8,000 deals, 2,000 in Team, spread over ``--workers`` processes); every main decision is kept
    with the seat's final share. A network trained on these decisions (the last tenth held
    out) is the one written. It predicts the results of strong play rather than greedy play,
    and it is the stronger evaluation (docs/strength.md, "A learned value"). About 10
-   minutes on two cores for the defaults. ``--search-rounds R`` repeats this stage R times,
+   minutes on two cores for the defaults (14 for Team). ``--search-rounds R`` repeats this stage R times,
    each round's games played with the last round's network (round k's deals are those of
    ``--search-seed`` + k - 1).
 
@@ -53,13 +56,14 @@ from cuttle_search.engine.policies import ROLLOUT_GREEDY, policy_pick  # noqa: E
 from cuttle_search.engine.rng import game_seed, rng_below  # noqa: E402
 from cuttle_search.engine.setup import deal  # noqa: E402
 from cuttle_search.engine.table import seat_returns  # noqa: E402
-from cuttle_search.engine.value import VALUE_FEATURES, VALUE_ONE, value_features  # noqa: E402
+from cuttle_search.engine.value import VALUE_ONE, feature_count, value_features  # noqa: E402
 from cuttle_search.game.rules import get_ruleset  # noqa: E402
 
 PACKAGE = ROOT / "cuttle_search"
-WEIGHTS = PACKAGE / "engine" / "value_weights.py"
+WEIGHTS = {"cuttle-cards": "value_weights.py", "team": "value_team_weights.py"}  # in engine/, by --rules
 SEARCH_PLAY = Path(__file__).resolve().parent / "value_search_play.py"
-BLOCK = 8_000  # deals a block of search self-play; the data does not depend on --workers
+SEARCH_GAMES = {"cuttle-cards": 16_000, "team": 8_000}  # the second stage's games by default (a Team game is longer)
+BLOCK = {"cuttle-cards": 8_000, "team": 2_000}  # deals a block of search self-play; the data does not depend on --workers
 
 
 @njit
@@ -83,18 +87,21 @@ def _self_play(r, seed, first, games, every, X, y):
                 n += 1
             m = generate_moves(s, r, buf)
             apply_move(s, r, policy_pick(s, r, buf, m, rng, ROLLOUT_GREEDY, scratch))
-        seat_returns(s, r, returns)  # two seats: +1 and -1 for a win, 0 each for a stalemate
+        seat_returns(s, r, returns)  # +1 for the winner's side, -1 for the other, 0 each for a stalemate
         for i in range(start, n):
             y[i] = (returns[seats[i]] + 1.0) / 2.0
     return n
 
 
-def games_data(seed: int, games: int, every: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    r = get_ruleset("cuttle-cards").array
-    cap = games * 24
-    X = np.zeros((cap, VALUE_FEATURES), np.int64)
+def games_data(seed: int, games: int, rules_name: str = "cuttle-cards",
+               every: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rules = get_ruleset(rules_name)
+    cap = games * 12 * rules.players
+    X = np.zeros((cap, feature_count(rules.players)), np.int64)
     y = np.zeros(cap)
-    n = _self_play(r, seed, 0, games, every, X, y)
+    n = _self_play(rules.array, seed, 0, games, every, X, y)
+    if n == cap:
+        sys.exit(f"train_value: {games:,} games of {rules_name} filled the buffer of {cap:,} decisions")
     return X[:n] / VALUE_ONE, y[:n]
 
 
@@ -161,15 +168,16 @@ def weights_module(header: str, mu: np.ndarray, sd: np.ndarray, p: list[np.ndarr
             + _array("W2", p[2]) + f"B2 = {float(p[3][0])!r}\n")
 
 
-def search_play_data(weights: str, seed: int, games: int, iterations: int,
-                     workers: int) -> tuple[np.ndarray, np.ndarray]:
+def search_play_data(weights: str, seed: int, games: int, iterations: int, workers: int,
+                     rules_name: str = "cuttle-cards") -> tuple[np.ndarray, np.ndarray]:
     """Search self-play (value_search_play.py) on a copy of the package holding ``weights``."""
     with tempfile.TemporaryDirectory(prefix="train-value-") as tmp:
         copy = Path(tmp) / "cuttle_search"
         shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-        (copy / "engine" / "value_weights.py").write_text(weights)
+        (copy / "engine" / WEIGHTS[rules_name]).write_text(weights)
         env = dict(os.environ, PYTHONPATH=tmp, NUMBA_CACHE_DIR=str(Path(tmp) / "numba-cache"))
-        blocks = [(first, min(BLOCK, games - first)) for first in range(0, games, BLOCK)]
+        size = BLOCK[rules_name]
+        blocks = [(first, min(size, games - first)) for first in range(0, games, size)]
         outs = [Path(tmp) / f"block-{first}.npz" for first, _ in blocks]
         pending = list(zip(blocks, outs))
         running: list[tuple[subprocess.Popen, Path]] = []
@@ -178,7 +186,7 @@ def search_play_data(weights: str, seed: int, games: int, iterations: int,
                 (first, n), out = pending.pop(0)
                 cmd = [sys.executable, str(SEARCH_PLAY), "--seed", str(seed), "--first", str(first),
                        "--games", str(n), "--iterations", str(iterations), "--out", str(out),
-                       "--package", tmp]
+                       "--package", tmp, "--rules", rules_name]
                 running.append((subprocess.Popen(cmd, env=env, cwd=tmp), out))
             proc, out = running.pop(0)
             if proc.wait() != 0:
@@ -191,12 +199,14 @@ def search_play_data(weights: str, seed: int, games: int, iterations: int,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rules", choices=tuple(WEIGHTS), default="cuttle-cards",
+                    help="the game whose value is learned: two seats, or Team (default cuttle-cards)")
     ap.add_argument("--games", type=int, default=200_000, help="greedy self-play games (default 200,000)")
     ap.add_argument("--seed", type=int, default=11, help="seed of the greedy games and the networks (default 11)")
     ap.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     ap.add_argument("--epochs", type=int, default=8, help="passes over the greedy data (default 8)")
-    ap.add_argument("--search-games", type=int, default=16_000,
-                    help="search self-play games of the second stage; 0 skips it (default 16,000)")
+    ap.add_argument("--search-games", type=int,
+                    help="search self-play games of the second stage; 0 skips it (default 16,000; 8,000 with --rules team)")
     ap.add_argument("--search-seed", type=int, default=21,
                     help="seed of the first round's search games; round k plays seed + k - 1 (default 21)")
     ap.add_argument("--search-rounds", type=int, default=1,
@@ -204,27 +214,31 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=1_000, help="ismcts iterations a decision (default 1,000)")
     ap.add_argument("--search-epochs", type=int, default=12, help="passes over the search data (default 12)")
     ap.add_argument("--workers", type=int, default=2, help="processes for the search games (default 2)")
-    ap.add_argument("--out", type=Path, default=WEIGHTS, help="where to write the weights module")
+    ap.add_argument("--out", type=Path, help="where to write the weights module (default: the package's, by --rules)")
     a = ap.parse_args()
     for name in ("games", "hidden", "epochs", "iterations", "search_epochs", "search_rounds", "workers"):
         if getattr(a, name) < 1:
             ap.error(f"--{name.replace('_', '-')}: expected at least 1")
+    if a.search_games is None:
+        a.search_games = SEARCH_GAMES[a.rules]
     if a.search_games < 0:
         ap.error("--search-games: expected 0 or more")
     t0 = time.time()
-    X, y = games_data(a.seed, a.games)
-    Xv, yv = games_data(a.seed + 1, max(a.games // 10, 1))
+    out = a.out or PACKAGE / "engine" / WEIGHTS[a.rules]
+    X, y = games_data(a.seed, a.games, a.rules)
+    Xv, yv = games_data(a.seed + 1, max(a.games // 10, 1), a.rules)
     print(f"{len(y):,} training and {len(yv):,} held-out decisions ({time.time() - t0:.1f} s)")
     print(f"constant: log loss {log_loss(np.full(len(yv), np.log(y.mean() / (1 - y.mean()))), yv):.4f}")
     print(f"logistic regression: log loss {log_loss(Xv @ logistic(X, y), yv):.4f}")
     mu, sd, p = train(X, y, Xv, yv, a.hidden, a.epochs, a.seed)
-    header = f"--games {a.games} --seed {a.seed} --hidden {a.hidden} --epochs {a.epochs}"
+    header = (f"--rules {a.rules} " if a.rules != "cuttle-cards" else "") + \
+        f"--games {a.games} --seed {a.seed} --hidden {a.hidden} --epochs {a.epochs}"
     text = weights_module(header, mu, sd, p)
     for rnd in range(a.search_rounds if a.search_games else 0):
         seed = a.search_seed + rnd
         print(f"stage {rnd + 2}: {a.search_games:,} games of search self-play (seed {seed}) at {a.iterations:,}"
               f" iterations, {a.workers} workers", flush=True)
-        X, y = search_play_data(text, seed, a.search_games, a.iterations, a.workers)
+        X, y = search_play_data(text, seed, a.search_games, a.iterations, a.workers, a.rules)
         cut = int(len(y) * 0.9)
         X, y, Xv, yv = X[:cut], y[:cut], X[cut:], y[cut:]
         print(f"{len(y):,} training and {len(yv):,} held-out decisions ({time.time() - t0:.0f} s)")
@@ -232,8 +246,8 @@ def main() -> None:
         print(f"the playing network: log loss {log_loss(_forward(mu, sd, p, Xv), yv):.4f}")
         mu, sd, p = train(X, y, Xv, yv, a.hidden, a.search_epochs, a.seed)
         text = weights_module(header + _search_header(a, rnd + 1), mu, sd, p)
-    a.out.write_text(text)
-    print(f"wrote {a.out} ({time.time() - t0:.0f} s)")
+    out.write_text(text)
+    print(f"wrote {out} ({time.time() - t0:.0f} s)")
 
 
 def _search_header(a: argparse.Namespace, rounds: int) -> str:

@@ -1,11 +1,12 @@
 """Search self-play for the value's second stage (benchmarks/train_value.py runs this).
 
     python benchmarks/value_search_play.py --seed 21 --first 0 --games 8000 --iterations 1000 --out block.npz
+                                           [--rules cuttle-cards|team]
 
-``ismcts`` with the ``value`` rollout plays both seats of two-seat cuttle-cards games, each
-seat seeing only its own view, at ``--iterations`` a decision; every main decision is kept
-with its features for the seat to act (``value_features``) and that seat's final share
-(a win 1, a stalemate 1/2, a loss 0). The games are the arena's deals ``first ..`` of
+``ismcts`` with the ``value`` rollout plays every seat of games of ``--rules`` (two-seat
+cuttle-cards, or Team), each seat seeing only its own view, at ``--iterations`` a decision;
+every main decision is kept with its features for the seat to act (``value_features``) and
+that seat's final share (a win of its side 1, a stalemate 1/2, a loss 0). The games are the arena's deals ``first ..`` of
 ``--seed``; one generator seeded by ``(seed, first)`` draws the search seeds and chance
 moves of the whole block, so a block always gives the same data.
 
@@ -22,18 +23,19 @@ from pathlib import Path
 import numpy as np
 
 
-def play_block(seed: int, first: int, games: int, iterations: int,
-               progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def play_block(seed: int, first: int, games: int, iterations: int, progress: bool = False,
+               rules_name: str = "cuttle-cards") -> tuple[np.ndarray, np.ndarray]:
     """Features (in units, not fixed point) and shares of every main decision of the block."""
     from cuttle_search.analysis import analyse
     from cuttle_search.engine.layout import STATE_SIZE
-    from cuttle_search.engine.value import VALUE_FEATURES, VALUE_ONE, value_features
+    from cuttle_search.engine.value import VALUE_ONE, feature_count, value_features
     from cuttle_search.game.position import Position
     from cuttle_search.game.rules import get_ruleset
     from cuttle_search.play.arena import deal_seed
 
-    rules = get_ruleset("cuttle-cards")
+    rules = get_ruleset(rules_name)
     r = rules.array
+    width = feature_count(rules.players)
     rng = np.random.default_rng([seed, first])
     buf = np.zeros(STATE_SIZE, np.int64)
     X: list[np.ndarray] = []
@@ -49,7 +51,7 @@ def play_block(seed: int, first: int, games: int, iterations: int,
                 continue
             if pos.phase_name == "main":
                 value_features(pos.state, r, seat, buf)
-                rows.append((buf[:VALUE_FEATURES].copy(), seat))
+                rows.append((buf[:width].copy(), seat))
             if len(legal) == 1:
                 pos.push(legal[0])
                 continue
@@ -61,7 +63,7 @@ def play_block(seed: int, first: int, games: int, iterations: int,
             y.append(pos.share_of(seat))
         if progress and (g - first + 1) % 200 == 0:
             print(f"  block {first}: {g - first + 1} of {games} games", file=sys.stderr, flush=True)
-    features = np.array(X, dtype=np.float64).reshape(-1, VALUE_FEATURES) / VALUE_ONE
+    features = np.array(X, dtype=np.float64).reshape(-1, width) / VALUE_ONE
     return features, np.array(y, dtype=np.float64)
 
 
@@ -72,6 +74,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, required=True)
     ap.add_argument("--iterations", type=int, required=True)
     ap.add_argument("--out", type=Path, required=True, help="an .npz file for X and y")
+    ap.add_argument("--rules", choices=("cuttle-cards", "team"), default="cuttle-cards")
     ap.add_argument("--package", type=Path, help="refuse to run unless cuttle_search is imported from here")
     a = ap.parse_args()
     if a.games < 1 or a.iterations < 1 or a.first < 0:
@@ -79,7 +82,7 @@ def main() -> None:
     import cuttle_search
     if a.package is not None and not Path(cuttle_search.__file__).resolve().is_relative_to(a.package.resolve()):
         sys.exit(f"value_search_play: cuttle_search was imported from {cuttle_search.__file__}, not {a.package}")
-    X, y = play_block(a.seed, a.first, a.games, a.iterations, progress=True)
+    X, y = play_block(a.seed, a.first, a.games, a.iterations, progress=True, rules_name=a.rules)
     np.savez(a.out, X=X, y=y)
 
 

@@ -295,8 +295,8 @@ def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
 def _search_options(f):
     f = click.option("--exploration", "-c", type=_Number(0, MAX_EXPLORATION), default=DEFAULT_EXPLORATION, help="UCB exploration constant.")(f)
     f = click.option("--rollout", type=click.Choice(ROLLOUT_NAMES), default=None,
-                     help="Rollout policy [default: value, the learned value, in the five two-seat rulesets; "
-                          "greedy with more seats and in multiplayer].")(f)
+                     help="Rollout policy [default: value, the learned value, in the five two-seat rulesets "
+                          "and team; greedy in cutthroat and multiplayer].")(f)
     f = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
     f = click.option(
         "--threads", "-j", type=click.IntRange(1, MAX_THREADS), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
@@ -607,7 +607,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     ceiling, not a fair player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U] (the exact
     solver on W sampled deals when at most U cards are unseen, else ismcts; two seats),
     openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy (the
-    default), heuristic, random, greedy-cut or value (two seats). See docs/arena.md."""
+    default), heuristic, random, greedy-cut or value (two seats, Team). See docs/arena.md."""
     from .play.agents import AgentError
     from .play.arena import ArenaError, run_arena
     from .play.backends import BackendError

@@ -202,7 +202,7 @@ def test_pimc_solver_options_and_seats():
     agent = make_agent("pimc-solver")
     assert (agent.worlds, agent.unseen, agent.iterations) == (16, 8, 10_000)
     with pytest.raises(AgentError):
-        agent.check_seats(3, "cutthroat")
+        agent.check_game(get_ruleset("cutthroat"))
 
 
 def test_a_game_can_start_from_a_position_and_its_log_replays():

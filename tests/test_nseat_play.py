@@ -35,8 +35,8 @@ class Checked:
         self.name = inner.name
         self.seats: set[int] = set()
 
-    def check_seats(self, seats, rules=""):
-        self.inner.check_seats(seats, rules)
+    def check_game(self, rules):
+        self.inner.check_game(rules)
 
     def start_game(self, seat):
         self.inner.start_game(seat)
@@ -130,15 +130,15 @@ def test_two_seat_agents_say_so():
     rs = "cutthroat"
     for spec in ("cuttlebot", "ismcts:iterations=50,infer=1"):
         agent = make_agent(spec)
-        agent.check_seats(2)
+        agent.check_game(get_ruleset("cuttle-cards"))
         with pytest.raises(AgentError, match=r"at most 2 seats .*cutthroat has 3"):
-            agent.check_seats(SEATS, rs)
+            agent.check_game(CT)
         with pytest.raises(AgentError, match="at most 2 seats"):
             play_game(CT, 1, [agent, make_agent("random"), make_agent("random")], 1)
         with pytest.raises(AgentError, match="at most 2 seats"):
             run_arena("random", spec, 3, rules=rs)
     for spec in ("random", "greedy", "pimc", "ismcts", "oracle"):
-        make_agent(spec).check_seats(SEATS, rs)
+        make_agent(spec).check_game(CT)
     with pytest.raises(ArenaError, match="agents: cutthroat has 3 seats, one agent each, but 2 agents"):
         play_game(CT, 1, [make_agent("random"), make_agent("random")], 1)
     out = CliRunner().invoke(main, ["arena", "cuttlebot", "random", "--rules", "cutthroat", "--games", "3"])

@@ -211,11 +211,16 @@ def test_the_per_seat_table_survives_the_tree_growing():
 
 def test_partners_share_their_team_s_figures():
     # team: a seat's entry is its team's (a win by either partner, a stalemate half each)
-    result = analyse(POS / "team-deck-out-passes-p0.json", iterations=2000, seed=2)
-    assert result.seats == 4 and result.partner == 2
-    for m in result.moves:
-        if m.visits:
-            assert m.seat_scores[0] == m.seat_scores[2] == pytest.approx(m.score)
-            assert m.seat_scores[1] == m.seat_scores[3]
-            assert m.seat_scores[0] + m.seat_scores[1] == pytest.approx(1.0)
-            assert m.seat_win_rates[0] + m.seat_win_rates[1] + m.draw_rate == pytest.approx(1.0)
+    # (with greedy playouts the win rates too; the default's value playouts estimate scores only)
+    for rollout in ("greedy", None):
+        result = analyse(POS / "team-deck-out-passes-p0.json", iterations=2000, seed=2, rollout=rollout)
+        assert result.seats == 4 and result.partner == 2
+        for m in result.moves:
+            if m.visits:
+                assert m.seat_scores[0] == m.seat_scores[2] == pytest.approx(m.score)
+                assert m.seat_scores[1] == m.seat_scores[3]
+                assert m.seat_scores[0] + m.seat_scores[1] == pytest.approx(1.0)
+                if rollout == "greedy":
+                    assert m.seat_win_rates[0] + m.seat_win_rates[1] + m.draw_rate == pytest.approx(1.0)
+                else:
+                    assert m.seat_win_rates is None and m.draw_rate is None

@@ -298,15 +298,15 @@ def test_cli_defaults_are_the_api_defaults():
 
 
 @pytest.mark.parametrize("name, rollout", [("opening-p0", "value"), ("classic-jacks", "value"),
-                                           ("cutthroat-opening-p0", "greedy"), ("team-opening-p0", "greedy"),
+                                           ("cutthroat-opening-p0", "greedy"), ("team-opening-p0", "value"),
                                            ("multiplayer-4-opening-p0", "greedy")])
-def test_the_default_rollout_is_the_learned_value_in_the_two_seat_rulesets_only(name, rollout):
-    """The same search as naming that rollout: the learned value where there are two seats
-    (docs/strength.md, "A learned value"), greedy with more seats."""
+def test_the_default_rollout_is_the_learned_value_with_two_seats_and_in_team(name, rollout):
+    """The same search as naming that rollout: the learned value with two seats and in Team
+    (docs/strength.md, "A learned value"), greedy in Cutthroat and Multiplayer."""
     from cuttle_search.analysis import default_rollout
 
     pos = Position.load(POS / f"{name}.json")
-    assert default_rollout(pos.rules.name, pos.players) == rollout
+    assert default_rollout(pos.rules) == rollout
     by_default = analyse(pos, iterations=300, seed=3)
     assert by_default.rollout == rollout
     assert by_default.to_json()["moves"] == analyse(pos, iterations=300, seed=3, rollout=rollout).to_json()["moves"]
@@ -317,7 +317,10 @@ def test_the_default_rollout_is_the_learned_value_in_the_two_seat_rulesets_only(
 def test_multiplayer_with_two_seats_keeps_greedy_rollouts():
     from cuttle_search.analysis import default_rollout
 
-    assert default_rollout("multiplayer", 2) == "greedy" and default_rollout("cuttle-cards", 2) == "value"
+    from cuttle_search.game.rules import get_ruleset
+
+    assert default_rollout(get_ruleset("multiplayer:players=2")) == "greedy"
+    assert default_rollout(get_ruleset("cuttle-cards")) == "value"
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from cuttle_search.engine import info as I
 from cuttle_search.engine import layout as L
 from cuttle_search.engine.movegen import action_space, random_discard_outcomes
 from cuttle_search.engine.rng import seed_rng
-from cuttle_search.engine.seats import next_seat, opponent, opponents, partner, same_side, seat_after
+from cuttle_search.engine.seats import next_rival, next_seat, opponent, opponents, partner, same_side, seat_after
 from cuttle_search.engine.setup import BLANK_STATE, deal, deal_size, dealt_to
 from cuttle_search.engine.table import seat_returns
 from cuttle_search.game.rules import get_ruleset
@@ -73,6 +73,16 @@ def test_partners_sit_opposite(seats):
         assert int(opponents(s, r, p)) == ((1 << seats) - 1) & ~(1 << p) & ~(1 << q)
     if seats == 4:  # Team Cuttle: p0 with p2 against p1 and p3
         assert int(opponents(s, r, 0)) == 0b1010
+
+
+@pytest.mark.parametrize("seats", SEATS)
+@pytest.mark.parametrize("teams", [0, 2])
+def test_the_next_rival_is_the_first_seat_of_another_side_in_turn_order(seats, teams):
+    s, r = _state(seats), _rules(seats, teams)
+    for p in range(seats):
+        rivals = [q for q in (int(seat_after(s, p, k)) for k in range(1, seats)) if not same_side(s, r, p, q)]
+        assert int(next_rival(s, r, p)) == rivals[0]
+        assert int(next_rival(s, r, p)) == int(next_seat(s, p))  # with partners opposite, the next seat
 
 
 @pytest.mark.parametrize("seats", SEATS)

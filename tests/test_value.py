@@ -19,10 +19,11 @@ from cuttle_search.engine.apply import apply_move
 from cuttle_search.engine.movegen import generate_moves
 from cuttle_search.engine.policies import ROLLOUT_GREEDY, ROLLOUT_VALUE, policy_pick, rollout
 from cuttle_search.engine.rng import rng_below
-from cuttle_search.engine.seats import opponent
 from cuttle_search.engine.setup import deal
 from cuttle_search.engine.table import goal, points_total
-from cuttle_search.engine.value import VALUE_FEATURES, VALUE_ONE, settle_by_value, value_features, win_chance
+from cuttle_search.engine.table import seat_returns
+from cuttle_search.engine.value import (MAX_VALUE_FEATURES, TEAM_VALUE_FEATURES, VALUE_FEATURES, VALUE_ONE, feature_count,
+                                       settle_by_value, value_features, value_holds, value_holds_for, win_chance)
 from cuttle_search.game.rules import get_ruleset
 from cuttle_search.play.agent import AgentError
 from cuttle_search.play.agents import make_agent
@@ -50,22 +51,34 @@ def _walked(rules: str, seed: int, plies: int):
 RECORDED = {1: 0.6626100192258774, 2: 0.1918355780926749, 3: 0.9308967789215953, 4: 0.30814026459260524}
 
 
-@pytest.mark.parametrize("seed", sorted(RECORDED))
-def test_the_shipped_weights_give_the_recorded_values(seed):
-    s, r = _walked("cuttle-cards", seed, 12)
+# The same with the shipped Team weights (value_team_weights.py): a deal of team, 12 uniform
+# moves, the chance that the side of the seat then to act wins.
+RECORDED_TEAM = {1: 0.45396239395507815, 2: 0.5631976594023084, 3: 0.2687517156239679, 4: 0.5213723232728349}
+
+
+@pytest.mark.parametrize("rules, seed", [("cuttle-cards", k) for k in sorted(RECORDED)]
+                         + [("team", k) for k in sorted(RECORDED_TEAM)])
+def test_the_shipped_weights_give_the_recorded_values(rules, seed):
+    s, r = _walked(rules, seed, 12)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
-    assert win_chance(s, r, s[L.F_ACTOR], scratch) == pytest.approx(RECORDED[seed], rel=1e-9, abs=1e-12)
+    recorded = (RECORDED if rules == "cuttle-cards" else RECORDED_TEAM)[seed]
+    assert win_chance(s, r, s[L.F_ACTOR], scratch) == pytest.approx(recorded, rel=1e-9, abs=1e-12)
 
 
-def test_the_features_are_the_states_counts():
-    """Each seat's distance to its goal, its table and hand counts, the deck, in fixed point."""
-    s, r = _walked("cuttle-cards", 9, 30)
+@pytest.mark.parametrize("rules, seats", [("cuttle-cards", 2), ("team", 4)])
+def test_the_features_are_the_states_counts(rules, seats):
+    """Each seat's distance to its goal, its table and hand counts in turn order from the
+    seat to act, then the deck, in fixed point."""
+    s, r = _walked(rules, 9, 30)
     p = int(s[L.F_ACTOR])
-    out = np.zeros(L.STATE_SIZE, np.int64)
+    out = np.full(L.STATE_SIZE, -7, np.int64)
     value_features(s, r, p, out)
-    f = out[:VALUE_FEATURES] / VALUE_ONE
+    width = feature_count(seats)
+    assert width == (VALUE_FEATURES if seats == 2 else TEAM_VALUE_FEATURES) <= MAX_VALUE_FEATURES
+    assert np.all(out[width:] == -7)  # nothing written past the features
+    f = out[:width] / VALUE_ONE
     assert f[0] == 1.0
-    for i, q in enumerate((p, int(opponent(s, p)))):
+    for i, q in enumerate((p + k) % seats for k in range(seats)):
         k = 1 + 21 * i
         gap = max(int(goal(s, r, q)) - int(points_total(s, q)), 0)
         assert f[k] == pytest.approx(gap / 21.0, abs=1e-6)
@@ -81,11 +94,13 @@ def test_the_features_are_the_states_counts():
     assert f[-1] == pytest.approx(s[L.F_DECK_N] / 52.0, abs=1e-6)
 
 
-def test_a_settled_game_scores_the_learned_chance_on_average():
-    """Over many settlings of one state, the seat's mean score (a win 1, a stalemate 1/2)
-    is its learned chance; the side behind never wins."""
-    s, r = _walked("cuttle-cards", 3, 20)
+@pytest.mark.parametrize("rules", ["cuttle-cards", "team"])
+def test_a_settled_game_scores_the_learned_chance_on_average(rules):
+    """Over many settlings of one state, the seat's mean share (a win of its side 1, a
+    stalemate 1/2) is its learned chance; the side behind never wins."""
+    s, r = _walked(rules, 3, 20)
     p = int(s[L.F_ACTOR])
+    returns = np.zeros(8)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
     v = win_chance(s, r, p, scratch)
     rng = np.array([77], np.uint64)
@@ -96,21 +111,24 @@ def test_a_settled_game_scores_the_learned_chance_on_average():
         assert t[L.F_PHASE] == L.PH_OVER
         if t[L.F_STATUS] == L.ST_WIN:
             assert (t[L.F_WINNER] == p) == (v > 0.5)
-            total += t[L.F_WINNER] == p
+            if t[L.F_WINNER] != p:  # the winner is the next seat, on the other side
+                assert t[L.F_WINNER] == (p + 1) % t[L.F_NPLAYERS]
         else:
             assert t[L.F_STATUS] == L.ST_STALEMATE_ACTIONS and t[L.F_WINNER] == -1
-            total += 0.5
+        seat_returns(t, r, returns)
+        total += (returns[p] + 1) / 2
     assert total / n == pytest.approx(v, abs=0.01)
 
 
-def test_the_value_playout_is_greedy_up_to_the_next_main_decision():
+@pytest.mark.parametrize("rules", ["cuttle-cards", "team"])
+def test_the_value_playout_is_greedy_up_to_the_next_main_decision(rules):
     """From a main decision it settles at once; from any other decision it plays the
     greedy playout's moves to the next main decision and settles there."""
     buf = np.zeros(L.MAX_MOVES, np.int64)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
     at_main = elsewhere = 0
     for seed in range(200):
-        s, r = _walked("cuttle-cards", 500 + seed, seed % 40)
+        s, r = _walked(rules, 500 + seed, seed % 40)
         if s[L.F_PHASE] == L.PH_OVER:
             continue
         short = s.copy()
@@ -135,8 +153,10 @@ def test_the_value_playout_is_greedy_up_to_the_next_main_decision():
     assert at_main >= 20 and elsewhere >= 20
 
 
-def test_with_more_seats_the_engine_plays_the_greedy_playout():
-    s, r = _walked("team", 4, 10)
+@pytest.mark.parametrize("rules", ["cutthroat", "multiplayer:players=4"])
+def test_without_a_network_the_engine_plays_the_greedy_playout(rules):
+    s, r = _walked(rules, 4, 10)
+    assert not value_holds(s, r) and value_holds_for(2, 0) and value_holds_for(4, 2) and not value_holds_for(4, 0)
     buf = np.zeros(L.MAX_MOVES, np.int64)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
     a, b = s.copy(), s.copy()
@@ -145,7 +165,7 @@ def test_with_more_seats_the_engine_plays_the_greedy_playout():
     assert pa == pb and np.array_equal(a, b)
 
 
-def test_the_search_takes_the_value_rollout_by_name_for_two_seats_only():
+def test_the_search_takes_the_value_rollout_by_name_where_it_has_a_network():
     a = analyse(POS / "opening-p0.json", iterations=2000, seed=5, rollout="value")
     b = analyse(POS / "opening-p0.json", iterations=2000, seed=5, rollout="value")
     assert a.deterministic_json() == b.deterministic_json()
@@ -158,8 +178,12 @@ def test_the_search_takes_the_value_rollout_by_name_for_two_seats_only():
     assert greedy.moves[0].win_rate == pytest.approx(greedy.moves[0].score) and greedy.moves[0].draw_rate == 0.0
     j = a.to_json()["moves"][0]
     assert j["winrate"] is None and j["drawrate"] is None and "seatWinrates" not in j
-    with pytest.raises(SearchError, match="rollout: 'value' is learned for two seats; this game has 4"):
-        analyse(POS / "team-opening-p0.json", iterations=100, seed=5, rollout="value")
+    team = analyse(POS / "team-opening-p0.json", iterations=2000, seed=5, rollout="value")
+    assert team.rollout == "value" and team.moves[0].win_rate is None and 0.0 < team.moves[0].score < 1.0
+    assert team.moves[0].draws > 0.2 * team.moves[0].visits  # settled playouts
+    with pytest.raises(SearchError, match=re.escape("rollout: 'value' is learned for two seats and for Team, "
+                                                    "not for cutthroat (3 seats)")):
+        analyse(POS / "cutthroat-opening-p0.json", iterations=100, seed=5, rollout="value")
 
 
 def test_the_text_table_shows_no_rates_for_value_rollouts_and_says_why():
@@ -172,11 +196,12 @@ def test_the_text_table_shows_no_rates_for_value_rollouts_and_says_why():
     assert "estimate the score" not in greedy.output and "greedy rollouts" in greedy.output
 
 
-def test_the_cli_refuses_the_value_rollout_with_more_seats_in_one_line():
+def test_the_cli_refuses_the_value_rollout_without_a_network_in_one_line():
     done = CliRunner().invoke(main, ["analyse", str(POS / "cutthroat-opening-p0.json"), "-n", "100",
                                      "--rollout", "value"])
     assert done.exit_code == 2 and "Traceback" not in done.output
-    assert done.output.strip() == "Error: rollout: 'value' is learned for two seats; this game has 3"
+    assert done.output.strip() == ("Error: rollout: 'value' is learned for two seats and for Team, "
+                                   "not for cutthroat (3 seats)")
 
 
 def _train(out: Path, *extra: str) -> str:
@@ -218,8 +243,11 @@ def test_the_two_stage_training_repeats_itself(tmp_path):
 
 
 @pytest.mark.parametrize("spec", ["ismcts:iterations=100,rollout=value", "pimc:iterations=100,rollout=value"])
-def test_agents_with_the_value_rollout_refuse_more_seats_by_name(spec):
+def test_agents_with_the_value_rollout_refuse_games_without_a_network_by_name(spec):
     agent = make_agent(spec)
-    agent.check_seats(2, "cuttle-cards")
-    with pytest.raises(AgentError, match=re.escape("at most 2 seats (rollout=value is learned for two seats); cutthroat has 3")):
-        agent.check_seats(3, "cutthroat")
+    agent.check_game(get_ruleset("cuttle-cards"))
+    agent.check_game(get_ruleset("team"))
+    for rules, seats in (("cutthroat", 3), ("multiplayer:players=4", 4)):
+        with pytest.raises(AgentError, match=re.escape(f"rollout 'value' is learned for two seats and for Team, "
+                                                       f"not for {rules} ({seats} seats)")):
+            agent.check_game(get_ruleset(rules))

@@ -56,7 +56,7 @@ def analyse(
     ``random``; see ``search.md``). ``widen`` is the progressive widening's visit scale
     below the root (0.0 turns it off; see ``search.md``). ``rollout`` names the rollout
     policy; None (the default) is the game's: the learned value (``value``) in the two-seat
-    rulesets, ``greedy`` elsewhere (``limits.default_rollout``). The result's ``rollout``
+    rulesets and Team, ``greedy`` elsewhere (``limits.default_rollout``). The result's ``rollout``
     names the one used."""
     pos = as_position(position)
     if history is not None:

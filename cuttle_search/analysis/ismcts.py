@@ -37,12 +37,12 @@ from .limits import (
     MAX_SEED,
     MAX_THREADS,
     MODEL_NAMES,
-    ROLLOUT_MOST_SEATS,
     ROLLOUT_NAMES,
     ROLLOUT_SETTLES,
     Limit,
     SearchError,
     default_rollout,
+    rollout_refusal,
     is_finite_number,
     widen_error,
 )
@@ -255,14 +255,14 @@ def run_search(
     two seats ``maxn`` and ``paranoid`` are the same search. ``widen`` is the progressive
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``).
     ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
-    in the two-seat rulesets, ``greedy`` elsewhere); the result names the one used."""
+    in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     if rollout is None:
-        rollout = default_rollout(pos.rules.name, pos.rules.players)
-    most, why = ROLLOUT_MOST_SEATS.get(rollout, (None, ""))
-    if most is not None and pos.rules.players > most:
-        raise SearchError(f"rollout: '{rollout}' is {why}; this game has {pos.rules.players}")
+        rollout = default_rollout(pos.rules)
+    refusal = rollout_refusal(rollout, pos.rules)
+    if refusal is not None:
+        raise SearchError(f"rollout: {refusal}")
     widen = float(widen) + 0.0  # -0.0 is 0.0
     model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):

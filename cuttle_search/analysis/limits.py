@@ -9,8 +9,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
+from ..engine.value import value_holds_for
 from ..game.errors import CuttleError, brief
 from ..game.seats import whole
+
+if TYPE_CHECKING:
+    from ..game.rules import Ruleset
 
 MAX_ITERATIONS = 1_000_000_000  # about 37 GB of tree: more than any machine here holds
 MAX_SECONDS = 7 * 24 * 3600.0
@@ -25,24 +31,30 @@ DEFAULT_EXPLORATION = 0.7
 DEFAULT_WIDEN = 4.0  # progressive widening below the root (docs/search.md; 0.0 turns it off)
 ROLLOUT_NAMES = ("greedy", "heuristic", "random", "greedy-cut", "value")  # the rollout policies, by name
 DEFAULT_ROLLOUT = "greedy"  # the search's rollout where the learned value is not the default
-# The learned value is the search's default rollout in the two-seat rulesets, where it was
-# measured against greedy rollouts at equal time (docs/strength.md, "A learned value");
-# not in multiplayer with two seats (its Jokers were never in the value's games).
-VALUE_DEFAULT_RULESETS = ("cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic")
-# rollout policies that hold only up to some number of seats, and why (the engine plays
-# ``value`` as ``greedy`` with more: engine/policies.rollout)
-ROLLOUT_MOST_SEATS = {"value": (2, "learned for two seats")}
+# The learned value is the search's default rollout in the two-seat rulesets and in Team,
+# where it was measured against greedy rollouts at equal time (docs/strength.md, "A learned
+# value"); not in multiplayer with two seats (its Jokers were never in the value's games).
+VALUE_DEFAULT_RULESETS = ("cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga-traditional", "classic", "team")
 # rollout policies that end a playout early with an outcome drawn to the learned value's
 # mean: the stalemates they settle with are not the game's, so a search with one estimates
 # each move's score but not its win and stalemate rates (reported as unknown, None)
 ROLLOUT_SETTLES = ("value",)
 
 
-def default_rollout(rules_name: str, players: int) -> str:
-    """The rollout a search of a ``players``-seat game of ``rules_name`` (a ruleset's name,
-    without options) uses when none is named: ``value`` where it is the default, else
-    ``DEFAULT_ROLLOUT``."""
-    if rules_name in VALUE_DEFAULT_RULESETS and players <= ROLLOUT_MOST_SEATS["value"][0]:
+def rollout_refusal(rollout: str, rules: Ruleset) -> str | None:
+    """Why ``rollout`` cannot search games of ``rules``, or None when it can: ``value`` needs
+    a network learned for the game (``engine.value.value_holds_for``: two seats, or Team);
+    the engine would play it as ``greedy`` anywhere else."""
+    # the kernel's Python body: a check needs no compiled code (nor a first run's compile)
+    if rollout == "value" and not value_holds_for.py_func(rules.players, rules.teams):
+        return f"'value' is learned for two seats and for Team, not for {rules.spec} ({rules.players} seats)"
+    return None
+
+
+def default_rollout(rules: Ruleset) -> str:
+    """The rollout a search of a game of ``rules`` uses when none is named: ``value`` in
+    ``VALUE_DEFAULT_RULESETS`` where it holds, else ``DEFAULT_ROLLOUT``."""
+    if rules.name in VALUE_DEFAULT_RULESETS and rollout_refusal("value", rules) is None:
         return "value"
     return DEFAULT_ROLLOUT
 

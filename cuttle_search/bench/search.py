@@ -88,7 +88,7 @@ def run_search_benchmark(quick: bool = False, progress: bool = False) -> dict[st
     return {
         "iterations_per_run": iterations,
         "repeats": repeats,
-        "rollout": {name: default_rollout(pos.rules.name, pos.rules.players)  # the analyser's default, by position
+        "rollout": {name: default_rollout(pos.rules)  # the analyser's default, by position
                     for name in SEARCH_POSITIONS for pos in [Position.load(POSITIONS / f"{name}.json")]},
         "threads_all": cores,
         "positions": per_position,

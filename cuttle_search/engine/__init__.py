@@ -13,7 +13,7 @@ Modules, lowest first (each imports only those above it in this list)::
     apply      playing a move: every zone change, the counter chain, the win check
     setup      the deal, the pending state a position implies, the invariants
     harness    random games, perft
-    value      the learned value of a two-seat state (its weights: value_weights)
+    value      the learned value of a two-seat or Team state (weights: value_weights, value_team_weights)
     policies   rollout policies, material, the win-now test
     info       what a seat sees, determinization, winning cards
     ismcts     the information-set MCTS iteration

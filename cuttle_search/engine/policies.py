@@ -89,7 +89,7 @@ from .movegen import generate_moves
 from .noref import borrow
 from .rng import rng_below
 from .seats import opponent, opponents, partner, same_side, seat_after
-from .value import settle_by_value
+from .value import settle_by_value, value_holds
 from .table import (controller_of_point, face_controller, goal, goal_with_kings, jack_height, owner_of, points_total,
                     reshuffle_brings)
 
@@ -98,7 +98,7 @@ ROLLOUT_RANDOM = 0
 ROLLOUT_HEURISTIC = 1
 ROLLOUT_GREEDY = 2
 ROLLOUT_GREEDY_CUT = 3  # greedy, cut off after CUT_ROUNDS rounds and adjudicated (``adjudicate``)
-ROLLOUT_VALUE = 4  # two seats: greedy to the next main decision, then settled by the learned value (engine/value.py)
+ROLLOUT_VALUE = 4  # two seats and Team: greedy to the next main decision, then settled by the learned value (engine/value.py)
 # rounds of turns (every seat's turn once) a cut-off playout plays: 3 was as strong as full
 # playouts at equal time with four seats, 2 weaker (docs/search.md, "Third pass")
 CUT_ROUNDS = 3
@@ -918,7 +918,7 @@ def _cut_rollout(s, r, rng, buf, scratch):
 
 @njit(cache=True)
 def _value_rollout(s, r, rng, buf, scratch):
-    """The greedy playout of two seats up to the next main decision (where it starts, if
+    """The greedy playout of a game ``value_holds`` for up to the next main decision (where it starts, if
     it starts at one), which ``settle_by_value`` ends with an outcome of the learned value's
     mean; return the number of plies."""
     plies = _greedy_until(s, r, rng, buf, scratch, s[F_TURN_COUNT])
@@ -932,11 +932,11 @@ def rollout(s, r, rng, buf, policy, scratch):
     """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
     a state-sized array the greedy policy tries moves on. ``ROLLOUT_GREEDY_CUT`` stops
     early and leaves an adjudicated result in the state (``_cut_rollout``), and so does
-    ``ROLLOUT_VALUE`` with two seats (``_value_rollout``; with more, it is ``greedy``)."""
+    ``ROLLOUT_VALUE`` where a value was learned (``_value_rollout``; elsewhere it is ``greedy``)."""
     s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
     if policy == ROLLOUT_GREEDY_CUT:
         return _cut_rollout(s, r, rng, buf, scratch)
-    if policy == ROLLOUT_VALUE and s[F_NPLAYERS] == 2:
+    if policy == ROLLOUT_VALUE and value_holds(s, r):
         return _value_rollout(s, r, rng, buf, scratch)
     plies = 0
     while s[F_PHASE] != PH_OVER:

@@ -66,6 +66,18 @@ def opponents(s, r, p):
 
 
 @njit(cache=True)
+def next_rival(s, r, p):
+    """The first seat after ``p`` in turn order that plays against it (in Team the next
+    seat, partners sitting opposite), or -1 when there is none."""
+    n = s[F_NPLAYERS]
+    for k in range(1, n):
+        q = (p + k) % n
+        if not same_side(s, r, p, q):
+            return q
+    return -1
+
+
+@njit(cache=True)
 def sides(s, r):
     """How many sides play: every seat for itself, or two teams. A stalemate shares the game
     equally among the sides (1/n each, or 1/2 to each team)."""

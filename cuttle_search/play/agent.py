@@ -11,6 +11,7 @@ import numpy as np
 
 from ..game.errors import CuttleError
 from ..game.position import Position, share_of_state
+from ..game.rules import Ruleset
 
 
 class AgentError(CuttleError):
@@ -45,12 +46,20 @@ class Agent:
         """The most seats this agent (with its parameters) plays, and why (for the error)."""
         return self.max_seats, "it is a two-seat player"
 
-    def check_seats(self, seats: int, rules: str = "") -> None:
-        """Raise :class:`AgentError` unless this agent can play a game of ``seats`` seats."""
+    def refusal(self, rules: Ruleset) -> str | None:
+        """Why this agent (with its parameters) cannot play games of ``rules`` beyond its seat
+        limit, or None (for the error)."""
+        return None
+
+    def check_game(self, rules: Ruleset) -> None:
+        """Raise :class:`AgentError` unless this agent can play games of ``rules``."""
         most, why = self.seat_limit()
-        if most is not None and seats > most:
-            game = f"{rules} has" if rules else "the game has"
-            raise AgentError(f"agent {self.spec}: plays games of at most {most} seats ({why}); {game} {seats}")
+        if most is not None and rules.players > most:
+            raise AgentError(f"agent {self.spec}: plays games of at most {most} seats ({why}); "
+                             f"{rules.spec} has {rules.players}")
+        refusal = self.refusal(rules)
+        if refusal is not None:
+            raise AgentError(f"agent {self.spec}: {refusal}")
 
     def view(self, game: Position, seat: int) -> Position:
         return game if self.sees_everything else game.view_of(seat)

@@ -27,7 +27,7 @@ see both hands and the deck order (``cuttlebot`` as the cuttle.cards AI does). A
 random numbers only from the generator the arena hands them, so a seed reproduces a match.
 Every agent but ``cuttlebot`` and ``pimc-solver`` (and ``ismcts:infer=1``) plays games of
 any number of seats, each scoring a finished game as its seat's share
-(:func:`.agent.win_share`: a win 1, a stalemate 1/n of n seats); :meth:`Agent.check_seats`
+(:func:`.agent.win_share`: a win 1, a stalemate 1/n of n seats); :meth:`Agent.check_game`
 refuses a game an agent cannot play.
 """
 
@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 
 from ..game.errors import brief
-from ..analysis.limits import (MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, ROLLOUT_MOST_SEATS, is_finite_number,
-                               widen_error)
+from ..analysis.limits import (MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, is_finite_number,
+                               rollout_refusal, widen_error)
 from ..engine import layout as L
 from ..engine import state as S
 from ..engine.layout import move_card, move_mask
@@ -56,6 +56,7 @@ from ..analysis.solve import Solver, solve
 from ..analysis.solve_first import NODES_PER_ITERATION
 from ..analysis.limits import DEFAULT_ROLLOUT
 from ..game.position import Position
+from ..game.rules import Ruleset
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_MODEL,
@@ -156,12 +157,11 @@ class CuttleBot(Agent):
         )
 
 
-def _rollout_limit(rollout: str | None) -> tuple[int | None, str] | None:
-    """The most seats ``rollout`` holds for, and why, or None when it holds for any."""
-    if rollout not in ROLLOUT_MOST_SEATS:
-        return None
-    most, why = ROLLOUT_MOST_SEATS[rollout]
-    return most, f"rollout={rollout} is {why}"
+def _rollout_refusal(rollout: str | None, rules: Ruleset) -> str | None:
+    """Why a named rollout cannot search games of ``rules`` (None: the game's default, which
+    always can)."""
+    refusal = None if rollout is None else rollout_refusal(rollout, rules)
+    return None if refusal is None else f"rollout {refusal}"
 
 
 class Pimc(Agent):
@@ -179,8 +179,8 @@ class Pimc(Agent):
         self._cards = np.zeros(64, np.int64)
         self._scratch = np.zeros(L.STATE_SIZE, np.int64)
 
-    def seat_limit(self):
-        return _rollout_limit(self.rollout) or (self.max_seats, "")
+    def refusal(self, rules):
+        return _rollout_refusal(self.rollout, rules)
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -214,7 +214,10 @@ class Ismcts(Agent):
     def seat_limit(self):
         if self.infer and not self.sees_everything:
             return 2, "infer=1 infers the hand of the one opponent of a two-seat game"
-        return _rollout_limit(self.rollout) or (None, "")
+        return None, ""
+
+    def refusal(self, rules):
+        return _rollout_refusal(self.rollout, rules)
 
     def start_game(self, seat):
         self._tracker = InferenceTracker(seat) if self.infer and not self.sees_everything else None

@@ -118,7 +118,7 @@ def run_arena(
     rs = find_ruleset(rules)
     seats = rs.players
     for spec in (spec_a, spec_b):  # fail early on a bad spec, or an agent that cannot play these seats
-        make_agent(spec).check_seats(seats, rs.spec)
+        make_agent(spec).check_game(rs)
     if match not in MATCH_WINS:
         raise ArenaError(f"match: expected one of {', '.join(MATCH_WINS)}, got {match!r}")
     if sprt is not None:

@@ -109,7 +109,7 @@ def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int,
     if len(agents) != seats:
         raise ArenaError(f"agents: {rules.spec} has {seats} seats, one agent each, but {len(agents)} agents were given")
     for agent in agents:
-        agent.check_seats(seats, rules.spec)
+        agent.check_game(rules)
     pos = deal_position(rules, deal, dealer) if start is None else start.copy()
     rng = np.random.default_rng(rng_seed)
     moves: list[str] = []

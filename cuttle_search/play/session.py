@@ -99,7 +99,7 @@ def opponent_specs(text: str, rules: Ruleset, seat: int) -> dict[int, str]:
     out = {}
     for q, spec in zip(others, specs):
         try:
-            make_agent(spec).check_seats(rules.players, rules.spec)
+            make_agent(spec).check_game(rules)
         except AgentError as e:
             raise PlayError(f"opponents: {e}") from None
         out[q] = spec
