@@ -214,6 +214,9 @@ def test_the_training_script_repeats_itself(tmp_path):
     """The same arguments write the same weights (a small run of the first stage)."""
     a = _train(tmp_path / "a.py", "--search-games", "0")
     assert a == _train(tmp_path / "b.py", "--search-games", "0") and "W1 = np.array(" in a
+    team = _train(tmp_path / "team.py", "--rules", "team", "--search-games", "0")
+    assert team == _train(tmp_path / "team2.py", "--rules", "team", "--search-games", "0")
+    assert "--rules team --games 300" in team and f".reshape(({TEAM_VALUE_FEATURES}, 32))" in team
 
 
 def test_the_search_self_play_repeats_itself_and_labels_each_main_decision():
@@ -240,6 +243,8 @@ def test_the_two_stage_training_repeats_itself(tmp_path):
     assert a != _train(tmp_path / "c.py", "--search-games", "0")
     two = _train(tmp_path / "d.py", *extra, "--search-rounds", "2")  # a second round, with a's network
     assert "--search-rounds 2" in two and two.split('"""')[2] != a.split('"""')[2]
+    team = _train(tmp_path / "t.py", "--rules", "team", *extra)  # Team's search games, on its own network
+    assert team == _train(tmp_path / "t2.py", "--rules", "team", *extra) and "--search-games 3" in team
 
 
 @pytest.mark.parametrize("spec", ["ismcts:iterations=100,rollout=value", "pimc:iterations=100,rollout=value"])
