@@ -918,9 +918,9 @@ def _cut_rollout(s, r, rng, buf, scratch):
 
 @njit(cache=True)
 def _value_rollout(s, r, rng, buf, scratch):
-    """The greedy playout of a game ``value_holds`` for up to the next main decision (where it starts, if
-    it starts at one), which ``settle_by_value`` ends with an outcome of the learned value's
-    mean; return the number of plies."""
+    """The greedy playout of a game ``value_holds`` for up to the next main decision (where
+    it starts, if it starts at one), which ``settle_by_value`` ends with an outcome of the
+    learned value's mean; return the number of plies."""
     plies = _greedy_until(s, r, rng, buf, scratch, s[F_TURN_COUNT])
     if s[F_PHASE] != PH_OVER:
         settle_by_value(s, r, s[F_ACTOR], rng, scratch)
