@@ -2,9 +2,10 @@
 (cuttle_search/engine/value_weights.py) or, with ``--rules team``, Team
 (value_team_weights.py).
 
-    python benchmarks/train_value.py [--rules cuttle-cards|team] [--games 200000] [--seed 11] [--hidden 32]
-                                     [--epochs 8] [--search-games 16000 (team: 8000)] [--search-seed 21] [--iterations 1000]
-                                     [--search-epochs 12] [--search-rounds 1] [--workers 2]
+    python benchmarks/train_value.py [--rules cuttle-cards|team] [--games 200000] [--seed 11]
+                                     [--hidden 32] [--epochs 8] [--search-games 16000 (team: 8000)]
+                                     [--search-seed 21] [--iterations 1000] [--search-epochs 12]
+                                     [--search-rounds 1] [--workers 2]
 
 Two stages; the defaults give the shipped weights of each game.
 
@@ -16,13 +17,14 @@ Two stages; the defaults give the shipped weights of each game.
    About 30 s (a minute for Team).
 2. Search self-play (skipped with ``--search-games 0``). The first stage's weights are
    written into a temporary copy of the package, and ``ismcts`` with the ``value`` rollout
-   plays ``--search-games`` games against itself on that copy (benchmarks/value_search_play.py,
-   in blocks of 8,000 deals, 2,000 in Team, spread over ``--workers`` processes); every main decision is kept
-   with the seat's final share. A network trained on these decisions (the last tenth held
-   out) is the one written. It predicts the results of strong play rather than greedy play,
-   and it is the stronger evaluation (docs/strength.md, "A learned value"). About 10
-   minutes on two cores for the defaults (14 for Team). ``--search-rounds R`` repeats this stage R times,
-   each round's games played with the last round's network (round k's deals are those of
+   plays ``--search-games`` games against itself on that copy
+   (benchmarks/value_search_play.py, in blocks of 8,000 deals, 2,000 in Team, spread over
+   ``--workers`` processes); every main decision is kept with the seat's final share. A
+   network trained on these decisions (the last tenth held out) is the one written. It
+   predicts the results of strong play rather than greedy play, and it is the stronger
+   evaluation (docs/strength.md, "A learned value"). About 10 minutes on two cores for the
+   defaults (15 for Team). ``--search-rounds R`` repeats this stage R times, each round's
+   games played with the last round's network (round k's deals are those of
    ``--search-seed`` + k - 1).
 
 Model: one ReLU layer of ``--hidden`` units and a logistic output, trained on the log loss

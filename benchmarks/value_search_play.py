@@ -6,9 +6,10 @@
 ``ismcts`` with the ``value`` rollout plays every seat of games of ``--rules`` (two-seat
 cuttle-cards, or Team), each seat seeing only its own view, at ``--iterations`` a decision;
 every main decision is kept with its features for the seat to act (``value_features``) and
-that seat's final share (a win of its side 1, a stalemate 1/2, a loss 0). The games are the arena's deals ``first ..`` of
-``--seed``; one generator seeded by ``(seed, first)`` draws the search seeds and chance
-moves of the whole block, so a block always gives the same data.
+that seat's final share (a win of its side 1, a stalemate 1/2, a loss 0). The games are
+the arena's deals ``first ..`` of ``--seed``; one generator seeded by ``(seed, first)``
+draws the search seeds and chance moves of the whole block, so a block always gives the
+same data.
 
 It uses whichever ``cuttle_search`` Python imports (it does not put the repository on the
 path): train_value.py runs it on a copy of the package holding the first stage's weights.
