@@ -32,7 +32,7 @@ REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "positio
                 "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves",
                 "moves", "analyzeTurns", "rollout", "exploration", "widen")
 ACTIONS = ("query_version", "terminate", "terminate_all")
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4  # 4: winrate, drawrate and seatWinrates may be null (value rollouts)
 MIN_REPORT_EVERY = 0.05
 MAX_RUNNERS_UP = 64
 MAX_HISTORY_MOVES = 1000  # the engine's action cap: no game is longer

@@ -184,7 +184,7 @@ def test_workers_answer_out_of_order_and_terminate_cancels(timed):
         proc.stdin.close()
         proc.wait(timeout=30)
     assert first["id"] == "short" and "move" in first  # the short one overtook the long one
-    assert version["protocol"] == 3 and {"cuttle-cards", "cutthroat", "team", "multiplayer"} <= set(version["rules"])
+    assert version["protocol"] == 4 and {"cuttle-cards", "cutthroat", "team", "multiplayer"} <= set(version["rules"])
     ack = next(r for r in replies if r["id"] == "t")
     cancelled = next(r for r in replies if r["id"] == "long")
     assert ack == {"id": "t", "action": "terminate", "terminateId": "long", "cancelled": 1}
