@@ -340,11 +340,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report(summarise(with_calibration(run["decisions"], run["rules"], run.get("rollout")), args.resamples),
                          args, run["seconds"]))
         return 0
-    refusal = None if args.rollout is None else rollout_refusal(args.rollout, get_ruleset(args.rules))
+    game = get_ruleset(args.rules)
+    refusal = rollout_refusal(args.rollout, game)
     if refusal is not None:
         ap.error(f"--rollout {refusal}")
     if args.rollout is None:  # the analyser's default for this game, named in the run's file
-        args.rollout = default_rollout(get_ruleset(args.rules))
+        args.rollout = default_rollout(game)
     jobs = [(args.rules, args.seed, g, args.iterations, args.widen, args.rollout) for g in range(args.games)]
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []

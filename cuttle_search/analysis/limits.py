@@ -40,10 +40,11 @@ VALUE_DEFAULT_RULESETS = ("cuttle-cards", "cuttle-cards-2", "bga-balanced", "bga
 ROLLOUT_SETTLES = ("value",)
 
 
-def rollout_refusal(rollout: str, rules: Ruleset) -> str | None:
-    """Why ``rollout`` cannot search games of ``rules``, or None when it can: ``value`` needs
-    a network learned for the game (``engine.value.value_holds_for``: two seats, or Team);
-    the engine would play it as ``greedy`` anywhere else."""
+def rollout_refusal(rollout: str | None, rules: Ruleset) -> str | None:
+    """Why ``rollout`` cannot search games of ``rules``, or None when it can (None, the
+    game's default, always can): ``value`` needs a network learned for the game
+    (``engine.value.value_holds_for``: two seats, or Team); the engine would play it as
+    ``greedy`` anywhere else."""
     # the kernel's Python body: a check needs no compiled code (nor a first run's compile)
     if rollout == "value" and not value_holds_for.py_func(rules.players, rules.teams):
         return f"'value' is learned for two seats and for Team, not for {rules.spec} ({rules.players} seats)"

@@ -158,9 +158,8 @@ class CuttleBot(Agent):
 
 
 def _rollout_refusal(rollout: str | None, rules: Ruleset) -> str | None:
-    """Why a named rollout cannot search games of ``rules`` (None: the game's default, which
-    always can)."""
-    refusal = None if rollout is None else rollout_refusal(rollout, rules)
+    """Why the agent's rollout cannot search games of ``rules``, for its error."""
+    refusal = rollout_refusal(rollout, rules)
     return None if refusal is None else f"rollout {refusal}"
 
 
