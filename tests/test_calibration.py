@@ -43,6 +43,19 @@ def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():
     assert proven.stop_reason == "proven" and all(m.calibrated_score is None for m in proven.moves)
 
 
+def test_team_has_a_map_for_its_default_value_search_only():
+    pos = Position.load(POS / "team-opening-p0.json")
+    fitted = analyse(pos, iterations=5_000, seed=2)
+    assert fitted.rollout == "value" and all(m.calibrated_score is not None for m in fitted.moves)
+    assert fitted.best.calibrated_score == pytest.approx(
+        cal.calibrate("team", pos.actions, pos.deck_size, fitted.best.score, "value"))
+    assert fitted.best.calibrated_score != pytest.approx(fitted.best.score)
+    greedy = analyse(pos, iterations=5_000, seed=2, rollout="greedy")  # never fitted: no map
+    assert all(m.calibrated_score is None for m in greedy.moves)
+    other = analyse(Position.load(POS / "multiplayer-4-opening-p0.json"), iterations=5_000, seed=2)
+    assert all(m.calibrated_score is None for m in other.moves)
+
+
 def test_every_map_keeps_the_order_of_moves():
     for (rules, rollout), stages in cal.MAPS.items():
         assert len(stages) == len(cal.STAGES)

@@ -29,15 +29,17 @@ if TYPE_CHECKING:  # pragma: no cover
 STAGES = ("opening (plies 0-9)", "deck > 30", "deck 11-30", "deck <= 10")
 MIN_ITERATIONS, MAX_ITERATIONS = 5_000, 20_000
 FITTED = {"iterations": 10_000, "widen": DEFAULT_WIDEN, "checkedOn": 7300,
-          "games": {("cuttle-cards", "greedy"): 600, ("cutthroat", "greedy"): 1800, ("cuttle-cards", "value"): 1200},
+          "games": {("cuttle-cards", "greedy"): 600, ("cutthroat", "greedy"): 1800, ("cuttle-cards", "value"): 1200,
+                    ("team", "value"): 480},
           "seeds": {("cuttle-cards", "greedy"): (7100,), ("cutthroat", "greedy"): (7100, 7500, 7900),
-                    ("cuttle-cards", "value"): (7100, 7500)}}
+                    ("cuttle-cards", "value"): (7100, 7500), ("team", "value"): (7100, 7500)}}
 
 # (ruleset, rollout) -> (a, b) for each stage, in the order of STAGES (benchmarks/calibration.py --fit)
 MAPS: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
     ("cuttle-cards", "greedy"): ((-0.37, 0.782), (-0.408, 0.975), (-0.208, 1.13), (-0.208, 1.13)),  # 13,048 decisions; few late ones
     ("cutthroat", "greedy"): ((-0.274, 0.768), (-0.335, 0.677), (-0.179, 0.727), (-0.179, 0.727)),  # 18,833; few late ones
     ("cuttle-cards", "value"): ((-0.393, 1.117), (-0.33, 1.248), (-0.262, 1.195), (-0.11, 0.791)),  # 34,660
+    ("team", "value"): ((-0.125, 1.057), (-0.196, 1.397), (-0.181, 1.165), (-0.103, 1.044)),  # 35,376
 }
 
 
