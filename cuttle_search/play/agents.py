@@ -157,13 +157,17 @@ class CuttleBot(Agent):
         )
 
 
-def _rollout_refusal(rollout: str | None, rules: Ruleset) -> str | None:
-    """Why the agent's rollout cannot search games of ``rules``, for its error."""
-    refusal = rollout_refusal(rollout, rules)
-    return None if refusal is None else f"rollout {refusal}"
+class _RolloutSearcher(Agent):
+    """An agent whose search plays out with a rollout policy, which may not hold for every game."""
+
+    rollout: str | None = None  # the policy's name; None: the game's default (limits.default_rollout)
+
+    def refusal(self, rules: Ruleset) -> str | None:
+        refusal = rollout_refusal(self.rollout, rules)
+        return None if refusal is None else f"rollout {refusal}"
 
 
-class Pimc(Agent):
+class Pimc(_RolloutSearcher):
     """Determinized flat Monte Carlo: about ``iterations`` rollouts a decision, one after
     every legal move in each sampled world; the move with the best total share wins."""
 
@@ -177,9 +181,6 @@ class Pimc(Agent):
         self._scores = np.zeros(L.MAX_MOVES, np.float64)
         self._cards = np.zeros(64, np.int64)
         self._scratch = np.zeros(L.STATE_SIZE, np.int64)
-
-    def refusal(self, rules):
-        return _rollout_refusal(self.rollout, rules)
 
     def choose(self, game, seat, rng):
         view = self.view(game, seat)
@@ -195,7 +196,7 @@ class Pimc(Agent):
         )
 
 
-class Ismcts(Agent):
+class Ismcts(_RolloutSearcher):
     def __post_init__(self) -> None:
         self.iterations = self.params.get("iterations")
         self.time = self.params.get("time")
@@ -214,9 +215,6 @@ class Ismcts(Agent):
         if self.infer and not self.sees_everything:
             return 2, "infer=1 infers the hand of the one opponent of a two-seat game"
         return None, ""
-
-    def refusal(self, rules):
-        return _rollout_refusal(self.rollout, rules)
 
     def start_game(self, seat):
         self._tracker = InferenceTracker(seat) if self.infer and not self.sees_everything else None
