@@ -606,8 +606,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1,model=M,widen=W], oracle[:...] (ismcts that sees every card: a
     ceiling, not a fair player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U] (the exact
     solver on W sampled deals when at most U cards are unseen, else ismcts; two seats),
-    openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy (the
-    default), heuristic, random, greedy-cut or value (two seats, Team). See docs/arena.md."""
+    openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy,
+    heuristic, random, greedy-cut or value (two seats, Team); pimc plays greedy unless told,
+    the others the analyser's default (value with two seats and in Team, else greedy). See
+    docs/arena.md."""
     from .play.agents import AgentError
     from .play.arena import ArenaError, run_arena
     from .play.backends import BackendError
