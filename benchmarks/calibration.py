@@ -27,6 +27,9 @@ from saved runs, each on its own seeds:
 
     python benchmarks/calibration.py --fit run-7100.json             # print the fitted map
     python benchmarks/calibration.py --evaluate run-7300.json        # the figures, raw and calibrated
+
+With two seats every decision also records the best-reply back-up of the search's tree
+(``analyse(..., best_reply=True)``), and ``--evaluate`` gives its figures too.
 """
 
 from __future__ import annotations
@@ -78,10 +81,12 @@ def play_one(job: tuple[str, int, int, int, float | None, str | None]) -> list[d
             pos.push(legal[0])
         else:
             view = pos.view_of(seat)
-            result = analyse(view, iterations=iterations, seed=int(rng.integers(0, 2**62)), **options)
+            result = analyse(view, iterations=iterations, seed=int(rng.integers(0, 2**62)),
+                             best_reply=rules.players == 2, **options)
             best = result.best
             decisions.append({"game": game, "ply": ply, "seat": seat, "deck": pos.deck_size,
-                              "predicted": best.score, "proven": best.proven is not None})
+                              "predicted": best.score, "proven": best.proven is not None,
+                              "bestReply": best.best_reply_score})
             pos.push(best.move)
         ply += 1
     for d in decisions:
@@ -250,6 +255,13 @@ def with_calibration(decisions: Sequence[dict[str, Any]], rules: str, rollout: s
             for d in decisions]
 
 
+def with_best_reply(decisions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The decisions with the best-reply back-up (``Tree.best_reply_score``) in place of the
+    search's score, where a run recorded one (two seats; not for a proven move)."""
+    return [dict(d, predicted=d["bestReply"]) if d.get("bestReply") is not None and not d["proven"] else d
+            for d in decisions]
+
+
 def _rollout(rollout: str | None) -> str:
     """A run's rollout policy. A run names it; one that does not was recorded before the
     learned value became the analyser's default, when every search used ``greedy``."""
@@ -339,6 +351,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("calibrated (analysis/calibration.py):")
             print(report(summarise(with_calibration(run["decisions"], run["rules"], run.get("rollout")), args.resamples),
                          args, run["seconds"]))
+        if any(d.get("bestReply") is not None for d in run["decisions"]):
+            print()
+            print("the best-reply back-up (Tree.best_reply_score), no map:")
+            print(report(summarise(with_best_reply(run["decisions"]), args.resamples), args, run["seconds"]))
         return 0
     game = get_ruleset(args.rules)
     refusal = rollout_refusal(args.rollout, game)

@@ -102,3 +102,74 @@ def test_a_fit_that_runs_away_is_not_a_figure():
                   "deck": 20, "proven": False} for g in range(6)]
     line = bench._line("overall", bench.summarise(decisions, resamples=40)["overall"])
     assert "slope nan [n/a]" in line
+
+
+def _tree(rows):
+    """A hand-built search tree: ``rows`` are (node, parent, move, mover, visits, wins,
+    draws, availability), parents before children; a parent's children listed newest first."""
+    from cuttle_search.analysis.tree import Tree
+
+    tree = Tree(capacity=16)
+    a = tree.arrays
+    for name in ("first", "sibling"):
+        a[name][: len(rows) + 1] = -1
+    for node, parent, move, mover, visits, wins, draws, avail in rows:
+        a["move"][node], a["mover"][node], a["visits"][node] = move, mover, visits
+        a["wins"][node], a["draws"][node], a["avail"][node] = wins, draws, avail
+        a["sibling"][node] = a["first"][parent]
+        a["first"][parent] = node
+    tree.meta[0] = len(rows) + 1
+    return tree
+
+
+def test_the_best_reply_backup_weighs_each_reply_by_the_chance_it_is_the_best_held():
+    """The viewer (seat 0) played move 101 (100 visits, 60 wins: 0.6 by the search's mean).
+    Below it the opponent tried 201 (40 visits, 30 wins, 10 stalemates: 0.125 for the
+    viewer), legal in half the visits; 202 (50 visits, 20 wins: 0.6), legal always, and below
+    202 the viewer's 301 (40 visits, 36 wins: 0.9), so 202 is worth (40 x 0.9 + 10 x 0.6) / 50
+    = 0.84; and 203, too few visits to count. Best for the opponent first: 201 with chance
+    0.5, then 202 with the other 0.5: 0.5 x 0.125 + 0.5 x 0.84."""
+    tree = _tree([
+        (1, 0, 101, 0, 100, 60, 0, 100),
+        (2, 1, 201, 1, 40, 30, 10, 50),
+        (3, 1, 202, 1, 50, 20, 0, 100),
+        (4, 1, 203, 1, 3, 0, 0, 100),
+        (5, 3, 301, 0, 40, 36, 0, 50),
+    ])
+    mine = lambda seat: seat == 0  # noqa: E731
+    assert tree.best_reply_score(101, mine, 0.5) == pytest.approx(0.5 * 0.125 + 0.5 * 0.84)
+    # a reply legal in every visit leaves nothing to the node's own mean; one legal in a
+    # fifth of them leaves the rest to the next best, and what no reply covers to the mean
+    rare = _tree([(1, 0, 101, 0, 100, 60, 0, 100), (2, 1, 201, 1, 40, 40, 0, 20)])
+    assert rare.best_reply_score(101, mine, 0.5) == pytest.approx(0.2 * 0.0 + 0.8 * 0.6)
+    assert tree.best_reply_score(999, mine, 0.5) is None  # not a root move
+
+
+def test_analyse_gives_the_best_reply_backup_when_asked_with_two_seats():
+    pos = Position.load(POS / "midgame-main-p0.json")
+    plain = analyse(pos, iterations=5_000, seed=3)
+    asked = analyse(pos, iterations=5_000, seed=3, best_reply=True)
+    assert [(m.move, m.visits, m.score) for m in asked.moves] == [(m.move, m.visits, m.score) for m in plain.moves]
+    assert all(m.best_reply_score is None for m in plain.moves)
+    assert "bestReplyScore" not in plain.to_json()["moves"][0]
+    searched = [m for m in asked.moves if m.visits >= 50]
+    assert searched and all(0.0 <= m.best_reply_score <= 1.0 for m in searched)
+    assert asked.to_json()["moves"][0]["bestReplyScore"] == pytest.approx(asked.best.best_reply_score, abs=1e-6)
+    assert any(m.best_reply_score != pytest.approx(m.score) for m in searched)  # it is not the mean
+    three = analyse(Position.load(POS / "cutthroat-opening-p0.json"), iterations=2_000, seed=3, best_reply=True)
+    assert all(m.best_reply_score is None for m in three.moves)  # a two-sided figure: not with three seats
+    proven = analyse(Position.load(POS / "deck-out-endgame.json"), iterations=2_000, best_reply=True)
+    assert all(m.best_reply_score is None for m in proven.moves)  # exact already
+    from cuttle_search.analysis import SearchError
+
+    with pytest.raises(SearchError, match="best_reply: expected true or false"):
+        analyse(pos, iterations=100, best_reply="yes")
+
+
+def test_the_benchmark_scores_the_backup_in_place_of_the_search():
+    bench = _bench()
+    decisions = [{"predicted": 0.6, "bestReply": 0.5, "proven": False},
+                 {"predicted": 1.0, "bestReply": 0.7, "proven": True},
+                 {"predicted": 0.4, "bestReply": None, "proven": False},
+                 {"predicted": 0.3, "proven": False}]
+    assert [d["predicted"] for d in bench.with_best_reply(decisions)] == [0.5, 1.0, 0.4, 0.3]

@@ -39,6 +39,7 @@ def analyse(
     avoid_moves: Sequence[Any] | None = None,
     model: str = DEFAULT_MODEL,
     widen: float = DEFAULT_WIDEN,
+    best_reply: bool = False,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
     player whose view it is and rank that player's legal moves.
@@ -57,7 +58,9 @@ def analyse(
     below the root (0.0 turns it off; see ``search.md``). ``rollout`` names the rollout
     policy; None (the default) is the game's: the learned value (``value``) in the two-seat
     rulesets and Team, ``greedy`` elsewhere (``limits.default_rollout``). The result's ``rollout``
-    names the one used."""
+    names the one used. ``best_reply=True`` (two seats) adds each searched move's
+    ``best_reply_score``: its score with the opponent's best replies backed up, a figure
+    measured to be honest without a map (docs/strength.md, "The cause, measured")."""
     pos = as_position(position)
     if history is not None:
         if inference is not None:
@@ -65,7 +68,8 @@ def analyse(
         inference = inference_from_history(pos, history)
     result = run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
                         inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every,
-                        allow_moves=allow_moves, avoid_moves=avoid_moves, model=model, widen=widen)
+                        allow_moves=allow_moves, avoid_moves=avoid_moves, model=model, widen=widen,
+                        best_reply=best_reply)
     return calibration.annotate(result, pos)
 
 

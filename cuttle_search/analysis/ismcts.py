@@ -26,7 +26,7 @@ from ..engine.ismcts import (
     ROOT_ONLY,
 )
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, ROLLOUT_VALUE
-from ..engine.seats import partner, sides
+from ..engine.seats import partner, same_side, sides
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
@@ -239,6 +239,7 @@ def run_search(
     solver: bool = True,
     model: str = DEFAULT_MODEL,
     widen: float = DEFAULT_WIDEN,
+    best_reply: bool = False,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
     narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
@@ -255,9 +256,13 @@ def run_search(
     two seats ``maxn`` and ``paranoid`` are the same search. ``widen`` is the progressive
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``).
     ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
-    in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used."""
+    in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used.
+    ``best_reply`` adds each searched move's ``best_reply_score`` (two seats; see
+    :meth:`Tree.best_reply_score`)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
+    if not isinstance(best_reply, bool):
+        raise SearchError(f"best_reply: expected true or false, got {brief(best_reply)}")
     if rollout is None:
         rollout = default_rollout(pos.rules)
     refusal = rollout_refusal(rollout, pos.rules)
@@ -345,7 +350,7 @@ def run_search(
                 for f in futures:
                     f.result()
     elapsed = time.perf_counter() - start
-    result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots, model)
+    result = _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots, model, best_reply)
     result.compile_seconds = compile_seconds
     result.stop_reason = reason[0]
     return result if first is None else first.annotate(result)
@@ -416,8 +421,31 @@ def draw_share(pos: Position) -> float:
     return 1.0 / int(sides(pos.state, pos.rules_array))
 
 
+def _best_replies(pos, viewer, workers, merged, share) -> dict[int, float]:
+    """Each searched root move's ``Tree.best_reply_score``: with more than one thread, the
+    visit-weighted mean of the threads' trees."""
+    def viewer_side(seat: int) -> bool:
+        return bool(same_side(pos.state, pos.rules_array, seat, viewer))
+
+    visits = [w.tree.root_stats() for w in workers]
+    out = {}
+    for code, (v, *_rest) in merged.items():
+        if not v:
+            continue
+        total, weight = 0.0, 0
+        for w, seen in zip(workers, visits):
+            x = w.tree.best_reply_score(code, viewer_side, share)
+            if x is not None:
+                n = seen.get(code, (0,))[0]
+                total += n * x
+                weight += n
+        if weight:
+            out[code] = total / weight
+    return out
+
+
 def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES,
-           model=DEFAULT_MODEL) -> AnalysisResult:
+           model=DEFAULT_MODEL, best_reply=False) -> AnalysisResult:
     merged: dict[int, list[int]] = {}
     root_stats = [w.tree.root_stats() for w in workers]  # once per worker: each call walks the root
     for stats_w in root_stats:
@@ -440,6 +468,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     for w in workers:
         proven.update(w.tree.root_proven())
     share = draw_share(pos)
+    replies = _best_replies(pos, viewer, workers, merged, share) if best_reply and seats == 2 else {}
     order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + share * kv[1][2]), kv[0]))
     best_score = None
     stats = []
@@ -472,6 +501,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
                 pv=pv,
                 seat_scores=seat_scores,
                 seat_win_rates=seat_rates if rates else None,
+                best_reply_score=None if code in proven else replies.get(code),
                 **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
             )
         )

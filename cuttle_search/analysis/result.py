@@ -46,6 +46,9 @@ class MoveStat:
     seat_win_rates: tuple[float, ...] | None = None
     # the score recalibrated on self-play (analysis/calibration.py), where the map applies
     calibrated_score: float | None = None
+    # the score with the opponent's best replies backed up (Tree.best_reply_score), when
+    # asked for (``analyse(..., best_reply=True)``, two seats)
+    best_reply_score: float | None = None
 
     @property
     def lcb(self) -> float:
@@ -66,6 +69,7 @@ class MoveStat:
             "pv": [m.text() for m in self.pv],
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
             **({"calibratedScore": round(self.calibrated_score, 6)} if self.calibrated_score is not None else {}),
+            **({"bestReplyScore": round(self.best_reply_score, 6)} if self.best_reply_score is not None else {}),
             **({"seatScores": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_scores)}}
                if self.seat_scores is not None else {}),
             **({"seatWinrates": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_win_rates)}}

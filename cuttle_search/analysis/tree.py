@@ -41,6 +41,13 @@ _growth_loaded = False
 MAPPED_BYTES = 1 << 16
 
 
+# the best-reply back-up (Tree.best_reply_score): children with fewer visits are left out,
+# and this many levels below the root move a node is its own mean (both chosen on seed 7100
+# of the calibration benchmark: docs/strength.md, "The cause, measured")
+BEST_REPLY_MIN_VISITS = 5
+BEST_REPLY_DEPTH = 3
+
+
 def _zeros(size: int, dtype) -> np.ndarray:
     """``np.zeros(size, dtype)``; a large one in an anonymous memory map of its own, whose
     pages cost memory only once written and go back to the system when the array dies.
@@ -267,6 +274,55 @@ class Tree:
         return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0, a) if a["proven"][c] != 0}
 
     @_locked
+    @_locked
+    def best_reply_score(self, move: int, viewer_side: Callable[[int], bool], share: float) -> float | None:
+        """The root move's score for the viewer with the other side's best replies backed up
+        (docs/strength.md, "The cause, measured"), or None for a move with no visits.
+
+        The search's own score averages every reply the opponent tried below the move, the
+        weak ones its exploration tries included. Here, from the move down: at a node where
+        a seat of the other side (``viewer_side(seat)`` false) chooses, its replies from the
+        best for it down, each weighted by the chance that it is the best reply the seat
+        holds (its availability over the node's visits, times the chance that no better one
+        was), what is left at the node's own mean; at any other node the visit-weighted mean
+        of its children's values, the node's own mean for the visits no child took. Children
+        with fewer than ``BEST_REPLY_MIN_VISITS`` visits are left out, and ``BEST_REPLY_DEPTH``
+        levels below the move a node is its own mean. A two-sided figure: a node's wins are
+        its mover's side's, and the viewer's are the rest."""
+        a = self.arrays
+        visits, wins, draws, mover, avail = a["visits"], a["wins"], a["draws"], a["mover"], a["avail"]
+
+        def own(node: int, inherited: float) -> float:
+            """The node's mean for the viewer (a chance node has none: its parent's)."""
+            seat = int(mover[node])
+            if seat < 0:
+                return inherited
+            mean = (int(wins[node]) + share * int(draws[node])) / int(visits[node])
+            return mean if viewer_side(seat) else 1.0 - mean
+
+        def value(node: int, levels: int, inherited: float) -> float:
+            mine = own(node, inherited)
+            kids = [c for c in self.children(node, a) if int(visits[c]) >= BEST_REPLY_MIN_VISITS]
+            if levels == 0 or not kids:
+                return mine
+            seat = int(mover[kids[0]])  # every child of a node was chosen by the one seat to act there
+            total = int(visits[node])
+            values = [(value(c, levels - 1, mine), c) for c in kids]
+            if seat >= 0 and not viewer_side(seat):
+                left, out = 1.0, 0.0
+                for v, c in sorted(values, key=lambda vc: (vc[0], -vc[1])):  # the best for that seat first
+                    p = left * min(1.0, int(avail[c]) / total)
+                    out += p * v
+                    left -= p
+                return out + left * mine
+            taken = sum(int(visits[c]) for c in kids)
+            return (sum(int(visits[c]) * v for v, c in values) + (total - taken) * mine) / total
+
+        node = next((c for c in self.children(0, a) if int(a["move"][c]) == move), None)
+        if node is None or int(visits[node]) == 0:
+            return None
+        return value(node, BEST_REPLY_DEPTH, 0.5)
+
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
         """The root move, then the most visited child at each step below it."""
         a = self.arrays
