@@ -138,8 +138,8 @@ def test_the_best_reply_backup_weighs_each_reply_by_the_chance_it_is_the_best_he
     ])
     mine = lambda seat: seat == 0  # noqa: E731
     assert tree.best_reply_score(101, mine, 0.5) == pytest.approx(0.5 * 0.125 + 0.5 * 0.84)
-    # a reply legal in every visit leaves nothing to the node's own mean; one legal in a
-    # fifth of them leaves the rest to the next best, and what no reply covers to the mean
+    # a reply legal in a fifth of the visits, the only one counted, leaves the other four
+    # fifths to the node's own mean (the viewer's 0.6)
     rare = _tree([(1, 0, 101, 0, 100, 60, 0, 100), (2, 1, 201, 1, 40, 40, 0, 20)])
     assert rare.best_reply_score(101, mine, 0.5) == pytest.approx(0.2 * 0.0 + 0.8 * 0.6)
     assert tree.best_reply_score(999, mine, 0.5) is None  # not a root move

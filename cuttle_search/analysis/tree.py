@@ -274,7 +274,6 @@ class Tree:
         return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0, a) if a["proven"][c] != 0}
 
     @_locked
-    @_locked
     def best_reply_score(self, move: int, viewer_side: Callable[[int], bool], share: float) -> float | None:
         """The root move's score for the viewer with the other side's best replies backed up
         (docs/strength.md, "The cause, measured"), or None for a move with no visits.
@@ -323,6 +322,7 @@ class Tree:
             return None
         return value(node, BEST_REPLY_DEPTH, 0.5)
 
+    @_locked
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
         """The root move, then the most visited child at each step below it."""
         a = self.arrays
