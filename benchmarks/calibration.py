@@ -28,8 +28,8 @@ from saved runs, each on its own seeds:
     python benchmarks/calibration.py --fit run-7100.json             # print the fitted map
     python benchmarks/calibration.py --evaluate run-7300.json        # the figures, raw and calibrated
 
-With two seats every decision also records the best-reply back-up of the search's tree
-(``analyse(..., best_reply=True)``), and ``--evaluate`` gives its figures too.
+With two sides (two seats, Team) every decision also records the best-reply back-up of the
+search's tree (``analyse(..., best_reply=True)``), and ``--evaluate`` gives its figures too.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def play_one(job: tuple[str, int, int, int, float | None, str | None]) -> list[d
             pos.push(legal[0])
         else:
             view = pos.view_of(seat)
-            result = analyse(view, iterations=iterations, seed=int(rng.integers(0, 2**62)),
-                             best_reply=rules.players == 2, **options)
+            result = analyse(view, iterations=iterations, seed=int(rng.integers(0, 2**62)), best_reply=True,
+                             **options)
             best = result.best
             decisions.append({"game": game, "ply": ply, "seat": seat, "deck": pos.deck_size,
                               "predicted": best.score, "proven": best.proven is not None,
@@ -257,7 +257,7 @@ def with_calibration(decisions: Sequence[dict[str, Any]], rules: str, rollout: s
 
 def with_best_reply(decisions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The decisions with the best-reply back-up (``Tree.best_reply_score``) in place of the
-    search's score, where a run recorded one (two seats; not for a proven move)."""
+    search's score, where a run recorded one (two sides; not for a proven move)."""
     return [dict(d, predicted=d["bestReply"]) if d.get("bestReply") is not None and not d["proven"] else d
             for d in decisions]
 

@@ -145,7 +145,7 @@ def test_the_best_reply_backup_weighs_each_reply_by_the_chance_it_is_the_best_he
     assert tree.best_reply_score(999, mine, 0.5) is None  # not a root move
 
 
-def test_analyse_gives_the_best_reply_backup_when_asked_with_two_seats():
+def test_analyse_gives_the_best_reply_backup_when_asked_with_two_sides():
     pos = Position.load(POS / "midgame-main-p0.json")
     plain = analyse(pos, iterations=5_000, seed=3)
     asked = analyse(pos, iterations=5_000, seed=3, best_reply=True)
@@ -156,8 +156,11 @@ def test_analyse_gives_the_best_reply_backup_when_asked_with_two_seats():
     assert searched and all(0.0 <= m.best_reply_score <= 1.0 for m in searched)
     assert asked.to_json()["moves"][0]["bestReplyScore"] == pytest.approx(asked.best.best_reply_score, abs=1e-6)
     assert any(m.best_reply_score != pytest.approx(m.score) for m in searched)  # it is not the mean
-    three = analyse(Position.load(POS / "cutthroat-opening-p0.json"), iterations=2_000, seed=3, best_reply=True)
-    assert all(m.best_reply_score is None for m in three.moves)  # a two-sided figure: not with three seats
+    team = analyse(Position.load(POS / "team-opening-p0.json"), iterations=2_000, seed=3, best_reply=True)
+    assert 0.0 <= team.best.best_reply_score <= 1.0  # two sides of two seats each
+    for name in ("cutthroat-opening-p0.json", "multiplayer-4-opening-p0.json"):  # a two-sided figure only
+        free = analyse(Position.load(POS / name), iterations=2_000, seed=3, best_reply=True)
+        assert all(m.best_reply_score is None for m in free.moves), name
     proven = analyse(Position.load(POS / "deck-out-endgame.json"), iterations=2_000, best_reply=True)
     assert all(m.best_reply_score is None for m in proven.moves)  # exact already
     from cuttle_search.analysis import SearchError

@@ -58,7 +58,7 @@ def analyse(
     below the root (0.0 turns it off; see ``search.md``). ``rollout`` names the rollout
     policy; None (the default) is the game's: the learned value (``value``) in the two-seat
     rulesets and Team, ``greedy`` elsewhere (``limits.default_rollout``). The result's ``rollout``
-    names the one used. ``best_reply=True`` (two seats) adds each searched move's
+    names the one used. ``best_reply=True`` (two sides: two seats, Team) adds each searched move's
     ``best_reply_score``: its score with the opponent's best replies backed up, a figure
     measured to be honest without a map (docs/strength.md, "The cause, measured")."""
     pos = as_position(position)

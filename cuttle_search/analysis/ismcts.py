@@ -257,7 +257,7 @@ def run_search(
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``).
     ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
     in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used.
-    ``best_reply`` adds each searched move's ``best_reply_score`` (two seats; see
+    ``best_reply`` adds each searched move's ``best_reply_score`` (two sides; see
     :meth:`Tree.best_reply_score`)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
@@ -468,7 +468,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     for w in workers:
         proven.update(w.tree.root_proven())
     share = draw_share(pos)
-    replies = _best_replies(pos, viewer, workers, merged, share) if best_reply and seats == 2 else {}
+    replies = _best_replies(pos, viewer, workers, merged, share) if best_reply and sides(pos.state, pos.rules_array) == 2 else {}
     order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + share * kv[1][2]), kv[0]))
     best_score = None
     stats = []

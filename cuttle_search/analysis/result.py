@@ -47,7 +47,7 @@ class MoveStat:
     # the score recalibrated on self-play (analysis/calibration.py), where the map applies
     calibrated_score: float | None = None
     # the score with the opponent's best replies backed up (Tree.best_reply_score), when
-    # asked for (``analyse(..., best_reply=True)``, two seats)
+    # asked for (``analyse(..., best_reply=True)``, two sides: two seats, Team)
     best_reply_score: float | None = None
 
     @property
