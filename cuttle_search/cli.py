@@ -341,9 +341,13 @@ def _live_progress(total: int | None):
               help="Progressive widening below the root: a node opens the greedy policy's best moves one "
                    "by one as its visits grow, more slowly for a larger value; 0 opens every move at once "
                    "(docs/search.md).")
+@click.option("--best-reply", is_flag=True,
+              help="Also give each move's score with the opponent's best replies backed up (two sides: "
+                   "two seats or Team; docs/search.md, 'The result').")
 @rules_option
 @json_option
-def analyse(position, iterations, seconds, threads, seed, rollout, exploration, top, model, widen, rules, as_json):
+def analyse(position, iterations, seconds, threads, seed, rollout, exploration, top, model, widen, best_reply, rules,
+            as_json):
     """Rank the legal moves of the player whose view POSITION is, with win rates.
 
     Win rates are from that player's point of view; a draw counts half in the score
@@ -361,9 +365,13 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
         check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
+    if best_reply and pos.sides != 2:
+        raise InputError(f"--best-reply: given where two sides play (two seats, or Team), not {pos.sides} "
+                         f"({pos.rules.spec})")
     bar, update = _live_progress(limit.effective_iterations)
     try:
-        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update, model=model, widen=widen)
+        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update, model=model, widen=widen,
+                            best_reply=best_reply)
     finally:
         if bar is not None:
             bar.close()
@@ -431,9 +439,17 @@ def _analysis_table(result) -> str:
         header = header[:4] + ("calibrated",) + header[4:]
         lines.insert(-1, "calibrated = the score mapped to what self-play at this budget went on to win "
                      "(docs/strength.md, 'Calibration')")
+    if any(m.best_reply_score is not None for m in result.moves):  # analyse --best-reply
+        at = 4 + calibrated  # after the score (and the calibrated score)
+        rows = [r[:at] + ("-" if m.best_reply_score is None else f"{m.best_reply_score:.3f}",) + r[at:]
+                for r, m in zip(rows, result.moves)]
+        header = header[:at] + ("best reply",) + header[at:]
+        lines.insert(-1, "best reply = the score with the opponent's best replies backed up "
+                     "(docs/search.md, 'The result')")
     if result.solver is not None:
         header = header[:-1] + ("proven",) + header[-1:]
-    right = {0, 2, 3, 4, 5, 6, 8} if calibrated else {0, 2, 3, 4, 5, 7}
+    numeric = {"#", "visits", "score", "calibrated", "best reply", "win", "draw", "gap"}
+    right = {i for i, name in enumerate(header) if name in numeric}
     if per_seat:
         first = len(header) - 1
         header = header[:-1] + tuple(seat_name(q) for q in range(result.seats)) + header[-1:]

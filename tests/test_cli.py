@@ -101,3 +101,21 @@ def test_bench_without_the_repositorys_positions_exits_2_with_one_line(tmp_path,
     r = CliRunner().invoke(main, ["bench", "--quick"])
     assert r.exit_code == 2 and r.output.startswith("Error: positions: the benchmarks read the repository's positions/")
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_analyse_best_reply_adds_its_column_and_field_where_two_sides_play():
+    text = run("analyse", POS / "midgame-main-p0.json", "-n", 5000, "--seed", 2, "--best-reply")
+    assert text.exit_code == 0, text.output
+    header = next(line.split() for line in text.output.splitlines() if line.lstrip().startswith("#"))
+    assert header[:7] == ["#", "move", "visits", "score", "calibrated", "best", "reply"]  # after the scores
+    assert "best reply = the score with the opponent's best replies backed up" in text.output
+    plain = run("analyse", POS / "midgame-main-p0.json", "-n", 3000, "--seed", 2, "--json")
+    asked = run("analyse", POS / "midgame-main-p0.json", "-n", 3000, "--seed", 2, "--json", "--best-reply")
+    before, after = json.loads(plain.output), json.loads(asked.output)
+    assert "bestReplyScore" not in before["moves"][0] and 0 <= after["moves"][0]["bestReplyScore"] <= 1
+    assert [m["score"] for m in before["moves"]] == [m["score"] for m in after["moves"]]  # the same search
+    team = run("analyse", POS / "team-opening-p0.json", "-n", 1000, "--best-reply", "--json")
+    assert team.exit_code == 0 and "bestReplyScore" in json.loads(team.output)["moves"][0]
+    three = run("analyse", POS / "cutthroat-opening-p0.json", "-n", 1000, "--best-reply")
+    assert three.exit_code == 2
+    assert "--best-reply: given where two sides play (two seats, or Team), not 3 (cutthroat)" in three.output

@@ -135,6 +135,11 @@ class Position:
         return S.get(self.state, "phase")
 
     @property
+    def sides(self) -> int:
+        """How many sides play for the win: the seats, or two when they play in teams."""
+        return int(sides(self.state, self.rules_array))
+
+    @property
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
 
