@@ -440,7 +440,7 @@ def _analysis_table(result) -> str:
         lines.insert(-1, "calibrated = the score mapped to what self-play at this budget went on to win "
                      "(docs/strength.md, 'Calibration')")
     if any(m.best_reply_score is not None for m in result.moves):  # analyse --best-reply
-        at = 4 + calibrated  # after the score (and the calibrated score)
+        at = 5 if calibrated else 4  # after the score (and the calibrated score)
         rows = [r[:at] + ("-" if m.best_reply_score is None else f"{m.best_reply_score:.3f}",) + r[at:]
                 for r, m in zip(rows, result.moves)]
         header = header[:at] + ("best reply",) + header[at:]
