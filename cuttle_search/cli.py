@@ -353,7 +353,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     Win rates are from that player's point of view; a draw counts half in the score
     (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
     from .analysis import Limit, SearchError, calibration, run_search, search_viewer
-    from .analysis.ismcts import check_search_options
+    from .analysis.ismcts import best_reply_applies, check_search_options
     from .analysis.solve_first import solver_applies
 
     pos = _load(position, rules, search=True)
@@ -365,7 +365,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
         check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
-    if best_reply and pos.sides != 2:
+    if best_reply and not best_reply_applies(pos):
         raise InputError(f"--best-reply: given where two sides play (two seats, or Team), not {pos.sides} "
                          f"({pos.rules.spec})")
     bar, update = _live_progress(limit.effective_iterations)

@@ -421,19 +421,25 @@ def draw_share(pos: Position) -> float:
     return 1.0 / int(sides(pos.state, pos.rules_array))
 
 
-def _best_replies(pos, viewer, workers, merged, share) -> dict[int, float]:
+def best_reply_applies(pos: Position) -> bool:
+    """Whether the best-reply back-up (``Tree.best_reply_score``) is given for ``pos``: where
+    two sides play (two seats, or Team), since a node keeps only its mover's side's wins."""
+    return pos.sides == 2
+
+
+def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, float]:
     """Each searched root move's ``Tree.best_reply_score``: with more than one thread, the
-    visit-weighted mean of the threads' trees."""
+    visit-weighted mean of the threads' trees (``root_stats``: each tree's, as ``_merge``
+    read them)."""
     def viewer_side(seat: int) -> bool:
         return bool(same_side(pos.state, pos.rules_array, seat, viewer))
 
-    visits = [w.tree.root_stats() for w in workers]
     out = {}
     for code, (v, *_rest) in merged.items():
         if not v:
             continue
         total, weight = 0.0, 0
-        for w, seen in zip(workers, visits):
+        for w, seen in zip(workers, root_stats):
             x = w.tree.best_reply_score(code, viewer_side, share)
             if x is not None:
                 n = seen.get(code, (0,))[0]
@@ -468,7 +474,9 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     for w in workers:
         proven.update(w.tree.root_proven())
     share = draw_share(pos)
-    replies = _best_replies(pos, viewer, workers, merged, share) if best_reply and sides(pos.state, pos.rules_array) == 2 else {}
+    replies = {}  # the best-reply back-up, when asked for and given (best_reply_applies)
+    if best_reply and best_reply_applies(pos):
+        replies = _best_replies(pos, viewer, workers, root_stats, merged, share)
     order = sorted(merged.items(), key=lambda kv: (-kv[1][0], -(kv[1][1] + share * kv[1][2]), kv[0]))
     best_score = None
     stats = []

@@ -273,6 +273,10 @@ class Tree:
         a = self.arrays
         return {int(a["move"][c]): int(a["proven"][c]) for c in self.children(0, a) if a["proven"][c] != 0}
 
+    def _root_child(self, move: int, a: dict) -> int | None:
+        """The root's child reached by ``move``, or None."""
+        return next((c for c in self.children(0, a) if int(a["move"][c]) == move), None)
+
     @_locked
     def best_reply_score(self, move: int, viewer_side: Callable[[int], bool], share: float) -> float | None:
         """The root move's score for the viewer with the other side's best replies backed up
@@ -317,7 +321,7 @@ class Tree:
             taken = sum(int(visits[c]) for c in kids)
             return (sum(int(visits[c]) * v for v, c in values) + (total - taken) * mine) / total
 
-        node = next((c for c in self.children(0, a) if int(a["move"][c]) == move), None)
+        node = self._root_child(move, a)
         if node is None or int(visits[node]) == 0:
             return None
         return value(node, BEST_REPLY_DEPTH, 0.5)
@@ -326,7 +330,7 @@ class Tree:
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
         """The root move, then the most visited child at each step below it."""
         a = self.arrays
-        node = next((c for c in self.children(0, a) if int(a["move"][c]) == move), None)
+        node = self._root_child(move, a)
         pv = [move]
         while node is not None and len(pv) < max_len:
             kids = self.children(node, a)
