@@ -353,7 +353,7 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     Win rates are from that player's point of view; a draw counts half in the score
     (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
     from .analysis import Limit, SearchError, calibration, run_search, search_viewer
-    from .analysis.ismcts import best_reply_applies, check_search_options
+    from .analysis.ismcts import best_reply_refusal, check_search_options
     from .analysis.solve_first import solver_applies
 
     pos = _load(position, rules, search=True)
@@ -365,9 +365,9 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
         check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
-    if best_reply and not best_reply_applies(pos):
-        raise InputError(f"--best-reply: given where two sides play (two seats, or Team), not {pos.sides} "
-                         f"({pos.rules.spec})")
+    refusal = best_reply_refusal(pos) if best_reply else None
+    if refusal is not None:
+        raise InputError(f"--best-reply: {refusal}")
     bar, update = _live_progress(limit.effective_iterations)
     try:
         result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update, model=model, widen=widen,
@@ -441,10 +441,11 @@ def _analysis_table(result) -> str:
                      "(docs/strength.md, 'Calibration')")
     if any(m.best_reply_score is not None for m in result.moves):  # analyse --best-reply
         at = 5 if calibrated else 4  # after the score (and the calibrated score)
-        rows = [r[:at] + ("-" if m.best_reply_score is None else f"{m.best_reply_score:.3f}",) + r[at:]
-                for r, m in zip(rows, result.moves)]
-        header = header[:at] + ("best reply",) + header[at:]
-        lines.insert(-1, "best reply = the score with the opponent's best replies backed up "
+        rows = [r[:at] + (("-", "-") if m.best_reply_interval is None else
+                          (f"{m.best_reply_score:.3f}", f"{m.best_reply_interval[0]:.3f}-{m.best_reply_interval[1]:.3f}"))
+                + r[at:] for r, m in zip(rows, result.moves)]
+        header = header[:at] + ("best reply", "its 95%") + header[at:]
+        lines.insert(-1, "best reply = the score with the opponent's best replies backed up, and its 95% interval "
                      "(docs/search.md, 'The result')")
     if result.solver is not None:
         header = header[:-1] + ("proven",) + header[-1:]

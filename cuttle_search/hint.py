@@ -26,11 +26,12 @@ from .game.position import Position
 from .game.seats import whole
 from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
+from .analysis.ismcts import best_reply_refusal
 from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
                 "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves",
-                "moves", "analyzeTurns", "rollout", "exploration", "widen")
+                "moves", "analyzeTurns", "rollout", "exploration", "widen", "bestReply")
 ACTIONS = ("query_version", "terminate", "terminate_all")
 PROTOCOL_VERSION = 4  # 4: winrate, drawrate and seatWinrates may be null (value rollouts)
 MIN_REPORT_EVERY = 0.05
@@ -254,7 +255,15 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         widen = req.get("widen")
         if widen is None:  # the search checks any other value (analysis.limits.widen_error)
             widen = DEFAULT_WIDEN
+        best_reply = req.get("bestReply")
+        if best_reply is None:
+            best_reply = False
+        elif not isinstance(best_reply, bool):
+            raise RequestError(f"bestReply: expected true or false, got {brief(best_reply)}")
         turns = _turns(req, load_position(data, rules=rules))
+        refusal = best_reply_refusal(turns[0][1]) if best_reply else None  # every turn is of the one game
+        if refusal is not None:
+            raise RequestError(f"bestReply: {refusal}")
         extra: dict[str, Any] = {"warning": _warning(unknown)} if unknown else {}
         out = []
         for turn, pos, history in turns:
@@ -274,6 +283,7 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
                 rollout=rollout,
                 exploration=exploration,
                 widen=widen,
+                best_reply=best_reply,
                 stop=req.get("stop"),
                 cancel=cancel,
                 allow_moves=req.get("allowMoves"),

@@ -83,6 +83,29 @@ def test_per_request_widening_is_the_api_search_and_is_checked():
     assert "warning" not in default
 
 
+def test_best_reply_is_asked_per_request_and_refused_where_it_is_not_given():
+    base = {"id": 7, "position": MIDGAME, "iterations": 1500, "seed": 9}
+    got = answer(json.dumps({**base, "bestReply": True}), {})
+    want = analyse(Position.from_dict(MIDGAME), iterations=1500, seed=9, best_reply=True)
+    assert got["bestReplyScore"] == pytest.approx(want.best.best_reply_score, abs=1e-6)
+    assert (got["bestReplyLcb"], got["bestReplyUcb"]) == pytest.approx(want.best.best_reply_interval, abs=1e-6)
+    assert got["moveInfos"][0]["bestReplyScore"] == got["bestReplyScore"] and "bestReplyScore" in got["runnersUp"][0]
+    plain = answer(json.dumps({**base, "bestReply": None}), {})  # null: the default, off
+    assert "bestReplyScore" not in plain and "bestReplyScore" not in plain["moveInfos"][0]
+    assert [m["score"] for m in plain["moveInfos"]] == [m["score"] for m in got["moveInfos"]]  # the same search
+    assert answer(json.dumps({**base, "bestReply": 1}), {}) == {
+        "id": 7, "error": "bestReply: expected true or false, got 1", "field": "bestReply"}
+    three = Position.load(POS / "cutthroat-opening-p0.json").to_dict()
+    refused = answer(json.dumps({"id": 8, "position": three, "iterations": 100, "bestReply": True}), {})
+    assert refused == {"id": 8, "field": "bestReply",
+                       "error": "bestReply: given where two sides play (two seats, or Team), not 3 (cutthroat)"}
+    partial = []
+    answer(json.dumps({**base, "iterations": 100_000, "bestReply": True, "reportDuringSearchEvery": 0.05}), {},
+           emit=partial.append)
+    grown = [a for a in partial if a["moveInfos"][0]["visits"] >= 5]
+    assert grown and all("bestReplyScore" in a for a in grown)  # partial answers carry it too
+
+
 def _game(seed: int = 3, plies: int = 8) -> tuple[Position, list[str]]:
     game = Position.deal("cuttle-cards", seed=seed)
     start, moves = game.copy(), []

@@ -181,6 +181,12 @@ def test_a_hint_streams_partial_answers_to_the_page(page):
     rows = page.locator("#hint-table tr.row")
     assert rows.count() == len(_game(page)["moves"])  # every legal move ranked
     assert rows.first.locator("svg.bar").count() == 1
+    # two sides: the best-reply back-up beside the score, its interval on hover
+    headers = page.locator("#hint-table th").all_text_contents()
+    assert headers.index("best reply") == headers.index("95% interval") + 1
+    cell = rows.first.locator("td.best-reply")
+    low, high = (float(x) for x in cell.get_attribute("title").removeprefix("95% ").split("-"))
+    assert low <= float(cell.text_content()) <= high
 
 
 def test_cutthroat_hint_shows_every_seats_share(page):
@@ -190,6 +196,7 @@ def test_cutthroat_hint_shows_every_seats_share(page):
     page.keyboard.press("h")
     page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
     assert page.text_content("#hint-table th:nth-child(3)") == "shares by side"
+    assert "best reply" not in page.locator("#hint-table th").all_text_contents()  # a two-sided figure
     first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
     assert first_bar.count() == 1 + 3  # the background and one share per seat
     widths = [float(first_bar.nth(k).get_attribute("width")) for k in range(1, 4)]
@@ -332,6 +339,22 @@ def test_analyse_and_solve_a_position(page):
     page.wait_for_selector("#solve-table tr >> nth=1", timeout=60_000)
     values = page.locator("#solve-table td.proven").all_text_contents()
     assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
+
+
+def test_the_analyse_page_gives_the_best_reply_where_two_sides_play(page):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "positions" / "midgame-main-p0.json").read_text()
+    page.click("#tab-analyse")
+    page.fill("#pos-text", text)
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    page.fill("#an-iterations", "3000")
+    page.click("#an-run")
+    page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
+    assert "best reply" in page.locator("#an-table th").all_text_contents()
+    values = page.locator("#an-table tr.row td.best-reply").all_text_contents()
+    assert values and 0.0 <= float(values[0]) <= 1.0
 
 
 @pytest.mark.parametrize("name", ["seven-reveal-p0", "counter-chain-full", "scuttle-block", "four-victim-p1",

@@ -49,7 +49,7 @@ from .limits import (
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
-from .result import AnalysisResult, MoveStat, score_interval
+from .result import AnalysisResult, MoveStat, normal_interval, score_interval
 from .solve_first import solve_first
 from .tree import Tree, load_growth_kernels
 
@@ -257,8 +257,8 @@ def run_search(
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``).
     ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
     in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used.
-    ``best_reply`` adds each searched move's ``best_reply_score`` (two sides; see
-    :meth:`Tree.best_reply_score`)."""
+    ``best_reply`` adds each searched move's ``best_reply_score`` and its 95% interval
+    (two sides; see :meth:`Tree.best_reply_estimate`)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     if not isinstance(best_reply, bool):
@@ -307,7 +307,7 @@ def run_search(
     start = time.perf_counter()
 
     def snapshot() -> Snapshot:
-        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration, roots, model)
+        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration, roots, model, best_reply)
 
     def work(i: int) -> None:
         w = workers[i]
@@ -380,26 +380,29 @@ class Snapshot:
     are fine there)."""
 
     def __init__(self, workers: list[_Worker], pos: Position, viewer: int, start: float, threads: int,
-                 seed: int, rollout: str, exploration: float, roots: tuple, model: str) -> None:
+                 seed: int, rollout: str, exploration: float, roots: tuple, model: str,
+                 best_reply: bool = False) -> None:
         self.workers = workers
         self.pos = pos
         self._args = (viewer, start, threads, seed, rollout, exploration, roots, model)
+        self._best_reply = best_reply  # partial answers carry the back-up when the final one will
 
     @property
     def iterations(self) -> int:
         return sum(w.tree.iterations for w in self.workers)
 
     def partial(self) -> AnalysisResult:
-        """The analysis as it stands now, marked as taken during the search."""
-        result = self.result()
+        """The analysis as it stands now, marked as taken during the search (with the
+        best-reply back-up when the search was asked for it)."""
+        result = self.result(self._best_reply)
         result.during_search = True
         return result
 
-    def result(self) -> AnalysisResult:
-        """The analysis as it stands now."""
+    def result(self, best_reply: bool = False) -> AnalysisResult:
+        """The analysis as it stands now (the stop rule reads it without the back-up)."""
         viewer, start, threads, seed, rollout, exploration, roots, model = self._args
         return _merge(self.pos, viewer, self.workers, time.perf_counter() - start, threads, seed, rollout, exploration,
-                      roots, model)
+                      roots, model, best_reply)
 
     def best(self) -> tuple[str, float] | None:
         stats: dict[int, list[int]] = {}
@@ -427,10 +430,18 @@ def best_reply_applies(pos: Position) -> bool:
     return pos.sides == 2
 
 
-def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, float]:
-    """Each searched root move's ``Tree.best_reply_score``: with more than one thread, the
-    visit-weighted mean of the threads' trees (``root_stats``: each tree's, as ``_merge``
-    read them)."""
+def best_reply_refusal(pos: Position) -> str | None:
+    """Why the best-reply back-up is not given for ``pos`` (for a caller that asked for it
+    by name), or None where it is."""
+    if best_reply_applies(pos):
+        return None
+    return f"given where two sides play (two seats, or Team), not {pos.sides} ({pos.rules.spec})"
+
+
+def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, tuple[float, float, float]]:
+    """Each searched root move's ``Tree.best_reply_estimate`` as (score, low, high), the
+    95% interval from its variance: with more than one thread, the visit-weighted mean of
+    the threads' trees (``root_stats``: each tree's, as ``_merge`` read them)."""
     def viewer_side(seat: int) -> bool:
         return bool(same_side(pos.state, pos.rules_array, seat, viewer))
 
@@ -438,15 +449,16 @@ def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, 
     for code, (v, *_rest) in merged.items():
         if not v:
             continue
-        total, weight = 0.0, 0
+        total, var, weight = 0.0, 0.0, 0
         for w, seen in zip(workers, root_stats):
-            x = w.tree.best_reply_score(code, viewer_side, share)
+            x = w.tree.best_reply_estimate(code, viewer_side, share)
             if x is not None:
                 n = seen.get(code, (0,))[0]
-                total += n * x
+                total += n * x[0]
+                var += n * n * x[1]
                 weight += n
         if weight:
-            out[code] = total / weight
+            out[code] = normal_interval(total / weight, var / (weight * weight))
     return out
 
 
@@ -509,7 +521,8 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
                 pv=pv,
                 seat_scores=seat_scores,
                 seat_win_rates=seat_rates if rates else None,
-                best_reply_score=None if code in proven else replies.get(code),
+                **({"best_reply_score": replies[code][0], "best_reply_interval": replies[code][1:]}
+                   if code in replies and code not in proven else {}),
                 **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
             )
         )

@@ -280,12 +280,13 @@ class GameSession:
         also reads what the game so far tells about the opponent's hand). Seeded by the
         game's seed, and drawing nothing from the game's generator. ``time`` bounds it in
         seconds too; ``cancel`` ends it early (a browser that went away); ``progress`` is
-        called about every ``every`` seconds."""
+        called about every ``every`` seconds. Where two sides play, each move also carries its
+        score with the opponent's best replies backed up (``best_reply_score``)."""
         if not self.my_turn:
             raise PlayError("hint: it is not your decision")
         history = (self.start, list(self.moves)) if self.rules.players == 2 else None
         result = analyse(self.view(), iterations=iterations, time=time, seed=self.seed, progress=progress,
-                         history=history, cancel=cancel, every=every)
+                         history=history, cancel=cancel, every=every, best_reply=True)
         result.position = f"move {len(self.moves) + 1}"
         return result
 

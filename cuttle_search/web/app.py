@@ -283,12 +283,15 @@ class Client:
         request = {k: v for k, v in request.items() if v is not None}
 
         def work(cancel: threading.Event) -> None:
+            from ..analysis.ismcts import best_reply_applies
             from ..game.formats import load_position
 
             try:  # the position's sides, for the shares (a bad position: answers() names the field)
                 pos = load_position(data) if isinstance(data, dict) else None
             except CuttleError:
                 pos = None
+            if pos is not None and best_reply_applies(pos):  # two sides: the back-up beside the score
+                request["bestReply"] = True
 
             def emit(answer: dict[str, Any]) -> None:
                 self.post({**answer, "moveInfos": views.with_side_shares(answer["moveInfos"], pos),
