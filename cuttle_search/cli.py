@@ -441,11 +441,10 @@ def _analysis_table(result) -> str:
                      "(docs/strength.md, 'Calibration')")
     if any(m.best_reply_score is not None for m in result.moves):  # analyse --best-reply
         at = 5 if calibrated else 4  # after the score (and the calibrated score)
-        rows = [r[:at] + (("-", "-") if m.best_reply_interval is None else
-                          (f"{m.best_reply_score:.3f}", f"{m.best_reply_interval[0]:.3f}-{m.best_reply_interval[1]:.3f}"))
-                + r[at:] for r, m in zip(rows, result.moves)]
-        header = header[:at] + ("best reply", "its 95%") + header[at:]
-        lines.insert(-1, "best reply = the score with the opponent's best replies backed up, and its 95% interval "
+        rows = [r[:at] + ("-" if m.best_reply_score is None else f"{m.best_reply_score:.3f}",) + r[at:]
+                for r, m in zip(rows, result.moves)]
+        header = header[:at] + ("best reply",) + header[at:]
+        lines.insert(-1, "best reply = the score with the opponent's best replies backed up "
                      "(docs/search.md, 'The result')")
     if result.solver is not None:
         header = header[:-1] + ("proven",) + header[-1:]

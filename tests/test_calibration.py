@@ -145,30 +145,6 @@ def test_the_best_reply_backup_weighs_each_reply_by_the_chance_it_is_the_best_he
     assert tree.best_reply_score(999, mine, 0.5) is None  # not a root move
 
 
-def test_the_best_reply_backups_variance_weighs_each_part_by_its_weight_squared():
-    """The tree of the test above. A leaf's variance is its outcomes' spread over its visits:
-    201 (0.875 for its mover, 10 of its 40 stalemates worth 1/2) (30 + 10/4)/40 - 0.875^2
-    = 0.046875 over 40; 301 (0.9) 0.09 over 40; 202's own (0.4) 0.24 over 50. 202 is
-    (40 x 301 + 10 x its own) / 50, so its variance is (40^2 x 0.09/40 + 10^2 x 0.24/50) / 50^2;
-    the move is half 201 and half 202: a quarter of each variance."""
-    tree = _tree([
-        (1, 0, 101, 0, 100, 60, 0, 100),
-        (2, 1, 201, 1, 40, 30, 10, 50),
-        (3, 1, 202, 1, 50, 20, 0, 100),
-        (4, 1, 203, 1, 3, 0, 0, 100),
-        (5, 3, 301, 0, 40, 36, 0, 50),
-    ])
-    mine = lambda seat: seat == 0  # noqa: E731
-    score, variance = tree.best_reply_estimate(101, mine, 0.5)
-    assert score == tree.best_reply_score(101, mine, 0.5)
-    v202 = (40**2 * 0.09 / 40 + 10**2 * 0.24 / 50) / 50**2
-    assert variance == pytest.approx(0.25 * 0.046875 / 40 + 0.25 * v202)
-    # a move with no reply counted is its own mean, with the floor of score_interval for a
-    # handful of equal outcomes (all 5 won: 0.25/6 over 5, not 0)
-    sure = _tree([(1, 0, 101, 0, 5, 5, 0, 5)])
-    assert sure.best_reply_estimate(101, mine, 0.5) == pytest.approx((1.0, 0.25 / 6 / 5))
-
-
 def test_analyse_gives_the_best_reply_backup_when_asked_with_two_sides():
     pos = Position.load(POS / "midgame-main-p0.json")
     plain = analyse(pos, iterations=5_000, seed=3)
@@ -180,15 +156,8 @@ def test_analyse_gives_the_best_reply_backup_when_asked_with_two_sides():
     assert searched and all(0.0 <= m.best_reply_score <= 1.0 for m in searched)
     assert asked.to_json()["moves"][0]["bestReplyScore"] == pytest.approx(asked.best.best_reply_score, abs=1e-6)
     assert any(m.best_reply_score != pytest.approx(m.score) for m in searched)  # it is not the mean
-    for m in searched:  # its interval: about the score's width, around the back-up
-        lo, hi = m.best_reply_interval
-        assert lo < m.best_reply_score < hi and 0.5 < (hi - lo) / (m.interval[1] - m.interval[0]) < 3
-    row = asked.to_json()["moves"][0]
-    assert (row["bestReplyLcb"], row["bestReplyUcb"]) == pytest.approx(asked.best.best_reply_interval, abs=1e-6)
-    assert "bestReplyLcb" not in plain.to_json()["moves"][0]
     two = analyse(pos, iterations=5_000, seed=3, threads=2, best_reply=True)  # the threads' trees, pooled
-    lo, hi = two.best.best_reply_interval
-    assert lo < two.best.best_reply_score < hi
+    assert all(0.0 <= m.best_reply_score <= 1.0 for m in two.moves if m.visits >= 50)
     team = analyse(Position.load(POS / "team-opening-p0.json"), iterations=2_000, seed=3, best_reply=True)
     assert 0.0 <= team.best.best_reply_score <= 1.0  # two sides of two seats each
     for name in ("cutthroat-opening-p0.json", "multiplayer-4-opening-p0.json"):  # a two-sided figure only

@@ -49,7 +49,7 @@ from .limits import (
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
-from .result import AnalysisResult, MoveStat, normal_interval, score_interval
+from .result import AnalysisResult, MoveStat, score_interval
 from .solve_first import solve_first
 from .tree import Tree, load_growth_kernels
 
@@ -257,8 +257,8 @@ def run_search(
     widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``).
     ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
     in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used.
-    ``best_reply`` adds each searched move's ``best_reply_score`` and its 95% interval
-    (two sides; see :meth:`Tree.best_reply_estimate`)."""
+    ``best_reply`` adds each searched move's ``best_reply_score`` (two sides; see
+    :meth:`Tree.best_reply_score`)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     if not isinstance(best_reply, bool):
@@ -438,10 +438,10 @@ def best_reply_refusal(pos: Position) -> str | None:
     return f"given where two sides play (two seats, or Team), not {pos.sides} ({pos.rules.spec})"
 
 
-def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, tuple[float, float, float]]:
-    """Each searched root move's ``Tree.best_reply_estimate`` as (score, low, high), the
-    95% interval from its variance: with more than one thread, the visit-weighted mean of
-    the threads' trees (``root_stats``: each tree's, as ``_merge`` read them)."""
+def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, float]:
+    """Each searched root move's ``Tree.best_reply_score``: with more than one thread, the
+    visit-weighted mean of the threads' trees (``root_stats``: each tree's, as ``_merge``
+    read them)."""
     def viewer_side(seat: int) -> bool:
         return bool(same_side(pos.state, pos.rules_array, seat, viewer))
 
@@ -449,16 +449,15 @@ def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, 
     for code, (v, *_rest) in merged.items():
         if not v:
             continue
-        total, var, weight = 0.0, 0.0, 0
+        total, weight = 0.0, 0
         for w, seen in zip(workers, root_stats):
-            x = w.tree.best_reply_estimate(code, viewer_side, share)
+            x = w.tree.best_reply_score(code, viewer_side, share)
             if x is not None:
                 n = seen.get(code, (0,))[0]
-                total += n * x[0]
-                var += n * n * x[1]
+                total += n * x
                 weight += n
         if weight:
-            out[code] = normal_interval(total / weight, var / (weight * weight))
+            out[code] = total / weight
     return out
 
 
@@ -521,8 +520,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
                 pv=pv,
                 seat_scores=seat_scores,
                 seat_win_rates=seat_rates if rates else None,
-                **({"best_reply_score": replies[code][0], "best_reply_interval": replies[code][1:]}
-                   if code in replies and code not in proven else {}),
+                best_reply_score=None if code in proven else replies.get(code),
                 **({"solved": True, "proven": "win" if proven[code] > 0 else "loss"} if code in proven else {}),
             )
         )

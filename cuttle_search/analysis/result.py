@@ -46,11 +46,9 @@ class MoveStat:
     seat_win_rates: tuple[float, ...] | None = None
     # the score recalibrated on self-play (analysis/calibration.py), where the map applies
     calibrated_score: float | None = None
-    # the score with the opponent's best replies backed up (Tree.best_reply_estimate), when
-    # asked for (``analyse(..., best_reply=True)``, two sides: two seats, Team), and its
-    # 95% interval from the search's sampling
+    # the score with the opponent's best replies backed up (Tree.best_reply_score), when
+    # asked for (``analyse(..., best_reply=True)``, two sides: two seats, Team)
     best_reply_score: float | None = None
-    best_reply_interval: tuple[float, float] | None = None
 
     @property
     def lcb(self) -> float:
@@ -72,8 +70,6 @@ class MoveStat:
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
             **({"calibratedScore": round(self.calibrated_score, 6)} if self.calibrated_score is not None else {}),
             **({"bestReplyScore": round(self.best_reply_score, 6)} if self.best_reply_score is not None else {}),
-            **({"bestReplyLcb": round(self.best_reply_interval[0], 6), "bestReplyUcb": round(self.best_reply_interval[1], 6)}
-               if self.best_reply_interval is not None else {}),
             **({"seatScores": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_scores)}}
                if self.seat_scores is not None else {}),
             **({"seatWinrates": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_win_rates)}}
@@ -97,12 +93,7 @@ def score_interval(visits: int, wins: int, draws: int, draw_share: float = 0.5) 
     var = max(second - mean * mean, 0.0)
     # a floor keeps a handful of identical outcomes from claiming certainty
     var = max(var, 0.25 / (visits + 1))
-    return normal_interval(mean, var / visits)
-
-
-def normal_interval(mean: float, variance: float) -> tuple[float, float, float]:
-    """(mean, low, high): the 95% normal interval of an estimate, cut to [0, 1]."""
-    half = Z95 * math.sqrt(variance)
+    half = Z95 * math.sqrt(var / visits)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 

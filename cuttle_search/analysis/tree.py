@@ -280,17 +280,7 @@ class Tree:
     @_locked
     def best_reply_score(self, move: int, viewer_side: Callable[[int], bool], share: float) -> float | None:
         """The root move's score for the viewer with the other side's best replies backed up
-        (docs/strength.md, "The cause, measured"), or None for a move with no visits: the
-        first half of :meth:`best_reply_estimate`."""
-        estimate = self.best_reply_estimate(move, viewer_side, share)
-        return None if estimate is None else estimate[0]
-
-    @_locked
-    def best_reply_estimate(self, move: int, viewer_side: Callable[[int], bool],
-                            share: float) -> tuple[float, float] | None:
-        """The root move's score for the viewer with the other side's best replies backed up,
-        and the variance of that figure from the search's sampling; None for a move with no
-        visits.
+        (docs/strength.md, "The cause, measured"), or None for a move with no visits.
 
         The search's own score averages every reply the opponent tried below the move, the
         weak ones its exploration tries included. Here, from the move down: at a node where
@@ -301,26 +291,19 @@ class Tree:
         of its children's values, the node's own mean for the visits no child took. Children
         with fewer than ``BEST_REPLY_MIN_VISITS`` visits are left out, and ``BEST_REPLY_DEPTH``
         levels below the move a node is its own mean. A two-sided figure: a node's wins are
-        its mover's side's, and the viewer's are the rest.
-
-        The variance is the delta method's, the weights taken as fixed: a node's own mean has
-        its outcomes' spread over its visits (with the floor of ``result.score_interval``), and
-        a weighted sum of children the sum of their variances times their weights squared."""
+        its mover's side's, and the viewer's are the rest."""
         a = self.arrays
         visits, wins, draws, mover, avail = a["visits"], a["wins"], a["draws"], a["mover"], a["avail"]
 
-        def own(node: int, inherited: tuple[float, float]) -> tuple[float, float]:
-            """The node's mean for the viewer and its variance (a chance node has none: its
-            parent's)."""
+        def own(node: int, inherited: float) -> float:
+            """The node's mean for the viewer (a chance node has none: its parent's)."""
             seat = int(mover[node])
             if seat < 0:
                 return inherited
-            n, w, d = int(visits[node]), int(wins[node]), int(draws[node])
-            mean = (w + share * d) / n
-            spread = max((w + share * share * d) / n - mean * mean, 0.25 / (n + 1))
-            return (mean if viewer_side(seat) else 1.0 - mean), spread / n
+            mean = (int(wins[node]) + share * int(draws[node])) / int(visits[node])
+            return mean if viewer_side(seat) else 1.0 - mean
 
-        def value(node: int, levels: int, inherited: tuple[float, float]) -> tuple[float, float]:
+        def value(node: int, levels: int, inherited: float) -> float:
             mine = own(node, inherited)
             kids = [c for c in self.children(node, a) if int(visits[c]) >= BEST_REPLY_MIN_VISITS]
             if levels == 0 or not kids:
@@ -329,22 +312,19 @@ class Tree:
             total = int(visits[node])
             values = [(value(c, levels - 1, mine), c) for c in kids]
             if seat >= 0 and not viewer_side(seat):
-                left, out, var = 1.0, 0.0, 0.0
-                for (v, v_var), c in sorted(values, key=lambda vc: (vc[0][0], -vc[1])):  # the best for that seat first
+                left, out = 1.0, 0.0
+                for v, c in sorted(values, key=lambda vc: (vc[0], -vc[1])):  # the best for that seat first
                     p = left * min(1.0, int(avail[c]) / total)
                     out += p * v
-                    var += p * p * v_var
                     left -= p
-                return out + left * mine[0], var + left * left * mine[1]
-            rest = total - sum(int(visits[c]) for c in kids)
-            mean = (sum(int(visits[c]) * v for (v, _), c in values) + rest * mine[0]) / total
-            var = (sum(int(visits[c]) ** 2 * v_var for (_, v_var), c in values) + rest * rest * mine[1]) / (total * total)
-            return mean, var
+                return out + left * mine
+            taken = sum(int(visits[c]) for c in kids)
+            return (sum(int(visits[c]) * v for v, c in values) + (total - taken) * mine) / total
 
         node = self._root_child(move, a)
         if node is None or int(visits[node]) == 0:
             return None
-        return value(node, BEST_REPLY_DEPTH, (0.5, 0.25))
+        return value(node, BEST_REPLY_DEPTH, 0.5)
 
     @_locked
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:

@@ -242,10 +242,9 @@ function seatLegend(seats) {  // seats, or sides written p0+p2 (coloured as thei
   return box;
 }
 
-// the score with the opponent's best replies backed up (two sides), its interval on hover
+// the score with the opponent's best replies backed up (two sides)
 function bestReplyCell(m) {
-  if (m.bestReplyScore === undefined) return el('td', { class: 'best-reply', text: '-' });
-  return el('td', { class: 'best-reply', text: fmt(m.bestReplyScore), title: `95% ${fmt(m.bestReplyLcb)}-${fmt(m.bestReplyUcb)}` });
+  return el('td', { class: 'best-reply', text: fmt(m.bestReplyScore) });
 }
 
 function renderRanked(table, moves, seats, onPick) {
