@@ -318,18 +318,28 @@ def test_review_a_cuttle_cards_history_and_a_cutthroat_game(server):
             assert d["played"] in [c["move"] for c in d["candidates"]] or d["playedResearched"]
 
 
-def test_analyse_and_solve_a_position(page):
+def _analyse_on_the_page(page, name: str, iterations: int = 3000, before_run=None) -> None:
+    """Paste the shipped position ``name`` into the Analyse page, load it, run the analysis
+    (``before_run(page)`` first, if given) and wait for the final answer."""
     from pathlib import Path
 
-    text = (Path(__file__).parent.parent / "positions" / "deck-out-endgame.json").read_text()
+    text = (Path(__file__).parent.parent / "positions" / f"{name}.json").read_text()
     page.click("#tab-analyse")
     page.fill("#pos-text", text)
     page.click("#pos-load")
     page.wait_for_selector("#an-board .seat")
-    assert not page.is_disabled("#an-solve")  # nothing hidden
-    page.fill("#an-iterations", "3000")
+    if before_run is not None:
+        before_run(page)
+    page.fill("#an-iterations", str(iterations))
     page.click("#an-run")
     page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
+
+
+def test_analyse_and_solve_a_position(page):
+    def solvable(page):
+        assert not page.is_disabled("#an-solve")  # nothing hidden
+
+    _analyse_on_the_page(page, "deck-out-endgame", before_run=solvable)
     assert page.locator("#an-table tr.row").count() >= 2
     proven = page.locator("#an-table td.proven").all_text_contents()  # the deck is empty: solved first
     assert proven and all(v.split()[0] in ("win", "draw", "loss") for v in proven)
@@ -340,19 +350,13 @@ def test_analyse_and_solve_a_position(page):
 
 
 def test_the_analyse_page_gives_the_best_reply_where_two_sides_play(page):
-    from pathlib import Path
-
-    text = (Path(__file__).parent.parent / "positions" / "midgame-main-p0.json").read_text()
-    page.click("#tab-analyse")
-    page.fill("#pos-text", text)
-    page.click("#pos-load")
-    page.wait_for_selector("#an-board .seat")
-    page.fill("#an-iterations", "3000")
-    page.click("#an-run")
-    page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
+    _analyse_on_the_page(page, "midgame-main-p0")
     assert "best reply" in page.locator("#an-table th").all_text_contents()
     values = page.locator("#an-table tr.row td.best-reply").all_text_contents()
     assert values and 0.0 <= float(values[0]) <= 1.0
+    _analyse_on_the_page(page, "cutthroat-opening-p0", iterations=1000)  # three sides: not asked, no error
+    assert page.locator("#an-table tr.row").count() >= 2
+    assert "best reply" not in page.locator("#an-table th").all_text_contents()
 
 
 @pytest.mark.parametrize("name", ["seven-reveal-p0", "counter-chain-full", "scuttle-block", "four-victim-p1",
