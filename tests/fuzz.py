@@ -138,12 +138,14 @@ def mutate_text(text: str, rng: random.Random) -> bytes:
 def _hint_request(position: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     req: dict[str, Any] = {"id": rng.randrange(10**6), "position": position, "iterations": rng.choice([20, 50])}
     for key in ("iterations", "time", "seed", "threads", "runnersUp", "rules", "id", "stop", "allowMoves",
-                "avoidMoves", "reportDuringSearchEvery"):
+                "avoidMoves", "reportDuringSearchEvery", "bestReply"):
         if rng.random() < 0.15:
             req[key] = _weird(rng)
     if rng.random() < 0.1:
         req[rng.choice(["allowMoves", "avoidMoves"])] = rng.choice([["draw"], ["pass", "draw"], [{"moveType": "points"}],
                                                                     ["points " + rng.choice(CARDS)], ["resolve"]])
+    if rng.random() < 0.1:  # asked for where it may be given or refused (more than two sides)
+        req["bestReply"] = True
     if rng.random() < 0.05:
         req["stop"] = rng.choice([{"minIterations": rng.choice([1, 10, 0, -5, 2**70])}, {"x": 1}, "yes"])
     if req.get("time") is not None and not isinstance(req.get("iterations"), int):

@@ -242,18 +242,13 @@ function seatLegend(seats) {  // seats, or sides written p0+p2 (coloured as thei
   return box;
 }
 
-// the score with the opponent's best replies backed up (two sides)
-function bestReplyCell(m) {
-  return el('td', { class: 'best-reply', text: fmt(m.bestReplyScore) });
-}
-
 function renderRanked(table, moves, seats, onPick) {
   const replies = moves.some((m) => m.bestReplyScore !== undefined);
   const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by side' : 'win rate', 'score', '95% interval',
     ...(replies ? ['best reply'] : []), 'visits', 'proven', 'line'].map((t) => el('th', { text: t })));
   const rows = moves.map((m, i) => el('tr', { class: 'row', 'data-move': m.move, onclick: onPick ? () => onPick(m) : null },
     el('td', { text: String(i + 1) }), el('td', { text: m.move }), el('td', {}, bar(m, seats)),
-    el('td', { text: fmt(m.score) }), el('td', { text: `${fmt(m.lcb, 2)}-${fmt(m.ucb, 2)}` }), ...(replies ? [bestReplyCell(m)] : []),
+    el('td', { text: fmt(m.score) }), el('td', { text: `${fmt(m.lcb, 2)}-${fmt(m.ucb, 2)}` }), ...(replies ? [el('td', { class: 'best-reply', text: fmt(m.bestReplyScore) })] : []),
     el('td', { text: String(m.visits) }),
     el('td', { class: 'proven', text: m.proven ? `${m.proven}${m.plies !== undefined && m.plies !== null ? ' in ' + m.plies : ''}` : '' }),
     el('td', { class: 'pv', text: (m.pv || []).slice(1).join(' · ') })));
