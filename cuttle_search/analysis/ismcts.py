@@ -391,8 +391,8 @@ class Snapshot:
 
     def partial(self) -> AnalysisResult:
         """The analysis as it stands now, marked as taken during the search. Without the
-        best-reply back-up: reported every 50 ms, its walk of the tree took a quarter of a
-        250,000-iteration search's time on ``opening-p0`` (docs/search.md, "The result")."""
+        best-reply back-up: taken every 50 ms, its walk of the tree made a 250,000-iteration
+        search on ``opening-p0`` 11-16% slower (docs/search.md, "The result")."""
         result = self.result()
         result.during_search = True
         return result
