@@ -185,6 +185,7 @@ def test_a_hint_streams_partial_answers_to_the_page(page):
     headers = page.locator("#hint-table th").all_text_contents()
     assert headers.index("best reply") == headers.index("95% interval") + 1
     assert 0.0 <= float(rows.first.locator("td.best-reply").text_content()) <= 1.0
+    assert "calibrated" not in headers  # 250,000 iterations: outside the map's 5,000 to 20,000
 
 
 def test_cutthroat_hint_shows_every_seats_share(page):
@@ -349,14 +350,20 @@ def test_analyse_and_solve_a_position(page):
     assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
 
 
-def test_the_analyse_page_gives_the_best_reply_where_two_sides_play(page):
-    _analyse_on_the_page(page, "midgame-main-p0")
-    assert "best reply" in page.locator("#an-table th").all_text_contents()
-    values = page.locator("#an-table tr.row td.best-reply").all_text_contents()
-    assert values and 0.0 <= float(values[0]) <= 1.0
+def test_the_analyse_page_shows_the_honest_figures_where_they_are_given(page):
+    _analyse_on_the_page(page, "midgame-main-p0", iterations=5000)  # inside the map's 5,000 to 20,000
+    headers = page.locator("#an-table th").all_text_contents()
+    assert headers[headers.index("95% interval") + 1: headers.index("95% interval") + 3] == ["calibrated", "best reply"]
+    for cls in ("calibrated", "best-reply"):
+        values = page.locator(f"#an-table tr.row td.{cls}").all_text_contents()
+        assert values and 0.0 <= float(values[0]) <= 1.0, cls
     _analyse_on_the_page(page, "cutthroat-opening-p0", iterations=1000)  # three sides: not asked, no error
     assert page.locator("#an-table tr.row").count() >= 2
-    assert "best reply" not in page.locator("#an-table th").all_text_contents()
+    headers = page.locator("#an-table th").all_text_contents()
+    assert "best reply" not in headers and "calibrated" not in headers  # two-sided; 1,000 is outside the map
+    _analyse_on_the_page(page, "cutthroat-opening-p0", iterations=5000)  # Cutthroat's map, not the back-up
+    headers = page.locator("#an-table th").all_text_contents()
+    assert "calibrated" in headers and "best reply" not in headers
 
 
 @pytest.mark.parametrize("name", ["seven-reveal-p0", "counter-chain-full", "scuttle-block", "four-victim-p1",

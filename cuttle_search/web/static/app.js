@@ -214,7 +214,7 @@ function renderGame(game) {
 
 // ------------------------------------------------------------ ranked moves (hint and analyse)
 function bar(m, seats) {
-  const w = 120, h = 12;
+  const w = 90, h = 12;
   const svg = el('svg:svg', { width: w, height: h, class: 'bar' });
   svg.append(el('svg:rect', { x: 0, y: 0, width: w, height: h, fill: '#e6e6e6' }));
   if (seats > 2 && m.sideShares) {
@@ -242,15 +242,22 @@ function seatLegend(seats) {  // seats, or sides written p0+p2 (coloured as thei
   return box;
 }
 
+// the honest figures beside the search's score, each shown when the answer has it:
+// [header, field, cell class] (calibratedScore: the map fitted on self-play; bestReplyScore:
+// the opponent's best replies backed up, two sides)
+const HONEST_COLUMNS = [['calibrated', 'calibratedScore', 'calibrated'], ['best reply', 'bestReplyScore', 'best-reply']];
+
 function renderRanked(table, moves, seats, onPick) {
-  const replies = moves.some((m) => m.bestReplyScore !== undefined);
+  const extra = HONEST_COLUMNS.filter(([, field]) => moves.some((m) => m[field] !== undefined));
+  const solved = moves.some((m) => 'proven' in m);  // the exact solver ran (nothing hidden)
   const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by side' : 'win rate', 'score', '95% interval',
-    ...(replies ? ['best reply'] : []), 'visits', 'proven', 'line'].map((t) => el('th', { text: t })));
+    ...extra.map(([name]) => name), 'visits', ...(solved ? ['proven'] : []), 'line'].map((t) => el('th', { text: t })));
   const rows = moves.map((m, i) => el('tr', { class: 'row', 'data-move': m.move, onclick: onPick ? () => onPick(m) : null },
     el('td', { text: String(i + 1) }), el('td', { text: m.move }), el('td', {}, bar(m, seats)),
-    el('td', { text: fmt(m.score) }), el('td', { text: `${fmt(m.lcb, 2)}-${fmt(m.ucb, 2)}` }), ...(replies ? [el('td', { class: 'best-reply', text: fmt(m.bestReplyScore) })] : []),
-    el('td', { text: String(m.visits) }),
-    el('td', { class: 'proven', text: m.proven ? `${m.proven}${m.plies !== undefined && m.plies !== null ? ' in ' + m.plies : ''}` : '' }),
+    el('td', { class: 'num', text: fmt(m.score) }), el('td', { class: 'num', text: `${fmt(m.lcb, 2)}-${fmt(m.ucb, 2)}` }),
+    ...extra.map(([, field, cls]) => el('td', { class: `num ${cls}`, text: fmt(m[field]) })),
+    el('td', { class: 'num', text: String(m.visits) }),
+    ...(solved ? [el('td', { class: 'proven', text: m.proven ? `${m.proven}${m.plies !== undefined && m.plies !== null ? ' in ' + m.plies : ''}` : '' })] : []),
     el('td', { class: 'pv', text: (m.pv || []).slice(1).join(' · ') })));
   table.replaceChildren(head, ...rows);
   if (seats > 2 && moves.length && moves[0].sideShares) {
