@@ -145,6 +145,10 @@ def test_hint_ranks_the_moves_with_intervals():
     best = re.search(r"^best: (.+), number (\d+) of your moves", out, re.M)
     listed = re.search(rf"^ +{best[2]}  (.+)$", out, re.M)
     assert best and listed[1] == best[1] and re.search(rf"^1  {best[1]} ", table, re.M)
+    # two seats: the best-reply back-up as a column (300 iterations: outside the calibration map)
+    assert "best reply = the score with the opponent's best replies backed up" in table
+    header = next(line for line in table.splitlines() if line.startswith("#"))
+    assert "best reply" in header and "calibrated" not in header
 
 
 def test_hint_does_not_change_the_game():

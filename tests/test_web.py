@@ -186,6 +186,7 @@ def test_a_hint_streams_partial_answers_to_the_page(page):
     assert headers.index("best reply") == headers.index("95% interval") + 1
     assert 0.0 <= float(rows.first.locator("td.best-reply").text_content()) <= 1.0
     assert "calibrated" not in headers  # 250,000 iterations: outside the map's 5,000 to 20,000
+    assert "proven" not in headers  # cards are hidden: the solver did not run
 
 
 def test_cutthroat_hint_shows_every_seats_share(page):
