@@ -143,6 +143,19 @@ def test_the_best_reply_backup_weighs_each_reply_by_the_chance_it_is_the_best_he
     rare = _tree([(1, 0, 101, 0, 100, 60, 0, 100), (2, 1, 201, 1, 40, 40, 0, 20)])
     assert rare.best_reply_score(101, mine, 0.5) == pytest.approx(0.2 * 0.0 + 0.8 * 0.6)
     assert tree.best_reply_score(999, mine, 0.5) is None  # not a root move
+    # a reply with 3 visits, all won by the opponent and legal always: left out at 5 visits
+    # (201 half the time, the node's own 0.6 the rest), the opponent's certain best at 3
+    thin = _tree([(1, 0, 101, 0, 100, 60, 0, 100), (2, 1, 201, 1, 40, 30, 0, 50), (3, 1, 203, 1, 3, 3, 0, 100)])
+    assert thin.best_reply_score(101, mine, 0.5) == pytest.approx(0.5 * 0.25 + 0.5 * 0.6)
+    assert thin.best_reply_score(101, mine, 0.5, min_visits=3) == pytest.approx(0.0)
+
+
+def test_the_best_reply_backup_counts_thinner_children_in_a_two_seat_opening():
+    from cuttle_search.analysis.ismcts import best_reply_min_visits
+
+    assert best_reply_min_visits(Position.load(POS / "opening-p0.json")) == 3
+    assert best_reply_min_visits(Position.load(POS / "midgame-main-p0.json")) == 5
+    assert best_reply_min_visits(Position.load(POS / "team-opening-p0.json")) == 5  # Team: as measured
 
 
 def test_analyse_gives_the_best_reply_backup_when_asked_with_two_sides():

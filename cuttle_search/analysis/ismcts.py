@@ -49,9 +49,10 @@ from .limits import (
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
+from .calibration import stage_of
 from .result import AnalysisResult, MoveStat, score_interval
 from .solve_first import solve_first
-from .tree import Tree, load_growth_kernels
+from .tree import BEST_REPLY_MIN_VISITS, BEST_REPLY_OPENING_MIN_VISITS, Tree, load_growth_kernels
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM,
             "greedy-cut": ROLLOUT_GREEDY_CUT, "value": ROLLOUT_VALUE}
@@ -437,6 +438,16 @@ def best_reply_refusal(pos: Position) -> str | None:
     return f"given where two sides play (two seats, or Team), not {pos.sides} ({pos.rules.spec})"
 
 
+def best_reply_min_visits(pos: Position) -> int:
+    """The visits a child needs to count in the best-reply back-up of ``pos``: fewer in the
+    opening of a two-seat game (plies 0-9, ``calibration.stage_of``), where the tree below
+    the many root moves is thin and 5 left the opening optimistic (docs/strength.md, "The
+    cause, measured"); Team keeps 5, as measured."""
+    if pos.rules.players == 2 and stage_of(pos.actions, pos.deck_size) == 0:
+        return BEST_REPLY_OPENING_MIN_VISITS
+    return BEST_REPLY_MIN_VISITS
+
+
 def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, float]:
     """Each searched root move's ``Tree.best_reply_score``: with more than one thread, the
     visit-weighted mean of the threads' trees (``root_stats``: each tree's, as ``_merge``
@@ -444,13 +455,15 @@ def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, 
     def viewer_side(seat: int) -> bool:
         return bool(same_side(pos.state, pos.rules_array, seat, viewer))
 
+    min_visits = best_reply_min_visits(pos)
+
     out = {}
     for code, (v, *_rest) in merged.items():
         if not v:
             continue
         total, weight = 0.0, 0
         for w, seen in zip(workers, root_stats):
-            x = w.tree.best_reply_score(code, viewer_side, share)
+            x = w.tree.best_reply_score(code, viewer_side, share, min_visits)
             if x is not None:
                 n = seen.get(code, (0,))[0]
                 total += n * x

@@ -43,8 +43,11 @@ MAPPED_BYTES = 1 << 16
 
 # the best-reply back-up (Tree.best_reply_score): children with fewer visits are left out,
 # and this many levels below the root move a node is its own mean (both chosen on seed 7100
-# of the calibration benchmark: docs/strength.md, "The cause, measured")
+# of the calibration benchmark: docs/strength.md, "The cause, measured"); in the opening of a
+# two-seat game fewer visits count (analysis.ismcts.best_reply_min_visits: chosen on seed 7100
+# as well, checked on 16100)
 BEST_REPLY_MIN_VISITS = 5
+BEST_REPLY_OPENING_MIN_VISITS = 3
 BEST_REPLY_DEPTH = 3
 
 
@@ -278,7 +281,8 @@ class Tree:
         return next((c for c in self.children(0, a) if int(a["move"][c]) == move), None)
 
     @_locked
-    def best_reply_score(self, move: int, viewer_side: Callable[[int], bool], share: float) -> float | None:
+    def best_reply_score(self, move: int, viewer_side: Callable[[int], bool], share: float,
+                         min_visits: int = BEST_REPLY_MIN_VISITS) -> float | None:
         """The root move's score for the viewer with the other side's best replies backed up
         (docs/strength.md, "The cause, measured"), or None for a move with no visits.
 
@@ -289,7 +293,7 @@ class Tree:
         holds (its availability over the node's visits, times the chance that no better one
         was), what is left at the node's own mean; at any other node the visit-weighted mean
         of its children's values, the node's own mean for the visits no child took. Children
-        with fewer than ``BEST_REPLY_MIN_VISITS`` visits are left out, and ``BEST_REPLY_DEPTH``
+        with fewer than ``min_visits`` visits are left out, and ``BEST_REPLY_DEPTH``
         levels below the move a node is its own mean. A two-sided figure: a node's wins are
         its mover's side's, and the viewer's are the rest."""
         a = self.arrays
@@ -305,7 +309,7 @@ class Tree:
 
         def value(node: int, levels: int, inherited: float) -> float:
             mine = own(node, inherited)
-            kids = [c for c in self.children(node, a) if int(visits[c]) >= BEST_REPLY_MIN_VISITS]
+            kids = [c for c in self.children(node, a) if int(visits[c]) >= min_visits]
             if levels == 0 or not kids:
                 return mine
             seat = int(mover[kids[0]])  # every child of a node was chosen by the one seat to act there
