@@ -26,7 +26,7 @@ from ..engine.ismcts import (
     ROOT_ONLY,
 )
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, ROLLOUT_VALUE
-from ..engine.seats import partner, same_side, sides
+from ..engine.seats import partner, same_side
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
@@ -371,7 +371,7 @@ def only_move(pos: Position, viewer: int, code: int, threads: int, seed: int, ro
         viewer=viewer, phase=pos.phase_name, rules=pos.rules.spec, moves=[stat], iterations=0, determinizations=0,
         nodes=0, seconds=0.0, threads=threads, seed=seed, rollout=rollout, exploration=float(exploration),
         engine_version=__version__, position=pos.name, stop_reason="forced", seats=seats,
-        sides=int(sides(pos.state, pos.rules_array)), partner=int(partner(pos.state, pos.rules_array, viewer)),
+        sides=pos.sides, partner=int(partner(pos.state, pos.rules_array, viewer)),
         model=model, widen=widen,
     )
 
@@ -421,7 +421,7 @@ class Snapshot:
 def draw_share(pos: Position) -> float:
     """What a stalemate is worth to each seat: the game shared among the sides (1/2 with two
     seats or two teams)."""
-    return 1.0 / int(sides(pos.state, pos.rules_array))
+    return 1.0 / pos.sides
 
 
 def best_reply_applies(pos: Position) -> bool:
@@ -554,7 +554,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
         position=pos.name,
         seats=pos.rules.players,
         widen=workers[0].widen,
-        sides=int(sides(pos.state, pos.rules_array)),
+        sides=pos.sides,
         partner=int(partner(pos.state, pos.rules_array, viewer)),
         model=model,
     )
