@@ -32,11 +32,19 @@ def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():
     assert greedy.best.calibrated_score != pytest.approx(
         cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, greedy.best.score, "value"))
     assert "calibratedScore" in fitted.to_json()["moves"][0]
+    for m in fitted.moves:  # the interval's ends through the same map, around the calibrated score
+        lo, hi = m.calibrated_interval
+        assert lo == pytest.approx(cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, m.interval[0], "value"))
+        assert hi == pytest.approx(cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, m.interval[1], "value"))
+        assert lo <= m.calibrated_score <= hi and (lo, hi) != m.interval
+    row = fitted.to_json()["moves"][0]
+    assert (row["calibratedLcb"], row["calibratedUcb"]) == (round(fitted.best.calibrated_interval[0], 6),
+                                                            round(fitted.best.calibrated_interval[1], 6))
     for options in ({"iterations": 30_000}, {"iterations": 10_000, "rollout": "random"},
                     {"iterations": 10_000, "exploration": 1.0}, {"iterations": 2_000}):
         other = analyse(pos, seed=1, **options)
-        assert all(m.calibrated_score is None for m in other.moves), options
-        assert "calibratedScore" not in other.to_json()["moves"][0]
+        assert all(m.calibrated_score is None and m.calibrated_interval is None for m in other.moves), options
+        assert "calibratedScore" not in other.to_json()["moves"][0] and "calibratedLcb" not in other.to_json()["moves"][0]
     option = analyse(Position.load(POS / "midgame-main-p0.json", rules="cuttle-cards:four=random"), iterations=10_000)
     assert all(m.calibrated_score is None for m in option.moves)  # a ruleset with options was not fitted
     proven = analyse(Position.load(POS / "deck-out-endgame.json"), iterations=10_000)

@@ -337,6 +337,17 @@ def _analyse_on_the_page(page, name: str, iterations: int = 3000, before_run=Non
     page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
 
 
+def _bar_fills(page) -> list[float]:
+    """Each row's bar fill as a share of the bar's width."""
+    return [float(w) / 90 for w in page.eval_on_selector_all("#an-table svg.bar rect.fill", "rs => rs.map(r => r.getAttribute('width'))")]
+
+
+def _column(page, header: str) -> list[float]:
+    """The numbers of the Analyse table's column ``header``, row by row."""
+    at = page.locator("#an-table th").all_text_contents().index(header) + 1
+    return [float(t) for t in page.locator(f"#an-table tr.row td:nth-child({at})").all_text_contents()]
+
+
 def test_analyse_and_solve_a_position(page):
     def solvable(page):
         assert not page.is_disabled("#an-solve")  # nothing hidden
@@ -358,6 +369,14 @@ def test_the_analyse_page_shows_the_honest_figures_where_they_are_given(page):
     for cls in ("calibrated", "best-reply"):
         values = page.locator(f"#an-table tr.row td.{cls}").all_text_contents()
         assert values and 0.0 <= float(values[0]) <= 1.0, cls
+    # the bar draws the honest figure: each row's fill is its calibrated score, not its own
+    assert "win rate (calibrated)" in headers
+    assert _bar_fills(page) == pytest.approx(_column(page, "calibrated"), abs=0.0051)
+    assert _bar_fills(page) != pytest.approx(_column(page, "score"), abs=0.0051)
+    _analyse_on_the_page(page, "midgame-main-p0", iterations=1000)  # outside the map: the search's own score
+    headers = page.locator("#an-table th").all_text_contents()
+    assert "calibrated" not in headers and "win rate" in headers
+    assert _bar_fills(page) == pytest.approx(_column(page, "score"), abs=0.0051)
     _analyse_on_the_page(page, "cutthroat-opening-p0", iterations=1000)  # three sides: not asked, no error
     assert page.locator("#an-table tr.row").count() >= 2
     headers = page.locator("#an-table th").all_text_contents()

@@ -159,6 +159,7 @@ class Hint:
             "drawrate": rounded_or_none(self.best.draw_rate),
             "lcb": round(self.best.lcb, 6),
             **({"calibratedScore": round(self.best.calibrated_score, 6)} if self.best.calibrated_score is not None else {}),
+            **({"calibratedLcb": round(self.best.calibrated_interval[0], 6)} if self.best.calibrated_interval is not None else {}),
             **({"bestReplyScore": round(self.best.best_reply_score, 6)} if self.best.best_reply_score is not None else {}),
             **({"proven": self.best.proven, "plies": self.best.plies} if self.best.solved else {}),
             "pointOfView": seat_name(self.result.viewer),

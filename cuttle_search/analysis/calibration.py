@@ -67,14 +67,21 @@ def applies(rules: str, rollout: str, exploration: float, model: str, iterations
 
 
 def annotate(result: "AnalysisResult", pos: "Position") -> "AnalysisResult":
-    """``result`` with every move's ``calibrated_score`` where the map applies (a move the
-    solver proved keeps its exact score); unchanged elsewhere, and for a fully proven or
-    forced answer (nothing to calibrate)."""
+    """``result`` with every move's ``calibrated_score`` where the map applies, and its
+    ``calibrated_interval``: the ends of the score's interval through the same map, which
+    is monotone, so the interval holds the calibrated score (a move the solver proved keeps
+    its exact score and interval); unchanged elsewhere, and for a fully proven or forced
+    answer (nothing to calibrate)."""
     if result.stop_reason in ("forced", "proven"):
         return result
     if not applies(result.rules, result.rollout, result.exploration, result.model, result.iterations, result.widen):
         return result
     ply, deck = pos.actions, pos.deck_size
-    result.moves = [replace(m, calibrated_score=m.score if m.proven is not None else
-                            calibrate(result.rules, ply, deck, m.score, result.rollout)) for m in result.moves]
+
+    def mapped(x: float) -> float:
+        return calibrate(result.rules, ply, deck, x, result.rollout)
+
+    result.moves = [replace(m, calibrated_score=m.score, calibrated_interval=m.interval) if m.proven is not None else
+                    replace(m, calibrated_score=mapped(m.score), calibrated_interval=(mapped(m.interval[0]), mapped(m.interval[1])))
+                    for m in result.moves]
     return result

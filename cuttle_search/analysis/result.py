@@ -44,8 +44,10 @@ class MoveStat:
     # teams each seat's is its team's), ``seat_win_rates`` counts wins only (its side's)
     seat_scores: tuple[float, ...] | None = None
     seat_win_rates: tuple[float, ...] | None = None
-    # the score recalibrated on self-play (analysis/calibration.py), where the map applies
+    # the score recalibrated on self-play (analysis/calibration.py), where the map applies,
+    # and the ends of ``interval`` through the same map (it is monotone)
     calibrated_score: float | None = None
+    calibrated_interval: tuple[float, float] | None = None
     # the score with the opponent's best replies backed up (Tree.best_reply_score), when
     # asked for (``analyse(..., best_reply=True)``, two sides: two seats, Team)
     best_reply_score: float | None = None
@@ -69,6 +71,8 @@ class MoveStat:
             "pv": [m.text() for m in self.pv],
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
             **({"calibratedScore": round(self.calibrated_score, 6)} if self.calibrated_score is not None else {}),
+            **({"calibratedLcb": round(self.calibrated_interval[0], 6), "calibratedUcb": round(self.calibrated_interval[1], 6)}
+               if self.calibrated_interval is not None else {}),
             **({"bestReplyScore": round(self.best_reply_score, 6)} if self.best_reply_score is not None else {}),
             **({"seatScores": {seat_name(q): round(x, 6) for q, x in enumerate(self.seat_scores)}}
                if self.seat_scores is not None else {}),

@@ -225,14 +225,23 @@ function bar(m, seats) {
       x += share * w;
     });
   } else {
-    svg.append(el('svg:rect', { x: 0, y: 0, width: m.score * w, height: h, fill: '#2c7fb8' }));
+    // the honest figure where the answer has it: the calibrated score and its interval
+    svg.append(el('svg:rect', { x: 0, y: 0, width: honest(m).score * w, height: h, fill: '#2c7fb8', class: 'fill' }));
   }
-  if (m.lcb !== undefined && m.ucb !== undefined) {
-    svg.append(el('svg:line', { x1: m.lcb * w, x2: m.ucb * w, y1: h / 2, y2: h / 2, stroke: '#000', 'stroke-width': 1.5 }));
-    svg.append(el('svg:line', { x1: m.lcb * w, x2: m.lcb * w, y1: 2, y2: h - 2, stroke: '#000' }));
-    svg.append(el('svg:line', { x1: m.ucb * w, x2: m.ucb * w, y1: 2, y2: h - 2, stroke: '#000' }));
+  const { lcb, ucb } = seats > 2 && m.sideShares ? m : honest(m);
+  if (lcb !== undefined && ucb !== undefined) {
+    svg.append(el('svg:line', { x1: lcb * w, x2: ucb * w, y1: h / 2, y2: h / 2, stroke: '#000', 'stroke-width': 1.5 }));
+    svg.append(el('svg:line', { x1: lcb * w, x2: lcb * w, y1: 2, y2: h - 2, stroke: '#000' }));
+    svg.append(el('svg:line', { x1: ucb * w, x2: ucb * w, y1: 2, y2: h - 2, stroke: '#000' }));
   }
   return svg;
+}
+
+// a move's bar figures: the calibrated score and interval where the answer has them (the
+// map fitted on self-play), else the search's own
+function honest(m) {
+  if (m.calibratedScore === undefined) return { score: m.score, lcb: m.lcb, ucb: m.ucb };
+  return { score: m.calibratedScore, lcb: m.calibratedLcb, ucb: m.calibratedUcb };
 }
 
 function seatLegend(seats) {  // seats, or sides written p0+p2 (coloured as their first seat)
@@ -250,7 +259,8 @@ const HONEST_COLUMNS = [['calibrated', 'calibratedScore', 'calibrated'], ['best 
 function renderRanked(table, moves, seats, onPick) {
   const extra = HONEST_COLUMNS.filter(([, field]) => moves.some((m) => m[field] !== undefined));
   const solved = moves.some((m) => 'proven' in m);  // the exact solver ran (nothing hidden)
-  const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by side' : 'win rate', 'score', '95% interval',
+  const calibratedBar = seats <= 2 && moves.some((m) => m.calibratedScore !== undefined);
+  const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by side' : calibratedBar ? 'win rate (calibrated)' : 'win rate', 'score', '95% interval',
     ...extra.map(([name]) => name), 'visits', ...(solved ? ['proven'] : []), 'line'].map((t) => el('th', { text: t })));
   const rows = moves.map((m, i) => el('tr', { class: 'row', 'data-move': m.move, onclick: onPick ? () => onPick(m) : null },
     el('td', { text: String(i + 1) }), el('td', { text: m.move }), el('td', {}, bar(m, seats)),
