@@ -90,8 +90,8 @@ from .noref import borrow
 from .rng import rng_below
 from .seats import opponent, opponents, partner, same_side, seat_after
 from .value import settle_by_value, value_holds
-from .table import (controller_of_point, face_controller, goal, goal_with_kings, jack_height, owner_of, points_total,
-                    reshuffle_brings)
+from .table import (controller_of_point, face_controller, goal, goal_with_kings, jack_height, owner_of, points_of,
+                    points_total, reshuffle_brings)
 
 
 ROLLOUT_RANDOM = 0
@@ -703,15 +703,6 @@ def quick_removal_balance(s, r, m, p, mate, against):
 
 
 @njit(cache=True)
-def _points_of(x):
-    """``table.points_total`` of the point-card mask ``x``."""
-    total = 0
-    for rank in range(10):
-        total += (rank + 1) * popcount((x >> (4 * rank)) & 0xF)
-    return total
-
-
-@njit(cache=True)
 def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
     """``material_balance(p)`` after main-phase one-off ``m`` of ``p`` resolves with every
     other seat declining, from the masks, for an Ace, a Three, a Four, a Five, a Six or a
@@ -755,7 +746,7 @@ def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
                 g = goal_with_kings(r, kings)
                 v = _standing(pts, g, kings, popcount(face & QUEENS), popcount(face & EIGHTS), hand)
             else:
-                pts = _points_of(s[F_OWNED + q] & on_table)
+                pts = points_of(s[F_OWNED + q] & on_table)
                 g = goal_with_kings(r, 0)
                 if pts >= g:
                     return False, 0.0
