@@ -37,6 +37,9 @@ def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():
         assert lo == pytest.approx(cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, m.interval[0], "value"))
         assert hi == pytest.approx(cal.calibrate("cuttle-cards", pos.actions, pos.deck_size, m.interval[1], "value"))
         assert lo <= m.calibrated_score <= hi and (lo, hi) != m.interval
+    from cuttle_search.analysis import best_move
+    hint = best_move(pos, iterations=10_000, seed=1).to_json()  # the same search: its top level too
+    assert hint["calibratedLcb"] == round(fitted.best.calibrated_interval[0], 6) and hint["lcb"] == round(best.lcb, 6)
     row = fitted.to_json()["moves"][0]
     assert (row["calibratedLcb"], row["calibratedUcb"]) == (round(fitted.best.calibrated_interval[0], 6),
                                                             round(fitted.best.calibrated_interval[1], 6))

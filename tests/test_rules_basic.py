@@ -229,3 +229,18 @@ def test_illegal_move_is_refused():
     pos = build(p0Hand=["7H"], p1Hand=["3D"])
     with pytest.raises(IllegalMoveError):
         pos.play("points 3D")
+
+
+def test_a_seats_points_are_the_sum_of_its_point_cards_values():
+    """``table.points_of`` (ten popcounts of shifted masks) against the plain sum of each
+    point card's value, Ace 1 to Ten 10, on random masks; cards above the Tens are not points."""
+    import numpy as np
+
+    from cuttle_search.engine.table import points_of
+
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        x = int(rng.integers(0, 1 << 62)) & int(rng.integers(0, 1 << 62))
+        expected = sum((c >> 2) + 1 for c in range(40) if x >> c & 1)
+        assert points_of(np.int64(x)) == expected, hex(x)
+    assert points_of(np.int64((1 << 40) - 1)) == 4 * 55

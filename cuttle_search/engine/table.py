@@ -32,6 +32,7 @@ from .layout import (
     NINE_DECK_TOP,
     PH_MAIN,
     PH_OVER,
+    POINT_RANKS,
     popcount,
     QUEENS,
     R_GIFT,
@@ -54,15 +55,12 @@ from .layout import (
 from .seats import opponent, same_side
 
 
-POINT_CARDS = np.int64((1 << 40) - 1)  # the point cards' ids, Ace to Ten: 0-39
-
-
 @njit(cache=True)
 def points_of(x):
     """The points of the point-card mask ``x``: the sum of its cards' values, Ace 1 to Ten
     10, as ten popcounts of the mask shifted down a rank at a time (a card of rank k is
     counted once in each of the first k + 1 shifts; faster than weighing each rank's count)."""
-    x &= POINT_CARDS
+    x &= POINT_RANKS
     total = 0
     for rank in range(10):
         total += popcount(x >> (4 * rank))
