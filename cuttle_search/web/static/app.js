@@ -217,7 +217,9 @@ function bar(m, seats) {
   const w = 90, h = 12;
   const svg = el('svg:svg', { width: w, height: h, class: 'bar' });
   svg.append(el('svg:rect', { x: 0, y: 0, width: w, height: h, fill: '#e6e6e6' }));
-  if (seats > 2 && m.sideShares) {
+  const stacked = seats > 2 && m.sideShares;  // every side's share, with the search's interval
+  const shown = stacked ? m : honest(m);
+  if (stacked) {
     let x = 0;
     m.sideShares.forEach(({ seats: side, share }) => {
       svg.append(el('svg:rect', { x, y: 0, width: share * w, height: h, fill: SEAT_COLOURS[seatNumber(side[0]) % 8] },
@@ -226,9 +228,9 @@ function bar(m, seats) {
     });
   } else {
     // the honest figure where the answer has it: the calibrated score and its interval
-    svg.append(el('svg:rect', { x: 0, y: 0, width: honest(m).score * w, height: h, fill: '#2c7fb8', class: 'fill' }));
+    svg.append(el('svg:rect', { x: 0, y: 0, width: shown.score * w, height: h, fill: '#2c7fb8', class: 'fill' }));
   }
-  const { lcb, ucb } = seats > 2 && m.sideShares ? m : honest(m);
+  const { lcb, ucb } = shown;
   if (lcb !== undefined && ucb !== undefined) {
     svg.append(el('svg:line', { x1: lcb * w, x2: ucb * w, y1: h / 2, y2: h / 2, stroke: '#000', 'stroke-width': 1.5 }));
     svg.append(el('svg:line', { x1: lcb * w, x2: lcb * w, y1: 2, y2: h - 2, stroke: '#000' }));
