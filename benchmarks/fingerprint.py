@@ -57,6 +57,13 @@ def record(quick: bool = False) -> dict[str, Any]:
                 out["analyse"][f"{path.stem}/{rollout}"] = _strip(result.deterministic_json())
             except CuttleError as e:  # not the viewer's decision: the refusal is behaviour too
                 out["analyse"][f"{path.stem}/{rollout}"] = {"refused": str(e)}
+        for extra in ({"rollout": "greedy-cut"}, {"model": "random"}, {"model": "paranoid", "rollout": "greedy"}):
+            key = f"{path.stem}/" + ",".join(f"{k}={v}" for k, v in extra.items())
+            try:
+                result = analyse(pos, iterations=iterations // 4, seed=7, **extra)
+                out["analyse"][key] = _strip(result.deterministic_json())
+            except CuttleError as e:
+                out["analyse"][key] = {"refused": str(e)}
         if pos.view is None and not pos.is_over:
             out["perft"][path.stem] = [perft(pos, d) for d in range(1, 4 if quick else 5)]
     for spec in list(PRESETS) + ["cuttle-cards:four=random", "cuttle-cards:ten-counters-scuttle"]:

@@ -42,7 +42,7 @@ def _playouts(root, r, s, unknown, viewer, rng, cards, buf, scratch, count, poli
     plies = 0
     for _ in range(count):
         determinize(root, s, unknown, viewer, rng, cards, 0, 0)
-        plies += rollout(s, r, rng, buf, policy, scratch)
+        plies += rollout(s, r, rng, buf, policy, scratch, -1)
     return plies
 
 

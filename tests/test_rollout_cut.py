@@ -90,8 +90,8 @@ def test_the_cut_playout_is_the_greedy_playout_until_the_cut(rules):
             continue
         end = s[L.F_TURN_COUNT] + CUT_ROUNDS * s[L.F_NPLAYERS]
         full, short = s.copy(), s.copy()
-        plies = rollout(full, r, np.array([seed], np.uint64), buf, ROLLOUT_GREEDY, scratch)
-        cut_plies = rollout(short, r, np.array([seed], np.uint64), buf, ROLLOUT_GREEDY_CUT, scratch)
+        plies = rollout(full, r, np.array([seed], np.uint64), buf, ROLLOUT_GREEDY, scratch, -1)
+        cut_plies = rollout(short, r, np.array([seed], np.uint64), buf, ROLLOUT_GREEDY_CUT, scratch, -1)
         assert short[L.F_PHASE] == L.PH_OVER
         if full[L.F_TURN_COUNT] < end:
             assert np.array_equal(full, short) and plies == cut_plies

@@ -132,7 +132,7 @@ def test_the_value_playout_is_greedy_up_to_the_next_main_decision(rules):
         if s[L.F_PHASE] == L.PH_OVER:
             continue
         short = s.copy()
-        plies = rollout(short, r, np.array([seed], np.uint64), buf, ROLLOUT_VALUE, scratch)
+        plies = rollout(short, r, np.array([seed], np.uint64), buf, ROLLOUT_VALUE, scratch, -1)
         assert short[L.F_PHASE] == L.PH_OVER
         if s[L.F_PHASE] == L.PH_MAIN:
             assert plies == 0
@@ -160,8 +160,8 @@ def test_without_a_network_the_engine_plays_the_greedy_playout(rules):
     buf = np.zeros(L.MAX_MOVES, np.int64)
     scratch = np.zeros(L.STATE_SIZE, np.int64)
     a, b = s.copy(), s.copy()
-    pa = rollout(a, r, np.array([3], np.uint64), buf, ROLLOUT_VALUE, scratch)
-    pb = rollout(b, r, np.array([3], np.uint64), buf, ROLLOUT_GREEDY, scratch)
+    pa = rollout(a, r, np.array([3], np.uint64), buf, ROLLOUT_VALUE, scratch, -1)
+    pb = rollout(b, r, np.array([3], np.uint64), buf, ROLLOUT_GREEDY, scratch, -1)
     assert pa == pb and np.array_equal(a, b)
 
 

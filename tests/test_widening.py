@@ -83,14 +83,14 @@ def test_greedy_values_are_what_applying_each_move_scores(rules):
 def test_the_greedy_rollout_picks_a_move_greedy_values_rates_best(rules):
     """Where the greedy rollout does not play its uniform move (the generator's first draw
     decides), the move it picks is one ``greedy_values`` rates best: the tree and the
-    rollout weigh moves alike."""
-    from cuttle_search.engine.policies import GREEDY_EPSILON_QUARTERS, _greedy_pick
+    rollout weigh moves alike (a win on the spot, which it takes first, is rated best too)."""
+    from cuttle_search.engine.policies import GREEDY_EPSILON_QUARTERS, ROLLOUT_GREEDY, policy_pick
 
     scratch = np.zeros(L.STATE_SIZE, np.int64)
     checked = 0
     for s, r, buf, n, values, rng in _greedy_decisions(rules, 30, 23):
         if n > 1 and rng_below(rng.copy(), 4) >= GREEDY_EPSILON_QUARTERS:
-            picked = _greedy_pick(s, r, buf, n, rng.copy(), scratch)
+            picked = policy_pick(s, r, buf, n, rng.copy(), ROLLOUT_GREEDY, scratch)
             best = max(values[:n])
             assert any(buf[i] == picked and values[i] >= best - 1e-9 for i in range(n)), (rules, int(picked))
             checked += 1

@@ -111,7 +111,7 @@ def pimc_move(root, r, viewer, unknown, worlds, rng, policy, s, child, buf, move
         for i in range(n):
             copy_into(child, s)
             apply_move(child, r, moves[i])
-            rollout(child, r, rng, buf, policy, scratch)
+            rollout(child, r, rng, buf, policy, scratch, -1)
             if child[F_STATUS] == ST_WIN:
                 if same_side(child, r, viewer, child[F_WINNER]):
                     scores[i] += 1.0

@@ -80,7 +80,7 @@ from .layout import (
     ST_WIN,
 )
 from .movegen import generate_moves
-from .policies import first_win, greedy_values, policy_pick, rollout
+from .policies import first_win, greedy_values, rollout
 from .rng import rng_below
 from .seats import opponent, same_side, sides
 
@@ -299,20 +299,6 @@ def _filter_moves(buf, n, listed, keep_listed):
             buf[k] = buf[i]
             k += 1
     return k
-
-
-@njit(nogil=True, cache=True)
-def _rollout_against_random(s, r, rng, buf, policy, scratch, viewer):
-    """Play to the end: the viewer's side with ``policy``, every other seat uniformly at
-    random (``MODEL_RANDOM``)."""
-    while s[F_PHASE] != PH_OVER:
-        n = generate_moves(s, r, buf)
-        actor = s[F_ACTOR]
-        if actor != ACTOR_CHANCE and not same_side(s, r, actor, viewer):
-            m = buf[rng_below(rng, n)]
-        else:
-            m = policy_pick(s, r, buf, n, rng, policy, scratch)
-        apply_move(s, r, m)
 
 
 @njit(nogil=True, cache=True)
@@ -587,10 +573,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
             won = True
             winner = forced
         else:
-            if model == MODEL_RANDOM:
-                _rollout_against_random(s, r, rng, buf, policy, scratch, viewer)
-            else:
-                rollout(s, r, rng, buf, policy, scratch)
+            rollout(s, r, rng, buf, policy, scratch, viewer if model == MODEL_RANDOM else -1)
             won = s[F_STATUS] == ST_WIN
             winner = s[F_WINNER]
         t_visits[0] += 1

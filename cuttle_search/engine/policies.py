@@ -8,6 +8,7 @@ import numpy as np
 from .jit import njit
 from .apply import apply_move
 from .layout import (
+    ACTOR_CHANCE,
     bit,
     copy_into,
     EIGHTS,
@@ -376,92 +377,6 @@ WIN_VALUE = 1e18
 
 
 @njit(cache=True)
-def _applied_value(s, r, m, p, scratch):
-    """The greedy value of move ``m`` of ``p`` applied on the copy ``scratch`` with every
-    other seat declining: ``WIN_VALUE`` when it wins for p's side, -1e17 when it hands the
-    game to another side, 0.0 for a stalemate, else the material balance."""
-    copy_into(scratch, s)
-    apply_unopposed(scratch, r, m)
-    if scratch[F_PHASE] == PH_OVER:
-        if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
-            return WIN_VALUE
-        return -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
-    if s[F_NPLAYERS] == 2:
-        return material(scratch, r, p) - material(scratch, r, opponent(s, p))
-    return material_balance(scratch, r, p)
-
-
-@njit(cache=True)
-def _two_seat_value(s, r, m, p, o, pts_p, pts_o, mat_o, scratch):
-    """The greedy value of move ``m`` of ``p`` in a two-seat main or 7 decision: from the
-    masks where it can be (``quick_balance``, ``quick_oneoff_balance``), else applied on a
-    copy. ``mat_o`` is the opponent's material before the move."""
-    if m & MT_MASK != MT_ONE_OFF:
-        return quick_balance(s, r, m, p, o, pts_p, pts_o)
-    ok, v = quick_oneoff_balance(s, r, m, p, -1, 1 << o, mat_o, 0.0)
-    if ok:
-        return v
-    return _applied_value(s, r, m, p, scratch)
-
-
-@njit(cache=True)
-def _seat_value(s, r, m, p, quick, mate, against, pts_p, best_opp, mate_val, scratch):
-    """The greedy value of move ``m`` of ``p`` with any number of seats: in the main phase
-    (``quick``) from the masks where it can be (``quick_balance_n``,
-    ``quick_oneoff_balance``), else applied on a copy."""
-    if quick:
-        if m & MT_MASK == MT_ONE_OFF:
-            ok, v = quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val)
-        else:
-            ok, v = quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val)
-        if ok:
-            return v
-    return _applied_value(s, r, m, p, scratch)
-
-
-@njit(cache=True)
-def _greedy_pick(s, r, buf, n, rng, scratch):
-    """The one-ply greedy rollout policy in a main or 7 decision with no win on the spot:
-    three times in four, try every move on a copy (a one-off as if the opponents let it
-    resolve) and keep the best material balance, and else play a uniform move. Most moves
-    are scored from the masks (``quick_balance``, ``quick_oneoff_balance``; more seats:
-    ``_greedy_pick_applied``), the rest on a copy."""
-    p = s[F_ACTOR]
-    o = opponent(s, p)
-    if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
-        return buf[rng_below(rng, n)]
-    if s[F_NPLAYERS] != 2:
-        return _greedy_pick_applied(s, r, buf, n, rng, scratch)
-    best = 0
-    best_val = -1e18
-    ties = 0
-    pts_p = points_total(s, p)
-    pts_o = points_total(s, o)
-    mat_o = 0.0
-    mat_o_known = False
-    for i in range(n):
-        if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
-            v = quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
-            best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
-            continue
-        if not mat_o_known:
-            mat_o = material(s, r, o)
-            mat_o_known = True
-        ok, v = quick_oneoff_balance(s, r, buf[i], p, -1, 1 << o, mat_o, 0.0)
-        if not ok:  # the other one-offs' effects are many: apply it on a copy
-            copy_into(scratch, s)
-            apply_unopposed(scratch, r, buf[i])
-            if scratch[F_PHASE] == PH_OVER:
-                if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
-                    return buf[i]
-                v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
-            else:
-                v = material(scratch, r, p) - material(scratch, r, o)
-        best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
-    return buf[best]
-
-
-@njit(cache=True)
 def _changed_material(s, r, q, pts):
     """``material(s, r, q)`` with seat q's points ``pts`` instead of its own."""
     face = s[F_FACE + q]
@@ -770,8 +685,8 @@ def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
 
 @njit(cache=True)
 def _seat_setup(s, r, p):
-    """What ``_seat_value`` needs of a decision of ``p``: (quick, mate, against, pts_p,
-    best_opp, mate_val). ``_greedy_pick_applied`` works the same out inline: calling this
+    """What ``greedy_values`` needs of a decision of ``p``: (quick, mate, against, pts_p,
+    best_opp, mate_val). ``policy_pick`` works the same out inline: calling this
     from the rollout cost 2% of the team greedy playout rate (paired rounds), and Numba's
     ``inline="always"`` leaves a kernel that is never cached (every command then compiled
     it again and said so), so the copy stays."""
@@ -794,70 +709,52 @@ def _seat_setup(s, r, p):
 
 
 @njit(cache=True)
-def _greedy_pick_applied(s, r, buf, n, rng, scratch):
-    """The greedy choice by scoring ``material_balance`` after every move (any number of
-    seats): in the main phase most moves from the masks (``quick_balance_n``), the others
-    applied on a copy."""
-    p = s[F_ACTOR]
-    best = 0
-    best_val = -1e18
-    ties = 0
-    quick = s[F_PHASE] == PH_MAIN
-    mate = partner(s, r, p)
-    against = opponents(s, r, p)
-    best_opp = -1e300
-    mate_val = 0.0
-    pts_p = 0
-    if quick:
-        for q in range(s[F_NPLAYERS]):
-            if (against >> q) & 1:
-                v = material(s, r, q)
-                if v > best_opp:
-                    best_opp = v
-        if mate >= 0:
-            mate_val = material(s, r, mate)
-        pts_p = points_total(s, p)
-    for i in range(n):
-        if quick:
-            if buf[i] & MT_MASK == MT_ONE_OFF:
-                ok, v = quick_oneoff_balance(s, r, buf[i], p, mate, against, best_opp, mate_val)
-            else:
-                ok, v = quick_balance_n(s, r, buf[i], p, mate, against, pts_p, best_opp, mate_val)
-            if ok:
-                best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
-                continue
-        copy_into(scratch, s)
-        apply_unopposed(scratch, r, buf[i])
-        if scratch[F_PHASE] == PH_OVER:
-            if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
-                return buf[i]
-            v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
-        else:
-            v = material_balance(scratch, r, p)
-        best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
-    return buf[best]
-
-
-@njit(cache=True)
 def greedy_values(s, r, buf, n, values, scratch):
     """The greedy policy's value of each of the ``n`` moves in ``buf`` for the seat to act
     in a main or 7 decision, into ``values``: what its argmax weighs (``WIN_VALUE`` for a
-    move found to win when applied). No randomness: the tree search orders moves by it.
-    The rollout's ``_greedy_pick`` and ``_greedy_pick_applied`` score the same way in loops
-    of their own (routing them through these helpers cost 5-8% of the greedy playout rate);
+    move found to win when applied; -1e17 for one that hands the game to another side, 0.0
+    for a stalemate): from the masks where it can be, else applied on a copy with every
+    other seat declining. No randomness: the tree search orders moves by it.
+    The rollout's greedy policy (``policy_pick``) scores the same way in loops of
+    its own (routing them through these helpers cost 5-8% of the greedy playout rate);
     tests/test_widening.py checks that both agree with applying each move."""
     p = s[F_ACTOR]
-    if s[F_NPLAYERS] == 2:
-        o = opponent(s, p)
-        pts_p = points_total(s, p)
+    two = s[F_NPLAYERS] == 2
+    o = opponent(s, p)
+    pts_o = 0
+    mat_o = 0.0
+    if two:
+        quick, mate, against, pts_p, best_opp, mate_val = True, -1, 1 << o, points_total(s, p), 0.0, 0.0
         pts_o = points_total(s, o)
         mat_o = material(s, r, o)
-        for i in range(n):
-            values[i] = _two_seat_value(s, r, buf[i], p, o, pts_p, pts_o, mat_o, scratch)
-        return
-    quick, mate, against, pts_p, best_opp, mate_val = _seat_setup(s, r, p)
+    else:
+        quick, mate, against, pts_p, best_opp, mate_val = _seat_setup(s, r, p)
     for i in range(n):
-        values[i] = _seat_value(s, r, buf[i], p, quick, mate, against, pts_p, best_opp, mate_val, scratch)
+        m = buf[i]
+        ok = False
+        v = 0.0
+        if two and m & MT_MASK != MT_ONE_OFF:  # from the masks where it can be
+            ok, v = True, quick_balance(s, r, m, p, o, pts_p, pts_o)
+        elif two:
+            ok, v = quick_oneoff_balance(s, r, m, p, -1, against, mat_o, 0.0)
+        elif quick:  # more seats: in the main phase
+            if m & MT_MASK == MT_ONE_OFF:
+                ok, v = quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val)
+            else:
+                ok, v = quick_balance_n(s, r, m, p, mate, against, pts_p, best_opp, mate_val)
+        if not ok:  # else applied on a copy, every other seat declining
+            copy_into(scratch, s)
+            apply_unopposed(scratch, r, m)
+            if scratch[F_PHASE] == PH_OVER:
+                if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
+                    v = WIN_VALUE
+                else:
+                    v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+            elif two:
+                v = material(scratch, r, p) - material(scratch, r, o)
+            else:
+                v = material_balance(scratch, r, p)
+        values[i] = v
 
 
 @njit(cache=True)
@@ -885,55 +782,50 @@ def adjudicate(s, r):
         s[F_WINNER] = winner
 
 
+# the turn a playout with no cut-off never reaches
+NO_CUT = 1 << 62
+
+
 @njit(cache=True)
-def _greedy_until(s, r, rng, buf, scratch, end):
-    """The greedy playout up to the first main decision at turn ``end`` or later (or the
-    end of the game); return the number of plies. The cut-off playouts stop here."""
+def rollout(s, r, rng, buf, policy, scratch, random_side):
+    """Play on with the chosen policy; return the number of plies. ``scratch`` is a
+    state-sized array the greedy policy tries moves on.
+
+    * ``ROLLOUT_GREEDY_CUT``: the greedy playout for ``CUT_ROUNDS`` rounds of turns
+      (``CUT_ROUNDS`` turns of every seat), then ``adjudicate``d at the next main decision;
+    * ``ROLLOUT_VALUE``, where a value was learned (``value_holds``): the greedy playout up to
+      the next main decision (where it starts, if it starts at one), which
+      ``settle_by_value`` ends with an outcome of the learned value's mean; elsewhere it is
+      ``greedy``;
+    * otherwise, to the end of the game.
+
+    ``random_side`` is -1, or a seat whose side plays ``policy`` while every other seat plays
+    uniformly at random, to the end of the game (the search's ``MODEL_RANDOM``). One kernel
+    for every kind of playout: Numba compiles and optimizes everything a kernel calls
+    along with it, so each separate playout loop cost its own copy of the move generator
+    and the rules on a first run."""
+    s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
+    end = NO_CUT
+    if random_side < 0:
+        if policy == ROLLOUT_GREEDY_CUT:
+            end = s[F_TURN_COUNT] + CUT_ROUNDS * s[F_NPLAYERS]
+        elif policy == ROLLOUT_VALUE and value_holds(s, r):
+            end = s[F_TURN_COUNT]
     plies = 0
     while s[F_PHASE] != PH_OVER and not (s[F_TURN_COUNT] >= end and s[F_PHASE] == PH_MAIN):
         n = generate_moves(s, r, buf)
-        apply_move(s, r, policy_pick(s, r, buf, n, rng, ROLLOUT_GREEDY, scratch))
+        actor = s[F_ACTOR]
+        if random_side >= 0 and actor != ACTOR_CHANCE and not same_side(s, r, actor, random_side):
+            m = buf[rng_below(rng, n)]
+        else:
+            m = policy_pick(s, r, buf, n, rng, policy, scratch)
+        apply_move(s, r, m)
         plies += 1
-    return plies
-
-
-@njit(cache=True)
-def _cut_rollout(s, r, rng, buf, scratch):
-    """The greedy playout for ``CUT_ROUNDS`` rounds of turns (``CUT_ROUNDS`` turns of every
-    seat), then ``adjudicate``d at the next main decision; return the number of plies."""
-    plies = _greedy_until(s, r, rng, buf, scratch, s[F_TURN_COUNT] + CUT_ROUNDS * s[F_NPLAYERS])
     if s[F_PHASE] != PH_OVER:
-        adjudicate(s, r)
-    return plies
-
-
-@njit(cache=True)
-def _value_rollout(s, r, rng, buf, scratch):
-    """The greedy playout of a game ``value_holds`` for up to the next main decision (where
-    it starts, if it starts at one), which ``settle_by_value`` ends with an outcome of the
-    learned value's mean; return the number of plies."""
-    plies = _greedy_until(s, r, rng, buf, scratch, s[F_TURN_COUNT])
-    if s[F_PHASE] != PH_OVER:
-        settle_by_value(s, r, s[F_ACTOR], rng, scratch)
-    return plies
-
-
-@njit(cache=True)
-def rollout(s, r, rng, buf, policy, scratch):
-    """Play to the end with the chosen policy; return the number of plies. ``scratch`` is
-    a state-sized array the greedy policy tries moves on. ``ROLLOUT_GREEDY_CUT`` stops
-    early and leaves an adjudicated result in the state (``_cut_rollout``), and so does
-    ``ROLLOUT_VALUE`` where a value was learned (``_value_rollout``; elsewhere it is ``greedy``)."""
-    s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
-    if policy == ROLLOUT_GREEDY_CUT:
-        return _cut_rollout(s, r, rng, buf, scratch)
-    if policy == ROLLOUT_VALUE and value_holds(s, r):
-        return _value_rollout(s, r, rng, buf, scratch)
-    plies = 0
-    while s[F_PHASE] != PH_OVER:
-        n = generate_moves(s, r, buf)
-        apply_move(s, r, policy_pick(s, r, buf, n, rng, policy, scratch))
-        plies += 1
+        if policy == ROLLOUT_GREEDY_CUT:
+            adjudicate(s, r)
+        else:
+            settle_by_value(s, r, s[F_ACTOR], rng, scratch)
     return plies
 
 
@@ -941,7 +833,14 @@ def rollout(s, r, rng, buf, policy, scratch):
 def policy_pick(s, r, buf, n, rng, policy, scratch):
     """The move the rollout policy ``policy`` plays among the ``n`` moves in ``buf``. Every
     policy plays a uniform move outside a main or 7 decision; inside one, the heuristic
-    and greedy policies take a win on the spot before they weigh anything else."""
+    and greedy policies take a win on the spot before they weigh anything else.
+
+    The greedy policy then, three times in four, tries every move on a copy (a one-off as if
+    the opponents let it resolve) and keeps the best material balance, and else plays a
+    uniform move. Most moves are scored from the masks (``quick_balance``,
+    ``quick_oneoff_balance``; more seats: ``quick_balance_n``), the rest on a copy. It is
+    written out here, not in a kernel of its own: each kernel compiles its own copy of
+    everything it calls, the rules included, on a first run."""
     ph = s[F_PHASE]
     forced = policy >= ROLLOUT_GREEDY and n == 1  # greedy does not weigh a lone move
     if policy == ROLLOUT_RANDOM or (ph != PH_MAIN and ph != PH_SEVEN) or forced:
@@ -951,4 +850,70 @@ def policy_pick(s, r, buf, n, rng, policy, scratch):
         return buf[win]
     if policy == ROLLOUT_HEURISTIC:
         return _heuristic_pick(s, r, buf, n, rng)
-    return _greedy_pick(s, r, buf, n, rng, scratch)
+    # the greedy policy
+    p = s[F_ACTOR]
+    o = opponent(s, p)
+    if rng_below(rng, 4) < GREEDY_EPSILON_QUARTERS:
+        return buf[rng_below(rng, n)]
+    best = 0
+    best_val = -1e18
+    ties = 0
+    if s[F_NPLAYERS] != 2:  # any number of seats: scored by ``material_balance`` after the move
+        quick = s[F_PHASE] == PH_MAIN
+        mate = partner(s, r, p)
+        against = opponents(s, r, p)
+        best_opp = -1e300
+        mate_val = 0.0
+        pts_p = 0
+        if quick:
+            for q in range(s[F_NPLAYERS]):
+                if (against >> q) & 1:
+                    v = material(s, r, q)
+                    if v > best_opp:
+                        best_opp = v
+            if mate >= 0:
+                mate_val = material(s, r, mate)
+            pts_p = points_total(s, p)
+        for i in range(n):
+            if quick:
+                if buf[i] & MT_MASK == MT_ONE_OFF:
+                    ok, v = quick_oneoff_balance(s, r, buf[i], p, mate, against, best_opp, mate_val)
+                else:
+                    ok, v = quick_balance_n(s, r, buf[i], p, mate, against, pts_p, best_opp, mate_val)
+                if ok:
+                    best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+                    continue
+            copy_into(scratch, s)
+            apply_unopposed(scratch, r, buf[i])
+            if scratch[F_PHASE] == PH_OVER:
+                if scratch[F_STATUS] == ST_WIN and same_side(s, r, p, scratch[F_WINNER]):
+                    return buf[i]
+                v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+            else:
+                v = material_balance(scratch, r, p)
+            best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+        return buf[best]
+    pts_p = points_total(s, p)
+    pts_o = points_total(s, o)
+    mat_o = 0.0
+    mat_o_known = False
+    for i in range(n):
+        if buf[i] & MT_MASK != MT_ONE_OFF:  # scored from the masks
+            v = quick_balance(s, r, buf[i], p, o, pts_p, pts_o)
+            best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+            continue
+        if not mat_o_known:
+            mat_o = material(s, r, o)
+            mat_o_known = True
+        ok, v = quick_oneoff_balance(s, r, buf[i], p, -1, 1 << o, mat_o, 0.0)
+        if not ok:  # the other one-offs' effects are many: apply it on a copy
+            copy_into(scratch, s)
+            apply_unopposed(scratch, r, buf[i])
+            if scratch[F_PHASE] == PH_OVER:
+                if scratch[F_STATUS] == ST_WIN and scratch[F_WINNER] == p:
+                    return buf[i]
+                v = -1e17 if scratch[F_STATUS] == ST_WIN else 0.0
+            else:
+                v = material(scratch, r, p) - material(scratch, r, o)
+        best_val, best, ties = keep_best(v, i, best_val, best, ties, rng)
+    return buf[best]

@@ -449,7 +449,7 @@ class FastRolloutEvaluator(os_mcts.Evaluator):
         if state._pending >= 0:
             apply_move(s, state._r, np.int64(state._pending))
         if S.get(s, "phase") != L.PH_OVER:
-            rollout(s, state._r, self._rng, self._buf, ROLLOUT_RANDOM, self._scratch)
+            rollout(s, state._r, self._rng, self._buf, ROLLOUT_RANDOM, self._scratch, -1)
         return np.array(_returns(s, state._r))
 
     def prior(self, state: CuttleState) -> list[tuple[int, float]]:
