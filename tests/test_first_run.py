@@ -47,7 +47,8 @@ def test_the_solve_command_shows_the_load_apart_from_the_rate():
     r = CliRunner().invoke(main, ["solve", str(POS / "deck-out-endgame.json")])
     assert r.exit_code == 0, r.output
     # (on a cold cache the compile's notice comes first: the line is found by its start)
-    line = next(x for x in r.output.splitlines() if x.startswith("proven: "))
+    line = next((x for x in r.output.splitlines() if x.startswith("proven: ")), "")
+    assert line, r.output
     assert line.startswith("proven: win for p0; 166 nodes in ") and "nodes/s; loading the engine " in line
     assert line.endswith(" s, not counted)")
     j = json.loads(CliRunner().invoke(main, ["solve", str(POS / "deck-out-endgame.json"), "--json"]).output)

@@ -106,6 +106,36 @@ def test_the_cut_playout_is_the_greedy_playout_until_the_cut(rules):
     assert cut >= 5 and finished >= 5
 
 
+@pytest.mark.parametrize("rules", ["cuttle-cards", "team"])
+def test_against_random_opponents_every_playout_runs_to_the_end(rules):
+    """With a ``policy_side`` (the search's ``random`` opponent model) neither the cut-off nor
+    the learned value stops a playout: the side plays the greedy policy, every seat of
+    another side a uniform move, to the end of the game, the same moves for every policy of
+    the greedy kind."""
+    from cuttle_search.engine.policies import ROLLOUT_VALUE, policy_pick
+
+    buf = np.zeros(L.MAX_MOVES, np.int64)
+    scratch = np.zeros(L.STATE_SIZE, np.int64)
+    for seed in range(12):
+        s, r = _dealt(rules, 300 + seed)
+        side = seed % 2
+        walk, rng = s.copy(), np.array([seed], np.uint64)
+        plies = 0
+        while walk[L.F_PHASE] != L.PH_OVER:
+            n = generate_moves(walk, r, buf)
+            actor = walk[L.F_ACTOR]
+            if actor != L.ACTOR_CHANCE and not same_side(walk, r, actor, side):
+                m = buf[rng_below(rng, n)]
+            else:
+                m = policy_pick(walk, r, buf, n, rng, ROLLOUT_GREEDY, scratch)
+            apply_move(walk, r, m)
+            plies += 1
+        for policy in (ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_VALUE):
+            played = s.copy()
+            assert rollout(played, r, np.array([seed], np.uint64), buf, policy, scratch, side) == plies
+            assert np.array_equal(played, walk), (rules, seed, policy)
+
+
 def test_the_search_takes_the_cut_rollout_by_name_and_repeats_itself():
     """``rollout="greedy-cut"`` runs the search with cut-off playouts; the same seed gives
     the same result, and an unknown name is still refused by name."""

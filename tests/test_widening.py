@@ -83,7 +83,7 @@ def test_greedy_values_are_what_applying_each_move_scores(rules):
 def test_the_greedy_rollout_picks_a_move_greedy_values_rates_best(rules):
     """Where the greedy rollout does not play its uniform move (the generator's first draw
     decides), the move it picks is one ``greedy_values`` rates best: the tree and the
-    rollout weigh moves alike (a win on the spot, which it takes first, is rated best too)."""
+    rollout weigh moves alike."""
     from cuttle_search.engine.policies import GREEDY_EPSILON_QUARTERS, ROLLOUT_GREEDY, policy_pick
 
     scratch = np.zeros(L.STATE_SIZE, np.int64)

@@ -716,14 +716,15 @@ def greedy_values(s, r, buf, n, values, scratch):
     for a stalemate): from the masks where it can be, else applied on a copy with every
     other seat declining. No randomness: the tree search orders moves by it.
     The rollout's greedy policy (``policy_pick``) scores the same way in loops of
-    its own (routing them through these helpers cost 5-8% of the greedy playout rate);
+    its own (routing its pick through a shared scoring kernel cost 5-8% of the greedy
+    playout rate);
     tests/test_widening.py checks that both agree with applying each move."""
     p = s[F_ACTOR]
     two = s[F_NPLAYERS] == 2
     o = opponent(s, p)
     pts_o = 0
     mat_o = 0.0
-    if two:
+    if two:  # (quick, best_opp and mate_val unread with two seats: set for Numba's typing)
         quick, mate, against, pts_p, best_opp, mate_val = True, -1, 1 << o, points_total(s, p), 0.0, 0.0
         pts_o = points_total(s, o)
         mat_o = material(s, r, o)
@@ -787,7 +788,7 @@ NO_CUT = 1 << 62
 
 
 @njit(cache=True)
-def rollout(s, r, rng, buf, policy, scratch, random_side):
+def rollout(s, r, rng, buf, policy, scratch, policy_side):
     """Play on with the chosen policy; return the number of plies. ``scratch`` is a
     state-sized array the greedy policy tries moves on.
 
@@ -799,14 +800,14 @@ def rollout(s, r, rng, buf, policy, scratch, random_side):
       ``greedy``;
     * otherwise, to the end of the game.
 
-    ``random_side`` is -1, or a seat whose side plays ``policy`` while every other seat plays
-    uniformly at random, to the end of the game (the search's ``MODEL_RANDOM``). One kernel
+    ``policy_side`` is -1, or a seat: then its side plays ``policy`` and every seat of
+    another side a uniform move, to the end of the game (the search's ``MODEL_RANDOM``). One kernel
     for every kind of playout: Numba compiles and optimizes everything a kernel calls
     along with it, so each separate playout loop cost its own copy of the move generator
     and the rules on a first run."""
     s, r, rng, buf, scratch = borrow(s), borrow(r), borrow(rng), borrow(buf), borrow(scratch)
     end = NO_CUT
-    if random_side < 0:
+    if policy_side < 0:
         if policy == ROLLOUT_GREEDY_CUT:
             end = s[F_TURN_COUNT] + CUT_ROUNDS * s[F_NPLAYERS]
         elif policy == ROLLOUT_VALUE and value_holds(s, r):
@@ -815,7 +816,7 @@ def rollout(s, r, rng, buf, policy, scratch, random_side):
     while s[F_PHASE] != PH_OVER and not (s[F_TURN_COUNT] >= end and s[F_PHASE] == PH_MAIN):
         n = generate_moves(s, r, buf)
         actor = s[F_ACTOR]
-        if random_side >= 0 and actor != ACTOR_CHANCE and not same_side(s, r, actor, random_side):
+        if policy_side >= 0 and actor != ACTOR_CHANCE and not same_side(s, r, actor, policy_side):
             m = buf[rng_below(rng, n)]
         else:
             m = policy_pick(s, r, buf, n, rng, policy, scratch)
