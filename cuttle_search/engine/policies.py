@@ -685,11 +685,9 @@ def quick_oneoff_balance(s, r, m, p, mate, against, best_opp, mate_val):
 
 @njit(cache=True)
 def _seat_setup(s, r, p):
-    """What ``greedy_values`` needs of a decision of ``p``: (quick, mate, against, pts_p,
-    best_opp, mate_val). ``policy_pick`` works the same out inline: calling this
-    from the rollout cost 2% of the team greedy playout rate (paired rounds), and Numba's
-    ``inline="always"`` leaves a kernel that is never cached (every command then compiled
-    it again and said so), so the copy stays."""
+    """What the greedy policy needs of a decision of ``p`` with more than two seats to score
+    its moves (``policy_pick``, ``greedy_values``): (quick, mate, against, pts_p, best_opp,
+    mate_val)."""
     quick = s[F_PHASE] == PH_MAIN
     mate = partner(s, r, p)
     against = opponents(s, r, p)
@@ -860,21 +858,7 @@ def policy_pick(s, r, buf, n, rng, policy, scratch):
     best_val = -1e18
     ties = 0
     if s[F_NPLAYERS] != 2:  # any number of seats: scored by ``material_balance`` after the move
-        quick = s[F_PHASE] == PH_MAIN
-        mate = partner(s, r, p)
-        against = opponents(s, r, p)
-        best_opp = -1e300
-        mate_val = 0.0
-        pts_p = 0
-        if quick:
-            for q in range(s[F_NPLAYERS]):
-                if (against >> q) & 1:
-                    v = material(s, r, q)
-                    if v > best_opp:
-                        best_opp = v
-            if mate >= 0:
-                mate_val = material(s, r, mate)
-            pts_p = points_total(s, p)
+        quick, mate, against, pts_p, best_opp, mate_val = _seat_setup(s, r, p)
         for i in range(n):
             if quick:
                 if buf[i] & MT_MASK == MT_ONE_OFF:
