@@ -712,10 +712,9 @@ def greedy_values(s, r, buf, n, values, scratch):
     in a main or 7 decision, into ``values``: what its argmax weighs (``WIN_VALUE`` for a
     move found to win when applied; -1e17 for one that hands the game to another side, 0.0
     for a stalemate): from the masks where it can be, else applied on a copy with every
-    other seat declining. No randomness: the tree search orders moves by it.
-    The rollout's greedy policy (``policy_pick``) scores the same way in loops of
-    its own (routing its pick through a shared scoring kernel cost 5-8% of the greedy
-    playout rate);
+    other seat declining. No randomness: the tree search orders moves by it. The rollout's
+    greedy policy (``policy_pick``) scores the same way in loops of its own (routing its
+    pick through a shared scoring kernel cost 5-8% of the greedy playout rate);
     tests/test_widening.py checks that both agree with applying each move."""
     p = s[F_ACTOR]
     two = s[F_NPLAYERS] == 2
