@@ -51,19 +51,17 @@ def record(quick: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"analyse": {}, "perft": {}, "selfplay": {}, "arena": {}}
     for path in sorted((ROOT / "positions").glob("*.json")):
         pos = Position.load(path)
-        for rollout in ("greedy", "heuristic", "random", "value"):
+        # each rollout at the full budget (keyed by its name), then the cut-off playout and the
+        # opponent models at a quarter of it (keyed by their options)
+        runs = [(rollout, {"rollout": rollout}, iterations) for rollout in ("greedy", "heuristic", "random", "value")]
+        runs += [(",".join(f"{k}={v}" for k, v in extra.items()), extra, iterations // 4)
+                 for extra in ({"rollout": "greedy-cut"}, {"model": "random"}, {"model": "paranoid", "rollout": "greedy"})]
+        for name, options, budget in runs:
             try:
-                result = analyse(pos, iterations=iterations, seed=7, rollout=rollout)
-                out["analyse"][f"{path.stem}/{rollout}"] = _strip(result.deterministic_json())
+                result = analyse(pos, iterations=budget, seed=7, **options)
+                out["analyse"][f"{path.stem}/{name}"] = _strip(result.deterministic_json())
             except CuttleError as e:  # not the viewer's decision: the refusal is behaviour too
-                out["analyse"][f"{path.stem}/{rollout}"] = {"refused": str(e)}
-        for extra in ({"rollout": "greedy-cut"}, {"model": "random"}, {"model": "paranoid", "rollout": "greedy"}):
-            key = f"{path.stem}/" + ",".join(f"{k}={v}" for k, v in extra.items())
-            try:
-                result = analyse(pos, iterations=iterations // 4, seed=7, **extra)
-                out["analyse"][key] = _strip(result.deterministic_json())
-            except CuttleError as e:
-                out["analyse"][key] = {"refused": str(e)}
+                out["analyse"][f"{path.stem}/{name}"] = {"refused": str(e)}
         if pos.view is None and not pos.is_over:
             out["perft"][path.stem] = [perft(pos, d) for d in range(1, 4 if quick else 5)]
     for spec in list(PRESETS) + ["cuttle-cards:four=random", "cuttle-cards:ten-counters-scuttle"]:
