@@ -392,7 +392,7 @@ def _lift_jack(s, r, jack):
     return by
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scrap_target(s, r, t):
     """The 2's effect (and the 8's one-off): scrap a royal, glasses or top jack."""
     if t >= JOKER_1:
@@ -408,7 +408,7 @@ def _scrap_target(s, r, t):
     s[F_SCRAP] |= bit(t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _nine(s, r, t, answer):
     """The 9's effect: return the target to a hand (frozen or not), or to the deck top. A
     9 ``answer``ing a royal (``R_RESPONSE_NINE``) returns it to its player, never frozen."""
@@ -599,7 +599,7 @@ def _royal_down(s, r, card):
         _finish_action(s, r)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _resolve_oneoff(s, r):
     """The chain ended with the one-off standing: apply its effect."""
     c = s[F_ONEOFF]

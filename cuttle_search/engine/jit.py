@@ -43,9 +43,17 @@ NRT_OPTIONAL = hasattr(CPUTargetOptions, "_nrt")  # Numba's (private) switch for
 
 def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
     """``numba.njit`` with ``cache`` honoured only where a cache directory is writable and
-    reference counting only with ``nrt`` (see the module docstring)."""
+    reference counting only with ``nrt`` (see the module docstring), and without the C
+    wrapper Numba makes for every kernel (``no_cfunc_wrapper``: for use as a first-class
+    function or from C, which nothing here does; it cost 6% of a first run's compile).
+
+    ``inline="always"`` (Numba's) has the callers' code take in the kernel's, so the kernel
+    has no compiled code of its own unless Python calls it: for a kernel with one caller
+    that carries the rules, one copy of them fewer to optimize. Such a kernel is left out of
+    ``reachable`` and ``uncached_kernels``: it never compiles for a kernel that calls it."""
     if NRT_OPTIONAL:
         kwargs["_nrt"] = nrt
+    kwargs.setdefault("no_cfunc_wrapper", True)
     cached = cache and CACHE
     made = numba.njit(*args, cache=False, **kwargs)  # the cache is attached below, when first used
     if args and callable(args[0]):  # used bare: @njit
@@ -163,14 +171,21 @@ def _resolve(entries: list[str]) -> list[Any]:
 def uncached_kernels() -> list[str]:
     """Names of the kernels with no compiled code on disk yet (all of them in memory-only
     mode): a command that calls one will compile it first."""
-    return [d.py_func.__name__ for d in KERNELS if not (CACHE and _cached(d))]
+    return [d.py_func.__name__ for d in KERNELS if not (_inlined(d) or CACHE and _cached(d))]
+
+
+def _inlined(dispatcher: Any) -> bool:
+    """Whether callers take in the kernel's code (``inline="always"``): it compiles only if
+    Python calls it."""
+    return dispatcher.targetoptions.get("inline") == "always"
 
 
 def reachable(entries: list[str]) -> list[Any]:
     """The kernels that compiling ``entries`` (qualified names, ``module.function``)
     compiles: each entry and every kernel its code names, directly or through a module
     (``L.make_move``), and theirs in turn, in the registry's order. Numba types a kernel's
-    whole body, so every kernel named in it compiles with it, whichever branch runs."""
+    whole body, so every kernel named in it compiles with it, whichever branch runs. An
+    inlined kernel is followed but not listed: its callers take in its code."""
     import types as pytypes
 
     known = {id(d): d for d in KERNELS}
@@ -193,7 +208,7 @@ def reachable(entries: list[str]) -> list[Any]:
                 todo.extend(getattr(obj, n) for n in names if id(getattr(obj, n, None)) in known)
             elif id(obj) in known:
                 todo.append(obj)
-    return [d for d in KERNELS if id(d) in seen]
+    return [d for d in KERNELS if id(d) in seen and not _inlined(d)]
 
 
 _warned = False

@@ -154,7 +154,7 @@ def _could_meet_goal(s, r, q):
     return kings < 4 and pts >= goal_with_kings(r, kings + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def could_win_now(s, r, p):
     """Whether any move could pass ``wins_now`` for ``p``: when neither ``p`` nor (where a
     Jack or Joker can hand its card to a partner) p's partner is within one move of its
@@ -191,7 +191,7 @@ def _closest_opponent(s, r, p):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _heuristic_pick(s, r, buf, n, rng):
     """The heuristic rollout policy in a main or 7 decision with no win on the spot: when
     the opponent is within reach of their goal, scuttle or steal their biggest card;
@@ -495,7 +495,7 @@ def _tally(q, v, p, mate, against, own, mine, best):
     return own, mine, best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def quick_joker_balance_n(s, r, m, p, mate, against):
     """``material_balance(p)`` after Joker move ``m`` of ``p`` from the hand in the main
     phase, with any number of seats, from the masks: the royal it lands on (a King, Queen
@@ -561,7 +561,7 @@ def _balance_after(s, r, p, mate, against, lose, value, royal, to, back):
     return own - best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def quick_removal_balance(s, r, m, p, mate, against):
     """``material_balance(p)`` after main-phase one-off ``m`` of ``p``, a Two or a Nine,
     resolves with every other seat declining, from the masks: ``(True, value)`` with
@@ -706,7 +706,7 @@ def _seat_setup(s, r, p):
     return quick, mate, against, pts_p, best_opp, mate_val
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_values(s, r, buf, n, values, scratch):
     """The greedy policy's value of each of the ``n`` moves in ``buf`` for the seat to act
     in a main or 7 decision, into ``values``: what its argmax weighs (``WIN_VALUE`` for a
@@ -827,7 +827,7 @@ def rollout(s, r, rng, buf, policy, scratch, policy_side):
     return plies
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy_pick(s, r, buf, n, rng, policy, scratch):
     """The move the rollout policy ``policy`` plays among the ``n`` moves in ``buf``. Every
     policy plays a uniform move outside a main or 7 decision; inside one, the heuristic

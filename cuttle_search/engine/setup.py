@@ -247,7 +247,7 @@ def dealt_to(r, k):
     return r[R_NPLAYERS] - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def zone_union_count(s):
     """(mask of every card in some zone, number of zone memberships). A sound state has
     every card of the deck exactly once (``deck_cards``)."""
@@ -302,7 +302,7 @@ def dealt_deck(r):
     return popcount(deck_cards(r)) - deal_size(r) - (2 if r[R_REMOVE_ACE_SIX] else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def largest_deck(s, r):
     """The most cards the deck (with a 7's revealed cards, which came off its top) can hold
     after ``F_ACTIONS`` actions. The deal leaves ``dealt_deck`` and the deck only shrinks,
@@ -404,8 +404,7 @@ def check_invariants(s, r):
     return 0
 
 
-@njit(cache=True, nrt=True)
-def _was_offered(s, r, p, card, move):
+def _was_offered(s, r, p, card, move) -> bool:
     """Whether a pending ``move`` (a main action of seat ``p`` with ``card``) is one the
     generator offers ``p`` on this table with ``card`` back in hand. A pending one-off's
     counter 2s go back to the hand of the seat it targets' opponent too, so a 4 sees the
@@ -416,10 +415,7 @@ def _was_offered(s, r, p, card, move):
         t[F_HAND + opponent(t, p)] |= t[F_TWOS]
     out = np.empty(MAX_MOVES, np.int64)
     n = generate_plays(t, r, out, 0, p, bit(card), 0, t[F_DECK_N] + popcount(t[F_REVEALED]))
-    for i in range(min(n, MAX_MOVES - 1)):
-        if out[i] == move:
-            return True
-    return False
+    return bool(np.any(out[:min(n, MAX_MOVES - 1)] == move))
 
 
 @njit(cache=True)
@@ -457,49 +453,64 @@ def frozen_capacity(s, r, q):
     return 1 if t == q and ph == PH_MAIN and s[F_TURN_COUNT] > 0 else 0
 
 
-@njit(cache=True, nrt=True)
-def position_error(s, r):
+def position_error(s, r) -> tuple[int, int]:
     """Why a loaded position cannot happen under rules ``r``, as ``(code, detail)``;
     ``(0, 0)`` when it can. Codes are ``POSITION_ERRORS`` (1-8 are the invariants of
-    ``check_invariants``); ``detail`` is the seat or card concerned."""
-    err = check_invariants(s, r)
-    if err:
-        detail = 0
-        for q in range(s[F_NPLAYERS]):
-            if err == 15 and s[F_FROZEN + q] & ~s[F_PUBLIC + q]:
-                detail = lowest(s[F_FROZEN + q] & ~s[F_PUBLIC + q])
-        return err, detail
-    n = s[F_NPLAYERS]
-    for q in range(n):
-        if points_total(s, q) >= goal(s, r, q) and s[F_RESPONSE] < 0:  # (a royal being answered
-            return 9, q  # takes effect, and the win is checked, only once the answers are in)
-        if popcount(s[F_HAND + q]) > hand_cap(s, r, q):
-            return 10, q
-    if s[F_ACTIONS] >= r[R_ACTION_LIMIT]:
-        return 11, 0
-    if s[F_PASSES] >= r[R_PASS_LIMIT]:
-        return 12, 0
-    if s[F_PASSES] > 0 and (s[F_DECK_N] > 0 or (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0)) and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
-        return 13, 0  # (a seat stuck at a blocking hand limit may pass with cards in the deck)
-    for q in range(n):
-        fz = s[F_FROZEN + q]
-        if fz != 0:
-            if r[R_NINE_MODE] != NINE_FROZEN:
-                return 14, lowest(fz)
-            if not r[R_NINE_POINTS] and fz & POINT_RANKS & ~EIGHTS:
-                return 21, lowest(fz & POINT_RANKS & ~EIGHTS)
-            if popcount(fz) > frozen_capacity(s, r, q):
-                return 22, q
+    ``check_invariants``); ``detail`` is the seat or card concerned. The checks run in
+    ``_table_error``'s two parts, and the two that ask the move generator whether a pending
+    card was playable (codes 16 and 17) run between them from here: the checks' kernel does
+    not carry the generator, which a first run then compiles once instead of twice."""
+    code, detail = _table_error(s, r, 0)
+    if code:
+        return int(code), int(detail)
     c = s[F_ONEOFF]
     if c >= 0:
         t = s[F_ONEOFF_TARGET]
         m = make_move(MT_ONE_OFF, c, NO_CARD if t < 0 else t)
         if not _was_offered(s, r, s[F_ONEOFF_PLAYER], c, m):
-            return 16, c
+            return 16, int(c)
     c = s[F_SCUTTLE_CARD]
     if c >= 0:
         if not _was_offered(s, r, s[F_TURN], c, make_move(MT_SCUTTLE, c, s[F_SCUTTLE_TARGET])):
-            return 17, c
+            return 17, int(c)
+    code, detail = _table_error(s, r, 1)
+    return int(code), int(detail)
+
+
+@njit(cache=True)
+def _table_error(s, r, part):
+    """``position_error``'s checks that need no move generator: ``part`` 0 those before the
+    pending one-off's and scuttle's (codes 1-15, 21, 22), 1 those after (18 on)."""
+    if part == 0:
+        err = check_invariants(s, r)
+        if err:
+            detail = 0
+            for q in range(s[F_NPLAYERS]):
+                if err == 15 and s[F_FROZEN + q] & ~s[F_PUBLIC + q]:
+                    detail = lowest(s[F_FROZEN + q] & ~s[F_PUBLIC + q])
+            return err, detail
+        n = s[F_NPLAYERS]
+        for q in range(n):
+            if points_total(s, q) >= goal(s, r, q) and s[F_RESPONSE] < 0:  # (a royal being answered
+                return 9, q  # takes effect, and the win is checked, only once the answers are in)
+            if popcount(s[F_HAND + q]) > hand_cap(s, r, q):
+                return 10, q
+        if s[F_ACTIONS] >= r[R_ACTION_LIMIT]:
+            return 11, 0
+        if s[F_PASSES] >= r[R_PASS_LIMIT]:
+            return 12, 0
+        if s[F_PASSES] > 0 and (s[F_DECK_N] > 0 or (r[R_RESHUFFLE] and reshuffle_brings(s, r) != 0)) and r[R_HAND_LIMIT_STYLE] != HL_BLOCK:
+            return 13, 0  # (a seat stuck at a blocking hand limit may pass with cards in the deck)
+        for q in range(n):
+            fz = s[F_FROZEN + q]
+            if fz != 0:
+                if r[R_NINE_MODE] != NINE_FROZEN:
+                    return 14, lowest(fz)
+                if not r[R_NINE_POINTS] and fz & POINT_RANKS & ~EIGHTS:
+                    return 21, lowest(fz & POINT_RANKS & ~EIGHTS)
+                if popcount(fz) > frozen_capacity(s, r, q):
+                    return 22, q
+        return 0, 0
     rev = popcount(s[F_REVEALED])
     if rev > 0 and rev != min(r[R_SEVEN_REVEAL], rev + s[F_DECK_N]):
         return 18, rev

@@ -88,7 +88,7 @@ def _fixed(x):
     return np.int64(round(x * VALUE_ONE))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def value_features(s, r, p, out):
     """Write the ``feature_count(seats)`` features of ``s`` for seat ``p`` into the start of
     ``out``, each times ``VALUE_ONE``."""
@@ -127,7 +127,7 @@ def _network_logit(x, w1, b1, w2, b2):
     return z
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def value_logit(s, r, p, scratch):
     """The network's logit that seat ``p``'s side wins ``s`` (a game ``value_holds`` for);
     ``scratch`` is an int64 array of at least ``MAX_VALUE_FEATURES`` entries it may
@@ -138,14 +138,14 @@ def value_logit(s, r, p, scratch):
     return _network_logit(scratch, _TW1, _TB1, _TW2, _TB2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def win_chance(s, r, p, scratch):
     """The learned chance, from 0 to 1, that seat ``p``'s side wins ``s`` (a game
     ``value_holds`` for)."""
     return 1.0 / (1.0 + np.exp(-value_logit(s, r, p, scratch)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle_by_value(s, r, p, rng, scratch):
     """End ``s`` with an outcome drawn so that ``p``'s expected score is ``win_chance``
     (a game ``value_holds`` for): with v that chance, the side ahead (p's when v > 1/2) wins with probability
