@@ -260,6 +260,39 @@ def test_reachable_follows_kernels_named_directly_and_through_a_module(monkeypat
         jit.KERNELS.remove(here.through)  # type: ignore[attr-defined]
 
 
+def test_an_inlined_kernel_is_followed_but_neither_counted_nor_awaited(monkeypatch):
+    """A kernel with ``inline="always"`` has its callers take in its code: what it calls
+    still compiles with them, but it never compiles itself for them, so a first run's
+    total and the whole engine's list of uncached kernels leave it out."""
+    import types
+
+    here = types.ModuleType("inline_test")
+    exec("from cuttle_search.engine.jit import njit\n"
+         "@njit(cache=False)\ndef leaf(x):\n    return x + 1\n"
+         "@njit(cache=False, inline='always')\ndef middle(x):\n    return leaf(x) * 2\n"
+         "@njit(cache=False)\ndef top(x):\n    return middle(x) - 1\n", vars(here))
+    monkeypatch.setitem(sys.modules, "inline_test", here)
+    try:
+        assert jit.reachable(["inline_test.top"]) == [here.leaf, here.top]  # type: ignore[attr-defined]
+        assert here.top(3) == 7  # type: ignore[attr-defined]
+        assert here.top.signatures and here.leaf.signatures and not here.middle.signatures  # type: ignore[attr-defined]
+        monkeypatch.setattr(jit, "CACHE", False)
+        assert "middle" not in jit.uncached_kernels() and {"leaf", "top"} <= set(jit.uncached_kernels())
+    finally:
+        for name in ("leaf", "middle", "top"):
+            jit.KERNELS.remove(getattr(here, name))
+
+
+def test_the_search_inlines_only_kernels_it_does_not_call_from_python():
+    """Every inlined kernel on the search's path is reached through a caller (an entry of
+    ``SEARCH_KERNELS`` inlined would never compile, and a warm start would look for it),
+    and no engine kernel carries Numba's C wrapper, which nothing here calls."""
+    entries = {d.py_func.__name__ for d in jit._resolve(cli.SEARCH_KERNELS)}
+    inlined = {d.py_func.__name__ for d in jit.KERNELS if jit._inlined(d)}
+    assert {"policy_pick", "greedy_values", "determinize"} <= inlined and not entries & inlined
+    assert all(d.targetoptions.get("no_cfunc_wrapper") for d in jit.KERNELS)
+
+
 _CALLED = """
 import json, sys
 from cuttle_search.engine import jit
@@ -288,7 +321,7 @@ def test_a_part_compiles_once_with_its_own_total(monkeypatch):
     part = ("a test", ["cuttle_search.engine.layout.popcount"])
     assert jit.warn_if_compiling(out, compile_all=lambda: ran.append(1), part=part)
     assert out.getvalue().splitlines() == [
-        "compiling the engine: 1 kernel for a test, first run only (about 40 s of CPU time; longer on a slow "
+        "compiling the engine: 1 kernel for a test, first run only (about 35 s of CPU time; longer on a slow "
         "or busy machine)…"]
     assert ran == [1]
     assert not jit.warn_if_compiling(out, compile_all=lambda: ran.append(2), part=part)  # once per process
@@ -370,7 +403,7 @@ def test_kernels_make_their_cache_when_first_used():
         jit.KERNELS.remove(lazily_cached)
 
 
-@pytest.mark.slow  # a cold compile of the search: about 40 s of CPU
+@pytest.mark.slow  # a cold compile of the search: about 35 s of CPU
 def test_a_cold_analyse_compiles_the_search_only_with_an_honest_total(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     cli_args = [sys.executable, "-m", "cuttle_search.cli", "analyse", str(POS / "opening-p0.json"), "-n", "300", "--json"]

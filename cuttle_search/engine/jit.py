@@ -214,11 +214,11 @@ def reachable(entries: list[str]) -> list[Any]:
 _warned = False
 _parts_done: set[str] = set()
 
-# A cold compile of every kernel: about 75 s of CPU on the quiet 2-core machine, minutes of
-# wall time under load; of what the search needs alone (148 kernels), 36-42 s of CPU
+# A cold compile of every kernel: 65-75 s of CPU on the quiet 2-core machine, minutes of
+# wall time under load; of what the search needs alone (129 kernels), 32-34 s of CPU
 # (docs/search.md, Start-up).
 ESTIMATE = "over a minute of CPU time; a few minutes on a slow or busy machine"
-PART_ESTIMATE = "about 40 s of CPU time; longer on a slow or busy machine"
+PART_ESTIMATE = "about 35 s of CPU time; longer on a slow or busy machine"
 
 
 def warn_if_compiling(stream: TextIO | None = None, compile_all: Callable[[], Any] | None = None,
