@@ -283,10 +283,10 @@ def test_an_inlined_kernel_is_followed_but_neither_counted_nor_awaited(monkeypat
             jit.KERNELS.remove(getattr(here, name))
 
 
-def test_the_search_inlines_only_kernels_it_does_not_call_from_python():
-    """Every inlined kernel on the search's path is reached through a caller (an entry of
-    ``SEARCH_KERNELS`` inlined would never compile, and a warm start would look for it),
-    and no engine kernel carries Numba's C wrapper, which nothing here calls."""
+def test_no_search_entry_is_inlined_and_no_kernel_has_a_c_wrapper():
+    """An entry of ``SEARCH_KERNELS`` inlined would never compile for its callers, and a
+    warm start would look for its code in vain; no engine kernel carries Numba's C
+    wrapper, which nothing here calls."""
     entries = {d.py_func.__name__ for d in jit._resolve(cli.SEARCH_KERNELS)}
     inlined = {d.py_func.__name__ for d in jit.KERNELS if jit._inlined(d)}
     assert {"policy_pick", "greedy_values", "determinize"} <= inlined and not entries & inlined

@@ -48,8 +48,8 @@ def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
     function or from C, which nothing here does; it cost 6% of a first run's compile).
 
     ``inline="always"`` (Numba's) has the callers' code take in the kernel's, so the kernel
-    has no compiled code of its own unless Python calls it: for a kernel with one caller
-    that carries the rules, one copy of them fewer to optimize. Such a kernel is left out of
+    has no compiled code of its own unless Python calls it: for a kernel called from one
+    place on the search's path that carries rules, one copy of them fewer to optimize. Such a kernel is left out of
     ``reachable`` and ``uncached_kernels``: it never compiles for a kernel that calls it."""
     if NRT_OPTIONAL:
         kwargs["_nrt"] = nrt
@@ -81,7 +81,7 @@ def _kernel(dispatcher: Any, cached: bool) -> Any:
 class _LazyCache:
     """A kernel's on-disk cache, made when the kernel first compiles or loads. Numba makes
     it when the kernel is defined, and making one finds the cache directory and writes and
-    deletes a file there to see that it is writable: for the 199 kernels of the engine, a
+    deletes a file there to see that it is writable: for the 198 kernels of the engine, a
     fifth of a warm command's imports, most of them for kernels the command never calls."""
 
     def __init__(self, dispatcher: Any) -> None:
@@ -214,8 +214,8 @@ def reachable(entries: list[str]) -> list[Any]:
 _warned = False
 _parts_done: set[str] = set()
 
-# A cold compile of every kernel: 65-75 s of CPU on the quiet 2-core machine, minutes of
-# wall time under load; of what the search needs alone (129 kernels), 32-34 s of CPU
+# A cold compile of every kernel: about 65 s of CPU on the 2-core machine, minutes of
+# wall time under load; of what the search needs alone (130 kernels), 32-34 s of CPU
 # (docs/search.md, Start-up).
 ESTIMATE = "over a minute of CPU time; a few minutes on a slow or busy machine"
 PART_ESTIMATE = "about 35 s of CPU time; longer on a slow or busy machine"

@@ -408,7 +408,10 @@ def _was_offered(s, r, p, card, move) -> bool:
     """Whether a pending ``move`` (a main action of seat ``p`` with ``card``) is one the
     generator offers ``p`` on this table with ``card`` back in hand. A pending one-off's
     counter 2s go back to the hand of the seat it targets' opponent too, so a 4 sees the
-    hand it was played against."""
+    hand it was played against. A seat out of range (the loaders never give one) offers
+    nothing, rather than reading another field."""
+    if not 0 <= p < s[F_NPLAYERS]:
+        return False
     t = s.copy()
     t[F_HAND + p] |= bit(card)
     if t[F_NPLAYERS] == 2:
@@ -480,7 +483,7 @@ def position_error(s, r) -> tuple[int, int]:
 @njit(cache=True)
 def _table_error(s, r, part):
     """``position_error``'s checks that need no move generator: ``part`` 0 those before the
-    pending one-off's and scuttle's (codes 1-15, 21, 22), 1 those after (18 on)."""
+    pending one-off's and scuttle's (codes 1-15 and 20-22), 1 those after (18, 19, 70 on)."""
     if part == 0:
         err = check_invariants(s, r)
         if err:
