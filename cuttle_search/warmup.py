@@ -14,9 +14,7 @@ from .engine import layout as L
 from .engine.apply import attach
 from .engine.harness import checked_random_games, random_games
 from .engine.movegen import action_space, random_discard_outcomes
-from .engine.info import determinize, unseen_cards
-from .engine.rng import seed_rng
-from .engine.setup import check_invariants, deal_size, dealt_to
+from .engine.setup import deal_size, dealt_to
 from .engine.table import seat_returns
 from .game.position import Position
 from .game.rules import get_ruleset
@@ -86,8 +84,3 @@ def warm_up() -> None:
     solve(Position.from_dict(DECK_OUT_ENDGAME))  # the exact solver
     load_growth_kernels()  # the breadth-first renumbering of a tree that fills
     keep_value(np.int64(1))  # the greedy agent's discards
-    # kernels the search takes into its own code (inlined), which some commands also call
-    # from Python: the PIMC solver agent and OpenSpiel deal a world, the endgame sampler checks one
-    check_invariants(pos.state, r)
-    root = pos.view_of(0).state
-    determinize(root, s, unseen_cards(root, r, 0), 0, seed_rng(np.uint64(1), 0), np.zeros(64, np.int64), 0, 0)

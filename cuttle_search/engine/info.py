@@ -148,7 +148,7 @@ def _shuffle_into(cards, x, rng):
         cards[j] = t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def determinize(root, s, unknown, viewer, rng, cards, excluded, fresh):
     """Copy ``root`` into ``s`` and deal the cards of ``unknown`` (the viewer's unseen
     cards) uniformly into the slots they may occupy: every other seat's unknown hand cards

@@ -216,7 +216,7 @@ _warned = False
 _parts_done: set[str] = set()
 
 # A cold compile of every kernel: about 65 s of CPU on the 2-core machine, minutes of
-# wall time under load; of what the search needs alone (130 kernels), 32-34 s of CPU
+# wall time under load; of what the search needs alone (132 kernels), 32-33 s of CPU
 # (docs/search.md, Start-up).
 ESTIMATE = "over a minute of CPU time; a few minutes on a slow or busy machine"
 PART_ESTIMATE = "about 35 s of CPU time; longer on a slow or busy machine"

@@ -358,7 +358,7 @@ def deal_error(s, r):
     return 0, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def check_invariants(s, r):
     """0 when the state is sound, otherwise a positive error code (see ``POSITION_ERRORS``)."""
     u, cnt = zone_union_count(s)
