@@ -49,9 +49,11 @@ def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
 
     ``inline="always"`` (Numba's) has the callers' code take in the kernel's, so the kernel
     has no compiled code of its own unless Python calls it: for a kernel called from one
-    place on the search's path that carries rules, one copy of them fewer to optimize.
-    Such a kernel is left out of ``reachable`` and ``uncached_kernels``: it never compiles
-    for a kernel that calls it."""
+    place on the search's path that carries rules, one copy of them fewer to optimize. Only
+    for kernels Python never calls (one that it does would compile alone at its first call,
+    uncounted and, in a timed decision, on the clock; tests/test_first_run.py checks). Such
+    a kernel is left out of ``reachable`` and ``uncached_kernels``: it never compiles for a
+    kernel that calls it."""
     if NRT_OPTIONAL:
         kwargs["_nrt"] = nrt
     kwargs.setdefault("no_cfunc_wrapper", True)
