@@ -174,7 +174,7 @@ def test_the_notice_gives_an_honest_estimate_then_compiles_with_progress(monkeyp
     outer = _fresh_kernels()
     assert jit.warn_if_compiling(out, compile_all=lambda: outer(1))
     assert out.getvalue().splitlines() == [
-        "compiling the engine: 2 kernels, first run only (over a minute of CPU time; a few minutes on a slow or "
+        "compiling the engine: 2 kernels, first run only (about a minute of CPU time; a few minutes on a slow or "
         "busy machine)…",
         "compiling the engine: 1/2 kernels (inner_kernel)",
         "compiling the engine: 2/2 kernels (outer_kernel)",
@@ -188,7 +188,7 @@ def test_without_a_cache_the_notice_says_every_run(monkeypatch):
     monkeypatch.setattr(jit, "uncached_kernels", lambda: ["outer_kernel"])
     out = io.StringIO()
     assert jit.warn_if_compiling(out)
-    assert out.getvalue() == ("compiling the engine (no writable cache directory, so on every run; over a minute of "
+    assert out.getvalue() == ("compiling the engine (no writable cache directory, so on every run; about a minute of "
                               "CPU time; a few minutes on a slow or busy machine)…\n")
 
 
@@ -201,7 +201,7 @@ def test_the_command_line_compiles_the_whole_engine_before_the_command(monkeypat
     monkeypatch.setattr(warmup, "warm_up", lambda: ran.append("warm_up"))
     r = CliRunner().invoke(main, ["moves", str(POS / "win-in-one-p0.json")])
     assert r.exit_code == 0 and ran == ["warm_up"]
-    assert r.stderr.startswith("compiling the engine: 1 kernel, first run only (over a minute of CPU time")
+    assert r.stderr.startswith("compiling the engine: 1 kernel, first run only (about a minute of CPU time")
 
 
 @pytest.mark.slow  # a cold compile of the whole engine: a minute or more of CPU
@@ -326,7 +326,7 @@ def test_a_part_compiles_once_with_its_own_total(monkeypatch):
     part = ("a test", ["cuttle_search.engine.layout.popcount"])
     assert jit.warn_if_compiling(out, compile_all=lambda: ran.append(1), part=part)
     assert out.getvalue().splitlines() == [
-        "compiling the engine: 1 kernel for a test, first run only (about 35 s of CPU time; longer on a slow "
+        "compiling the engine: 1 kernel for a test, first run only (about 30 s of CPU time; longer on a slow "
         "or busy machine)…"]
     assert ran == [1]
     assert not jit.warn_if_compiling(out, compile_all=lambda: ran.append(2), part=part)  # once per process
@@ -378,6 +378,47 @@ def test_a_constant_integer_argument_compiles_once_for_its_type():
     jit.KERNELS.remove(caller)
 
 
+def test_kernels_compile_at_the_engines_level_and_other_numba_code_at_numbas(monkeypatch):
+    """LLVM's pass pipelines run at ``jit.OPT_LEVEL`` for a kernel and the kernels it calls
+    (compiled inside it), and at Numba's own level for a function the engine did not make,
+    compiled after: the level is Numba's again once a kernel's compile ends."""
+    from numba.core import codegen, config
+
+    levels: list[int] = []
+    make = codegen.create_pass_builder
+
+    def recording(tm, opt, **kwargs):
+        levels.append(int(opt))
+        return make(tm, opt=opt, **kwargs)
+
+    monkeypatch.setattr(codegen, "create_pass_builder", recording)
+    numbas = int(config.OPT)
+    ours = numbas if "NUMBA_OPT" in os.environ else jit.OPT_LEVEL
+
+    @jit.njit(cache=False)
+    def leaf(x):
+        return x + 1
+
+    @jit.njit(cache=False)
+    def top(x):
+        return leaf(x) * 2
+
+    try:
+        assert top(1) == 4
+        assert max(levels) == ours and leaf.signatures  # (level 0: Numba's cheap first pass)
+        levels.clear()
+
+        @numba.njit
+        def foreign(x):
+            return x - 1
+
+        assert foreign(1) == 0
+        assert max(levels) == numbas and int(config.OPT) == numbas
+    finally:
+        jit.KERNELS.remove(leaf)
+        jit.KERNELS.remove(top)
+
+
 def test_numbas_cache_folder_for_the_engine_is_stamped(monkeypatch, tmp_path):
     """With NUMBA_CACHE_DIR set, the folder Numba keeps the engine's kernels in is among
     those the engine stamps (and clears when a source changes)."""
@@ -408,7 +449,7 @@ def test_kernels_make_their_cache_when_first_used():
         jit.KERNELS.remove(lazily_cached)
 
 
-@pytest.mark.slow  # a cold compile of the search: about 35 s of CPU
+@pytest.mark.slow  # a cold compile of the search: about 30 s of CPU
 def test_a_cold_analyse_compiles_the_search_only_with_an_honest_total(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     cli_args = [sys.executable, "-m", "cuttle_search.cli", "analyse", str(POS / "opening-p0.json"), "-n", "300", "--json"]

@@ -78,7 +78,40 @@ def njit(*args, cache: bool = True, nrt: bool = False, **kwargs):
 def _kernel(dispatcher: Any, cached: bool) -> Any:
     if cached:
         dispatcher._cache = _LazyCache(dispatcher)
-    return _one_specialisation(dispatcher)
+    return _at_opt_level(_one_specialisation(dispatcher))
+
+
+OPT_LEVEL = 2  # LLVM's optimization level for the engine's kernels (Numba's default: 3)
+
+
+def _at_opt_level(dispatcher: Any) -> Any:
+    """Make a kernel compile at ``OPT_LEVEL``, and the kernels it calls with it, by setting
+    Numba's optimization level (``numba.core.config.OPT``, which its pass pipelines read at
+    each compile) for the compile only, under Numba's compiler lock, and putting it back
+    after: other Numba code in the same process compiles at its own level. LLVM's level 3
+    over level 2 cost a tenth of a first run's compile and bought nothing measurable in
+    the search (docs/search.md, Start-up). Where ``NUMBA_OPT`` is set, or Numba has no
+    ``config.OPT`` (another version), the kernel compiles at Numba's level."""
+    from numba.core import config
+    from numba.core.compiler_lock import global_compiler_lock
+
+    level = getattr(config, "OPT", None)
+    if "NUMBA_OPT" in os.environ or not isinstance(level, int):
+        return dispatcher
+    make_level = type(level)
+    plain = dispatcher.compile
+
+    def compile(sig: Any) -> Any:
+        with global_compiler_lock:
+            saved = config.OPT
+            config.OPT = make_level(OPT_LEVEL)
+            try:
+                return plain(sig)
+            finally:
+                config.OPT = saved
+
+    dispatcher.compile = compile
+    return dispatcher
 
 
 class _LazyCache:
@@ -217,11 +250,11 @@ def reachable(entries: list[str]) -> list[Any]:
 _warned = False
 _parts_done: set[str] = set()
 
-# A cold compile of every kernel: about 65 s of CPU on the 2-core machine, minutes of
-# wall time under load; of what the search needs alone (132 kernels), 32-33 s of CPU
+# A cold compile of every kernel: about 55-60 s of CPU on the 2-core machine, minutes of
+# wall time under load; of what the search needs alone (132 kernels), 27-29 s of CPU
 # (docs/search.md, Start-up).
-ESTIMATE = "over a minute of CPU time; a few minutes on a slow or busy machine"
-PART_ESTIMATE = "about 35 s of CPU time; longer on a slow or busy machine"
+ESTIMATE = "about a minute of CPU time; a few minutes on a slow or busy machine"
+PART_ESTIMATE = "about 30 s of CPU time; longer on a slow or busy machine"
 
 
 def warn_if_compiling(stream: TextIO | None = None, compile_all: Callable[[], Any] | None = None,
