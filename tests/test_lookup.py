@@ -29,7 +29,8 @@ def _grow(pos: Position, iterations: int, scan_max: int, monkeypatch, indexed: b
     monkeypatch.setattr(kernel, "LOOKUP_SCAN_MAX", scan_max)
     if not indexed:
         monkeypatch.setattr(kernel, "_index_child", lambda *args: None)
-    monkeypatch.setattr(kernel, "borrow", lambda a: a)  # an intrinsic: compiled code only
+    monkeypatch.setattr(kernel, "borrow", lambda a: a)  # intrinsics: compiled code only
+    monkeypatch.setattr(kernel, "prefetch", lambda a, i: None)
     w = _Worker(seed=3, index=0, capacity=1 << 14)
     deal = (np.int64(pos.unknown_cards if pos.hidden is not None else 0), np.int64(0), np.int64(0))
     game = (pos.state.copy(), pos.rules_array, search_viewer(pos))
@@ -332,3 +333,26 @@ def test_a_reader_waits_while_the_tree_grows(monkeypatch):
     grower.join(10)
     reader.join(10)
     assert tree.capacity == 1 << 11 and read == [expected]
+
+
+def test_prefetch_is_a_hint_that_changes_nothing_and_never_faults():
+    """``noref.prefetch`` compiles to the processor's prefetch instruction and leaves every
+    value as it was, even for an index far outside the array (a prefetch never faults)."""
+    from cuttle_search.engine.jit import KERNELS, njit
+    from cuttle_search.engine.noref import prefetch
+
+    @njit(cache=False)
+    def total(a):
+        t = 0
+        for i in range(a.shape[0]):
+            prefetch(a, i + 8)
+            prefetch(a, i + (1 << 40))  # far past the end, unmapped
+            t += a[i]
+        return t
+
+    try:
+        a = np.arange(1000, dtype=np.int32)
+        assert total(a) == int(a.sum()) and np.array_equal(a, np.arange(1000, dtype=np.int32))
+        assert "prefetch" in total.inspect_asm(total.signatures[0])
+    finally:
+        KERNELS.remove(total)

@@ -62,7 +62,7 @@ The opponent model (``model``) says what every seat's node maximises:
 import numpy as np
 
 from .jit import njit
-from .noref import borrow
+from .noref import borrow, prefetch
 from .apply import apply_move
 from .info import determinize
 from .layout import (
@@ -378,6 +378,18 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
         path[0] = 0
         forced = -1  # with the solver: the winner of a proven node where the selection stopped
         while s[F_PHASE] != PH_OVER:
+            # in a large tree the node's children are far from the cache: ask for their
+            # lines now, and generate the moves while they come
+            c = t_first[node]
+            if c >= 0:
+                prefetch(t_move, c)
+                prefetch(t_sibling, c)
+                prefetch(t_visits, c)
+                prefetch(t_avail, c)
+                prefetch(t_wins, c)
+                prefetch(t_draws, c)
+            elif c < -1:
+                prefetch(pool, -2 - c)
             n = generate_moves(s, r, buf)
             if depth == 0 and root_mode != ROOT_ALL:
                 n = _filter_moves(buf, n, root_moves, root_mode == ROOT_ONLY)
@@ -565,6 +577,7 @@ def ismcts_iterate(game, deal, tree, work, iterations, rng, exploration, policy,
                 depth += 1
                 path[depth] = c
                 break
+            prefetch(t_first, best)  # (read at the next node, after the move is played)
             apply_move(s, r, t_move[best])
             depth += 1
             path[depth] = best
