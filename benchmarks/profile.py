@@ -18,10 +18,12 @@ the engine's samples only (the compile and Python are left out).
 from __future__ import annotations
 
 import argparse
+import atexit
 import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,7 +49,9 @@ def _short(symbol: str) -> str:
 
 
 def run(args: argparse.Namespace) -> None:
-    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="cuttle-profile-")  # a fresh compile: every library in memory
+    cache = tempfile.mkdtemp(prefix="cuttle-profile-")
+    atexit.register(shutil.rmtree, cache, True)
+    os.environ["NUMBA_CACHE_DIR"] = cache  # a fresh compile: every library in memory
     from cuttle_search.analysis import analyse
     from cuttle_search.engine import jit
 
@@ -79,8 +83,11 @@ def run(args: argparse.Namespace) -> None:
     for rep in range(args.repeat):
         analyse(args.position, iterations=args.iterations, seed=2 + rep)
     cpu = time.process_time() - t0
-    print(json.dumps({"functions_mapped": len(starts), "search_cpu_seconds": cpu,
-                      "iterations_per_cpu_second": args.iterations * args.repeat / cpu}))
+    fig = {"functions_mapped": len(starts), "map": f"/tmp/perf-{os.getpid()}.map", "search_cpu_seconds": cpu,
+           "iterations_per_cpu_second": args.iterations * args.repeat / cpu}
+    print(f"{len(starts)} compiled functions in {fig['map']}; the search: {cpu:.2f} s of CPU, "
+          f"{fig['iterations_per_cpu_second']:,.0f} iterations a CPU second")
+    print(json.dumps(fig))
 
 
 def report(args: argparse.Namespace) -> None:

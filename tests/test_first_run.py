@@ -140,13 +140,14 @@ def test_progress_is_a_bar_on_a_terminal():
     assert "1/2" in out.getvalue() and "\n" not in out.getvalue().rstrip("\n")  # one bar, redrawn
 
 
-def _fresh_kernels():
-    """Two small kernels, new in every call (so Numba compiles them), the first calling the second."""
-    @numba.njit(cache=False)
+def _fresh_kernels(njit=numba.njit):
+    """Two small kernels, new in every call (so Numba compiles them), the first calling the
+    second; made by ``njit`` (Numba's, or the engine's)."""
+    @njit(cache=False)
     def inner_kernel(x):
         return x + 1
 
-    @numba.njit(cache=False)
+    @njit(cache=False)
     def outer_kernel(x):
         return inner_kernel(x) * 2
 
@@ -395,17 +396,11 @@ def test_kernels_compile_at_the_engines_level_and_other_numba_code_at_numbas(mon
     numbas = int(config.OPT)
     ours = numbas if "NUMBA_OPT" in os.environ else jit.OPT_LEVEL
 
-    @jit.njit(cache=False)
-    def leaf(x):
-        return x + 1
-
-    @jit.njit(cache=False)
-    def top(x):
-        return leaf(x) * 2
-
+    top = _fresh_kernels(jit.njit)
+    made = [d for d in jit.KERNELS if d.py_func.__name__ in ("inner_kernel", "outer_kernel")]
     try:
         assert top(1) == 4
-        assert max(levels) == ours and leaf.signatures  # (level 0: Numba's cheap first pass)
+        assert max(levels) == ours and all(d.signatures for d in made)  # (level 0: Numba's cheap first pass)
         levels.clear()
 
         @numba.njit
@@ -415,8 +410,8 @@ def test_kernels_compile_at_the_engines_level_and_other_numba_code_at_numbas(mon
         assert foreign(1) == 0
         assert max(levels) == numbas and int(config.OPT) == numbas
     finally:
-        jit.KERNELS.remove(leaf)
-        jit.KERNELS.remove(top)
+        for d in made:
+            jit.KERNELS.remove(d)
 
 
 def test_numbas_cache_folder_for_the_engine_is_stamped(monkeypatch, tmp_path):

@@ -23,17 +23,18 @@ def test_a_numba_symbol_reads_as_its_module_path():
 
 
 @pytest.mark.slow  # compiles the search afresh: about 30 s of CPU
-def test_run_maps_every_compiled_kernel_the_search_calls(tmp_path):
+def test_run_maps_every_compiled_kernel_the_search_calls():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "profile.py"), "run",
                           str(ROOT / "positions" / "opening-p0.json"), "--iterations", "2000", "--dump", "rollout"],
                          capture_output=True, text=True, check=True)
     fig = json.loads(out.stdout.strip().splitlines()[-1])
     assert fig["functions_mapped"] > 50 and fig["iterations_per_cpu_second"] > 0
-    maps = sorted(Path("/tmp").glob("perf-*.map"), key=lambda p: p.stat().st_mtime)
-    rows = [line.split(" ", 2) for line in maps[-1].read_text().splitlines()]
+    rows = [line.split(" ", 2) for line in Path(fig["map"]).read_text().splitlines()]
     names = {profile._short(name) for _, _, name in rows}
     assert {"engine.ismcts.ismcts_iterate", "engine.policies.rollout", "engine.apply.apply_move"} <= names
     starts = [int(start, 16) for start, _, _ in rows]
     assert starts == sorted(starts) and all(int(size, 16) > 0 for _, size, _ in rows)
     assert all(re.fullmatch(r"[0-9a-f]+", a) for a, _, _ in rows)
     assert (profile.DUMP_DIR / "rollout.bin").stat().st_size > 100
+    for left in (Path(fig["map"]), profile.DUMP_DIR / "rollout.bin", profile.DUMP_DIR / "rollout.addr"):
+        left.unlink()

@@ -61,7 +61,7 @@ def prefetch(typingctx, arr, index):
         byte_ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [byte_ptr.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [byte_ptr.type], fnty)  # (named for the pointer type)
         builder.call(fn, [byte_ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
 
