@@ -3,7 +3,8 @@
 Numba's compiled kernels carry no symbols, so ``perf`` alone puts every sample of a search in
 one anonymous block. ``run`` compiles the engine afresh (into a temporary cache: about 30 s
 of CPU), writes ``/tmp/perf-PID.map`` (perf's map of JIT code: each function's address,
-size and name, read from the compiled libraries), then runs the search; ``report`` reads
+size and name, read from the compiled libraries; a size is the distance to the next function,
+at most 1 MB), then runs the search; ``report`` reads
 the samples back by kernel and, for one kernel whose machine code ``run`` saved, by
 instruction (the hottest windows, disassembled with ``objdump``). Text, then JSON.
 
@@ -29,9 +30,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NoReturn
 
 DUMP_DIR = Path(tempfile.gettempdir())
 _ENGINE = "_ZN13cuttle_search"
+
+
+def _fail(message: str) -> NoReturn:
+    """A one-line error on stderr, exit status 2 (a bad input, a missing tool)."""
+    print(f"profile.py: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def _short(symbol: str) -> str:
@@ -55,7 +63,10 @@ def run(args: argparse.Namespace) -> None:
     from cuttle_search.analysis import analyse
     from cuttle_search.engine import jit
 
-    analyse(args.position, iterations=500, seed=1)
+    try:
+        analyse(args.position, iterations=500, seed=1)
+    except Exception as e:  # a bad path or position: one line, no traceback
+        _fail(f"position: {e}")
     functions: dict[int, str] = {}
     for kernel in jit.KERNELS:
         for compiled in kernel.overloads.values():
@@ -66,6 +77,8 @@ def run(args: argparse.Namespace) -> None:
                     if address:
                         functions.setdefault(address, fn.name)
     starts = sorted(functions)
+    if not starts:
+        _fail("no compiled code found to map (this Numba keeps no libraries in memory)")
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as out:
         for start, end in zip(starts, starts[1:] + [starts[-1] + 4096]):
             out.write(f"{start:x} {min(end - start, 1 << 20):x} {functions[start]}\n")
@@ -78,7 +91,7 @@ def run(args: argparse.Namespace) -> None:
                 (DUMP_DIR / f"{args.dump}.addr").write_text(f"{start:x}\n")
                 break
         else:
-            sys.exit(f"--dump: no compiled kernel named {args.dump}")
+            _fail(f"--dump: no compiled kernel named {args.dump}")
     t0 = time.process_time()
     for rep in range(args.repeat):
         analyse(args.position, iterations=args.iterations, seed=2 + rep)
@@ -90,9 +103,18 @@ def run(args: argparse.Namespace) -> None:
     print(json.dumps(fig))
 
 
+def _tool(argv: list[str]) -> str:
+    """The output of ``argv`` (perf, objdump), or a one-line exit saying why there is none."""
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    except FileNotFoundError:
+        _fail(f"{argv[0]}: not found (install it: Debian's linux-perf or binutils)")
+    except subprocess.CalledProcessError as e:
+        _fail(f"{' '.join(argv[:2])}: {e.stderr.strip().splitlines()[-1] if e.stderr.strip() else e}")
+
+
 def report(args: argparse.Namespace) -> None:
-    lines = subprocess.run(["perf", "script", "-i", args.data, "-F", "ip,sym"], capture_output=True, text=True,
-                           check=True).stdout.splitlines()
+    lines = _tool(["perf", "script", "-i", args.data, "-F", "ip,sym"]).splitlines()
     by_kernel: collections.Counter[str] = collections.Counter()
     ips: collections.Counter[int] = collections.Counter()
     for line in lines:
@@ -104,7 +126,7 @@ def report(args: argparse.Namespace) -> None:
                 ips[int(fields[0], 16)] += 1
     total = sum(by_kernel.values())
     if not total:
-        sys.exit(f"{args.data}: no samples in the engine's kernels (was it recorded with `profile.py run`?)")
+        _fail(f"{args.data}: no samples in the engine's kernels (was it recorded with `profile.py run`?)")
     fig: dict = {"engine_samples": total,
                  "kernels": {k: round(n / total, 4) for k, n in by_kernel.most_common(args.top)}}
     print(f"{total} samples in the engine's kernels")
@@ -117,9 +139,12 @@ def report(args: argparse.Namespace) -> None:
 
 def _windows(args: argparse.Namespace, ips: collections.Counter) -> list[dict]:
     """The hottest runs of ``WINDOW`` instructions of the dumped kernel, disassembled."""
-    start = (DUMP_DIR / f"{args.dump}.addr").read_text().strip()
-    asm = subprocess.run(["objdump", "-D", "-b", "binary", "-mi386:x86-64", f"--adjust-vma=0x{start}",
-                          str(DUMP_DIR / f"{args.dump}.bin")], capture_output=True, text=True, check=True).stdout
+    saved = DUMP_DIR / f"{args.dump}.addr"
+    if not saved.exists():
+        _fail(f"--dump: no machine code saved for {args.dump} (give `run` the same --dump)")
+    start = saved.read_text().strip()
+    asm = _tool(["objdump", "-D", "-b", "binary", "-mi386:x86-64", f"--adjust-vma=0x{start}",
+                 str(DUMP_DIR / f"{args.dump}.bin")])
     code = []
     for line in asm.splitlines():
         m = re.match(r"\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(.*)", line)
