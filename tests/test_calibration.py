@@ -7,6 +7,7 @@ import pytest
 
 from cuttle_search import Position, analyse
 from cuttle_search.analysis import calibration as cal
+from cuttle_search.game.rules import get_ruleset
 
 from .helpers import load_benchmark
 
@@ -159,14 +160,37 @@ def test_the_best_reply_backup_weighs_each_reply_by_the_chance_it_is_the_best_he
     thin = _tree([(1, 0, 101, 0, 100, 60, 0, 100), (2, 1, 201, 1, 40, 30, 0, 50), (3, 1, 203, 1, 3, 3, 0, 100)])
     assert thin.best_reply_score(101, mine, 0.5) == pytest.approx(0.5 * 0.25 + 0.5 * 0.6)
     assert thin.best_reply_score(101, mine, 0.5, min_visits=3) == pytest.approx(0.0)
+    # one level read: 202 is its own mean for the viewer (0.6), not the viewer's 301 below it
+    assert tree.best_reply_score(101, mine, 0.5, depth=1) == pytest.approx(0.5 * 0.125 + 0.5 * 0.6)
 
 
-def test_the_best_reply_backup_counts_thinner_children_in_a_two_seat_opening():
-    from cuttle_search.analysis.ismcts import best_reply_min_visits
+def test_the_best_reply_backup_reads_the_tree_by_the_stage_of_a_two_seat_game(monkeypatch):
+    """Thinner children count in a two-seat opening, two levels are read at 10 cards or
+    fewer in the deck, and Team keeps the defaults; ``analyse`` reads each tree so."""
+    from cuttle_search.analysis import tree as tree_module
+    from cuttle_search.analysis.ismcts import best_reply_setting
 
-    assert best_reply_min_visits(Position.load(POS / "opening-p0.json")) == 3
-    assert best_reply_min_visits(Position.load(POS / "midgame-main-p0.json")) == 5
-    assert best_reply_min_visits(Position.load(POS / "team-opening-p0.json")) == 5  # Team: as measured
+    from cuttle_search.play.arena import deal_seed
+
+    # a greedy game rarely lasts this long: the 66th deal of seed 2026 does, to a decision
+    # of four legal moves with the opponent's hand hidden
+    late = load_benchmark("late_arena").late_start(get_ruleset("cuttle-cards"), deal_seed(2026, 65), 10)
+    assert late is not None and late.deck_size <= 10 and late.actions > 9
+    assert best_reply_setting(Position.load(POS / "opening-p0.json")) == (3, 3)
+    assert best_reply_setting(Position.load(POS / "midgame-main-p0.json")) == (5, 3)
+    assert best_reply_setting(late) == (5, 2)
+    assert best_reply_setting(Position.load(POS / "team-opening-p0.json")) == (5, 3)  # Team: as measured
+    seen = []
+    read = tree_module.Tree.best_reply_score
+
+    def recording(self, move, viewer_side, share, min_visits=5, depth=3):
+        seen.append((min_visits, depth))
+        return read(self, move, viewer_side, share, min_visits, depth)
+
+    monkeypatch.setattr(tree_module.Tree, "best_reply_score", recording)
+    result = analyse(late.view_of(late.actor), iterations=2_000, seed=3, best_reply=True)
+    assert seen and set(seen) == {(5, 2)}
+    assert any(m.best_reply_score is not None for m in result.moves)
 
 
 def test_analyse_gives_the_best_reply_backup_when_asked_with_two_sides():

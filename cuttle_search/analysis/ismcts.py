@@ -52,7 +52,8 @@ from ..game.seats import seat_name
 from .calibration import stage_of
 from .result import AnalysisResult, MoveStat, score_interval
 from .solve_first import solve_first
-from .tree import BEST_REPLY_MIN_VISITS, BEST_REPLY_OPENING_MIN_VISITS, Tree, load_growth_kernels
+from .tree import (BEST_REPLY_DEPTH, BEST_REPLY_LATE_DEPTH, BEST_REPLY_MIN_VISITS, BEST_REPLY_OPENING_MIN_VISITS, Tree,
+                   load_growth_kernels)
 
 ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC, "random": ROLLOUT_RANDOM,
             "greedy-cut": ROLLOUT_GREEDY_CUT, "value": ROLLOUT_VALUE}
@@ -438,14 +439,21 @@ def best_reply_refusal(pos: Position) -> str | None:
     return f"given where two sides play (two seats, or Team), not {pos.sides} ({pos.rules.spec})"
 
 
-def best_reply_min_visits(pos: Position) -> int:
-    """The visits a child needs to count in the best-reply back-up of ``pos``: fewer in the
-    opening of a two-seat game (plies 0-9, ``calibration.stage_of``), where the tree below
-    the many root moves is thin and 5 left the opening optimistic (docs/strength.md, "The
-    cause, measured"); Team keeps 5, as measured."""
-    if pos.rules.players == 2 and stage_of(pos.actions, pos.deck_size) == 0:
-        return BEST_REPLY_OPENING_MIN_VISITS
-    return BEST_REPLY_MIN_VISITS
+def best_reply_setting(pos: Position) -> tuple[int, int]:
+    """How the best-reply back-up reads the tree of ``pos``: the visits a child needs to
+    count, and the levels below the root move it reads (docs/strength.md, "The cause,
+    measured"). In a two-seat game (stages: ``calibration.stage_of``) fewer visits count in
+    the opening (plies 0-9), where the tree below the many root moves is thin and 5 left the
+    opening optimistic; and at 10 cards or fewer in the deck it reads two levels, where the
+    best of the noisy replies a third level down left the figure pessimistic. Team keeps 5
+    visits and 3 levels, as measured."""
+    if pos.rules.players == 2:
+        stage = stage_of(pos.actions, pos.deck_size)
+        if stage == 0:
+            return BEST_REPLY_OPENING_MIN_VISITS, BEST_REPLY_DEPTH
+        if stage == 3:
+            return BEST_REPLY_MIN_VISITS, BEST_REPLY_LATE_DEPTH
+    return BEST_REPLY_MIN_VISITS, BEST_REPLY_DEPTH
 
 
 def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, float]:
@@ -455,7 +463,7 @@ def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, 
     def viewer_side(seat: int) -> bool:
         return bool(same_side(pos.state, pos.rules_array, seat, viewer))
 
-    min_visits = best_reply_min_visits(pos)
+    min_visits, depth = best_reply_setting(pos)
 
     out = {}
     for code, (v, *_rest) in merged.items():
@@ -463,7 +471,7 @@ def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, 
             continue
         total, weight = 0.0, 0
         for w, seen in zip(workers, root_stats):
-            x = w.tree.best_reply_score(code, viewer_side, share, min_visits)
+            x = w.tree.best_reply_score(code, viewer_side, share, min_visits, depth)
             if x is not None:
                 n = seen.get(code, (0,))[0]
                 total += n * x

@@ -43,12 +43,14 @@ MAPPED_BYTES = 1 << 16
 
 # the best-reply back-up (Tree.best_reply_score): children with fewer visits are left out,
 # and this many levels below the root move a node is its own mean (both chosen on seed 7100
-# of the calibration benchmark: docs/strength.md, "The cause, measured"); in the opening of a
-# two-seat game fewer visits count (analysis.ismcts.best_reply_min_visits: chosen on seed 7100
-# as well, checked on 16100)
+# of the calibration benchmark: docs/strength.md, "The cause, measured"). In a two-seat game
+# (analysis.ismcts.best_reply_setting) fewer visits count in the opening (chosen on seed 7100,
+# checked on 16100), and near the end of the deck two levels are read, not three (chosen on
+# seed 7100, checked on 7300, 16100 and 18700)
 BEST_REPLY_MIN_VISITS = 5
 BEST_REPLY_OPENING_MIN_VISITS = 3
 BEST_REPLY_DEPTH = 3
+BEST_REPLY_LATE_DEPTH = 2
 
 
 def _zeros(size: int, dtype) -> np.ndarray:
@@ -282,7 +284,7 @@ class Tree:
 
     @_locked
     def best_reply_score(self, move: int, viewer_side: Callable[[int], bool], share: float,
-                         min_visits: int = BEST_REPLY_MIN_VISITS) -> float | None:
+                         min_visits: int = BEST_REPLY_MIN_VISITS, depth: int = BEST_REPLY_DEPTH) -> float | None:
         """The root move's score for the viewer with the other side's best replies backed up
         (docs/strength.md, "The cause, measured"), or None for a move with no visits.
 
@@ -293,8 +295,8 @@ class Tree:
         holds (its availability over the node's visits, times the chance that no better one
         was), what is left at the node's own mean; at any other node the visit-weighted mean
         of its children's values, the node's own mean for the visits no child took. Children
-        with fewer than ``min_visits`` visits are left out, and ``BEST_REPLY_DEPTH``
-        levels below the move a node is its own mean. A two-sided figure: a node's wins are
+        with fewer than ``min_visits`` visits are left out, and ``depth`` levels below
+        the move a node is its own mean. A two-sided figure: a node's wins are
         its mover's side's, and the viewer's are the rest."""
         a = self.arrays
         visits, wins, draws, mover, avail = a["visits"], a["wins"], a["draws"], a["mover"], a["avail"]
@@ -328,7 +330,7 @@ class Tree:
         node = self._root_child(move, a)
         if node is None or int(visits[node]) == 0:
             return None
-        return value(node, BEST_REPLY_DEPTH, 0.5)
+        return value(node, depth, 0.5)
 
     @_locked
     def principal_variation(self, move: int, max_len: int = 12) -> list[int]:
