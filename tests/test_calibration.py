@@ -169,7 +169,6 @@ def test_the_best_reply_backup_reads_the_tree_by_the_stage_of_a_two_seat_game(mo
     fewer in the deck, and Team keeps the defaults; ``analyse`` reads each tree so."""
     from cuttle_search.analysis import tree as tree_module
     from cuttle_search.analysis.ismcts import best_reply_setting
-
     from cuttle_search.play.arena import deal_seed
 
     # a greedy game rarely lasts this long: the 66th deal of seed 2026 does, to a decision
