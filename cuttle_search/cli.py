@@ -23,6 +23,7 @@ from .game.errors import CuttleError
 from .analysis.limits import (
     DEFAULT_EXPLORATION,
     DEFAULT_WIDEN,
+    default_widen,
     DEFAULT_ITERATIONS,
     DEFAULT_MODEL,
     MAX_EXPLORATION,
@@ -337,10 +338,10 @@ def _live_progress(total: int | None):
 @click.option("--model", type=click.Choice(MODEL_NAMES), default=DEFAULT_MODEL,
               help="Opponent model with more seats: maxn (each seat for itself), paranoid (every opponent "
                    "against you) or random (opponents play at random).")
-@click.option("--widen", type=_Number(0, MAX_WIDEN), default=DEFAULT_WIDEN, show_default=True,
-              help="Progressive widening below the root: a node opens the greedy policy's best moves one "
-                   "by one as its visits grow, more slowly for a larger value; 0 opens every move at once "
-                   "(docs/search.md).")
+@click.option("--widen", type=_Number(0, MAX_WIDEN), default=None,
+              help=f"Progressive widening below the root: a node opens the greedy policy's best moves one "
+                   f"by one as its visits grow, more slowly for a larger value; 0 opens every move at once "
+                   f"(docs/search.md) [default: {DEFAULT_WIDEN:g}; {default_widen('cutthroat'):,.0f} in cutthroat].")
 @click.option("--best-reply", is_flag=True,
               help="Also give each move's score with the opponent's best replies backed up (two sides: "
                    "two seats or Team; docs/search.md, 'The result').")

@@ -27,7 +27,7 @@ from .game.seats import whole
 from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
 from .analysis.ismcts import best_reply_refusal
-from .analysis.limits import DEFAULT_WIDEN, MAX_EXPLORATION
+from .analysis.limits import MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
                 "reportDuringSearchEvery", "stop", "action", "terminateId", "allowMoves", "avoidMoves",
@@ -252,9 +252,8 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         elif is_finite_number(exploration) and not 0 <= exploration <= limits.max_exploration:
             raise SearchError(f"exploration: expected a finite number from 0 to {limits.max_exploration:g}, "
                               f"got {brief(exploration)}")
+        # None: the game's (analysis.limits.default_widen); the search checks any other value
         widen = req.get("widen")
-        if widen is None:  # the search checks any other value (analysis.limits.widen_error)
-            widen = DEFAULT_WIDEN
         best_reply = req.get("bestReply")
         if best_reply is None:
             best_reply = False

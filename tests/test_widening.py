@@ -3,6 +3,7 @@ it grows, and the checks on its option."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -183,3 +184,35 @@ def test_the_agent_takes_widen_and_refuses_a_bad_one(spec):
     assert str(make_agent("ismcts:widen=-0").widen) == "0.0"
     with pytest.raises(AgentError, match="widen"):
         make_agent(spec)
+
+
+def test_each_game_searches_with_its_own_default_widening():
+    """With no widening named, a Cutthroat search widens on its own scale (1,000) and every
+    other game on 4 (``limits.default_widen``): the API, the agents and the hint server
+    all leave it to the search, and a widening named is the one used."""
+    from cuttle_search.analysis import analyse
+    from cuttle_search.analysis.calibration import applies
+    from cuttle_search.analysis.limits import DEFAULT_WIDEN, default_widen
+    from cuttle_search.hint import answer
+
+    assert default_widen("cutthroat") == 1000.0 and DEFAULT_WIDEN == 4.0
+    assert default_widen("cuttle-cards") == default_widen("team") == default_widen("multiplayer") == 4.0
+    three = Position.load(POS / "cutthroat-opening-p0.json")
+    two = Position.load(POS / "opening-p0.json")
+    assert run_search(three, Limit(300), seed=3).widen == 1000.0
+    assert run_search(two, Limit(300), seed=3).widen == 4.0
+    named = run_search(three, Limit(300), seed=3, widen=4.0)
+    assert named.widen == 4.0
+    assert analyse(three, iterations=300, seed=3).to_json()["moves"] == \
+        run_search(three, Limit(300), seed=3, widen=1000.0).to_json()["moves"]
+    assert make_agent("ismcts:iterations=100").widen is None  # the game's, at each search
+    reply = answer(json.dumps({"id": 1, "position": three.to_dict(), "iterations": 1500, "seed": 3}), {})
+    visits = [(m["move"], m["visits"]) for m in reply["moveInfos"]]
+    for widen, same in ((1000.0, True), (4.0, False)):
+        want = run_search(three, Limit(1500), seed=3, widen=widen)
+        assert (visits == [(m.move.text(), m.visits) for m in want.moves]) == same
+    # the Cutthroat map holds for its own default only
+    assert applies("cutthroat", "greedy", 0.7, "maxn", 10_000, 1000.0)
+    assert not applies("cutthroat", "greedy", 0.7, "maxn", 10_000, 4.0)
+    assert applies("cuttle-cards", "value", 0.7, "maxn", 10_000, 4.0)
+    assert not applies("cuttle-cards", "value", 0.7, "maxn", 10_000, 1000.0)

@@ -16,7 +16,7 @@ from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from . import calibration
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_WIDEN, Limit, SearchError
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, Limit, SearchError
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat, rounded_or_none
 from ..game.seats import seat_name
@@ -38,7 +38,7 @@ def analyse(
     allow_moves: Sequence[Any] | None = None,
     avoid_moves: Sequence[Any] | None = None,
     model: str = DEFAULT_MODEL,
-    widen: float = DEFAULT_WIDEN,
+    widen: float | None = None,
     best_reply: bool = False,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
@@ -55,7 +55,8 @@ def analyse(
     ``allow_moves`` / ``avoid_moves`` (moves in text or JSON notation) restrict the root.
     ``model`` is the opponent model of a game of more seats (``maxn``, ``paranoid`` or
     ``random``; see ``search.md``). ``widen`` is the progressive widening's visit scale
-    below the root (0.0 turns it off; see ``search.md``). ``rollout`` names the rollout
+    below the root (0.0 turns it off; see ``search.md``); None (the default) is the game's: 4, and
+    1,000 in Cutthroat (``limits.default_widen``). ``rollout`` names the rollout
     policy; None (the default) is the game's: the learned value (``value``) in the two-seat
     rulesets and Team, ``greedy`` elsewhere (``limits.default_rollout``). The result's ``rollout``
     names the one used. ``best_reply=True`` (two sides: two seats, Team) adds each searched move's

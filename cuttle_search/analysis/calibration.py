@@ -20,7 +20,7 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, DEFAULT_WIDEN
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, default_widen
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..game.position import Position
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STAGES = ("opening (plies 0-9)", "deck > 30", "deck 11-30", "deck <= 10")
 MIN_ITERATIONS, MAX_ITERATIONS = 5_000, 20_000
-FITTED = {"iterations": 10_000, "widen": DEFAULT_WIDEN, "checkedOn": 7300,
+FITTED = {"iterations": 10_000, "widen": "the game's default (limits.default_widen)", "checkedOn": 7300,
           "games": {("cuttle-cards", "greedy"): 600, ("cutthroat", "greedy"): 1800, ("cuttle-cards", "value"): 1200,
                     ("team", "value"): 480},
           "seeds": {("cuttle-cards", "greedy"): (7100,), ("cutthroat", "greedy"): (7100, 7500, 7900),
@@ -37,7 +37,7 @@ FITTED = {"iterations": 10_000, "widen": DEFAULT_WIDEN, "checkedOn": 7300,
 # (ruleset, rollout) -> (a, b) for each stage, in the order of STAGES (benchmarks/calibration.py --fit)
 MAPS: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
     ("cuttle-cards", "greedy"): ((-0.37, 0.782), (-0.408, 0.975), (-0.208, 1.13), (-0.208, 1.13)),  # 13,048 decisions; few late ones
-    ("cutthroat", "greedy"): ((-0.274, 0.768), (-0.335, 0.677), (-0.179, 0.727), (-0.179, 0.727)),  # 18,833; few late ones
+    ("cutthroat", "greedy"): ((-0.369, 0.874), (-0.463, 0.647), (-0.512, 0.517), (-0.512, 0.517)),  # 16,246 (widen 1,000); few late ones
     ("cuttle-cards", "value"): ((-0.393, 1.117), (-0.33, 1.248), (-0.262, 1.195), (-0.11, 0.791)),  # 34,660
     ("team", "value"): ((-0.125, 1.057), (-0.196, 1.397), (-0.181, 1.165), (-0.103, 1.044)),  # 35,376
 }
@@ -60,10 +60,11 @@ def calibrate(rules: str, ply: int, deck: int, score: float, rollout: str) -> fl
 
 
 def applies(rules: str, rollout: str, exploration: float, model: str, iterations: int,
-            widen: float = DEFAULT_WIDEN) -> bool:
-    """Whether the map was fitted for a search like this one."""
-    return ((rules, rollout) in MAPS and exploration == DEFAULT_EXPLORATION
-            and model == DEFAULT_MODEL and widen == DEFAULT_WIDEN and MIN_ITERATIONS <= iterations <= MAX_ITERATIONS)
+            widen: float | None = None) -> bool:
+    """Whether the map was fitted for a search like this one (``rules`` a ruleset as it
+    comes, whose spec is its name; ``widen`` None is its default)."""
+    return ((rules, rollout) in MAPS and exploration == DEFAULT_EXPLORATION and model == DEFAULT_MODEL
+            and (widen is None or widen == default_widen(rules)) and MIN_ITERATIONS <= iterations <= MAX_ITERATIONS)
 
 
 def annotate(result: "AnalysisResult", pos: "Position") -> "AnalysisResult":

@@ -42,6 +42,7 @@ from .limits import (
     Limit,
     SearchError,
     default_rollout,
+    default_widen,
     rollout_refusal,
     is_finite_number,
     widen_error,
@@ -199,10 +200,10 @@ def search_viewer(pos: Position) -> int:
 
 
 def check_search_options(limit: Limit, threads: object, seed: object, rollout: object, exploration: object,
-                         model: object = DEFAULT_MODEL, widen: object = DEFAULT_WIDEN) -> None:
+                         model: object = DEFAULT_MODEL, widen: object = None) -> None:
     """Refuse search options out of range, naming the option (the command line, the hint
-    server and the API share these checks). A ``rollout`` of None is the game's default
-    (``limits.default_rollout``)."""
+    server and the API share these checks). A ``rollout`` or ``widen`` of None is the
+    game's default (``limits.default_rollout``, ``limits.default_widen``)."""
     if not isinstance(limit, Limit):
         raise SearchError(f"limit: expected a Limit, got {brief(limit)}")
     if not _whole(threads) or not 1 <= threads <= MAX_THREADS:
@@ -214,7 +215,7 @@ def check_search_options(limit: Limit, threads: object, seed: object, rollout: o
         raise SearchError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {brief(rollout)}")
     if not isinstance(model, str) or model not in MODELS:
         raise SearchError(f"model: expected one of {', '.join(MODELS)}, got {brief(model)}")
-    problem = widen_error(widen)
+    problem = None if widen is None else widen_error(widen)
     if problem is not None:
         raise SearchError(problem)
     if not _number(exploration) or not 0 <= exploration <= MAX_EXPLORATION:
@@ -240,7 +241,7 @@ def run_search(
     avoid_moves: object = None,
     solver: bool = True,
     model: str = DEFAULT_MODEL,
-    widen: float = DEFAULT_WIDEN,
+    widen: float | None = None,
     best_reply: bool = False,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
@@ -256,7 +257,8 @@ def run_search(
     ``model`` is the opponent model: ``maxn`` (every seat for itself), ``paranoid`` (every
     opponent against the viewer) or ``random`` (opponents play uniformly at random); with
     two seats ``maxn`` and ``paranoid`` are the same search. ``widen`` is the progressive
-    widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``).
+    widening's visit scale below the root (0.0: off; see ``engine.ismcts.ismcts_iterate``);
+    None is the game's default (``limits.default_widen``).
     ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
     in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used.
     ``best_reply`` adds each searched move's ``best_reply_score`` (two sides; see
@@ -270,7 +272,7 @@ def run_search(
     refusal = rollout_refusal(rollout, pos.rules)
     if refusal is not None:
         raise SearchError(f"rollout: {refusal}")
-    widen = float(widen) + 0.0  # -0.0 is 0.0
+    widen = default_widen(pos.rules.name) if widen is None else float(widen) + 0.0  # -0.0 is 0.0
     model_id = MODELS[model]
     if inference is not None and not isinstance(inference, HandInference):
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")

@@ -28,6 +28,11 @@ MIN_WIDEN = 0.001  # the smallest widening but 0 (off): below it every move open
 DEFAULT_ITERATIONS = 10_000  # with neither an iteration nor a time budget
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_WIDEN = 4.0  # progressive widening below the root (docs/search.md; 0.0 turns it off)
+# A game whose search widens on another scale. In Cutthroat the nodes below the root keep to
+# the greedy policy's pick for the actor's dealt hand until they have 1,000 visits: at equal
+# time it beat the scale of 4 against two `pimc` seats and head to head against two of it
+# (docs/strength.md, "Cutthroat: a narrower tree").
+WIDEN_BY_RULESET = {"cutthroat": 1000.0}
 ROLLOUT_NAMES = ("greedy", "heuristic", "random", "greedy-cut", "value")  # the rollout policies, by name
 DEFAULT_ROLLOUT = "greedy"  # the search's rollout where the learned value is not the default
 # The learned value is the search's default rollout in the two-seat rulesets and in Team,
@@ -57,6 +62,12 @@ def default_rollout(rules: Ruleset) -> str:
     if rules.name in VALUE_DEFAULT_RULESETS and rollout_refusal("value", rules) is None:
         return "value"
     return DEFAULT_ROLLOUT
+
+
+def default_widen(name: str) -> float:
+    """The widening a search of a game of the ruleset named ``name`` (``Ruleset.name``, its
+    options aside) uses when none is named: ``WIDEN_BY_RULESET``'s, else ``DEFAULT_WIDEN``."""
+    return WIDEN_BY_RULESET.get(name, DEFAULT_WIDEN)
 
 
 MODEL_NAMES = ("maxn", "paranoid", "random")  # the opponent models (engine/ismcts.py)

@@ -60,7 +60,6 @@ from ..game.rules import Ruleset
 from ..analysis.ismcts import (
     DEFAULT_EXPLORATION,
     DEFAULT_MODEL,
-    DEFAULT_WIDEN,
     MODELS,
     ROLLOUTS,
     Limit,
@@ -208,7 +207,8 @@ class Ismcts(_RolloutSearcher):
         self.infer = bool(self.params.get("infer", False))
         self.solver = bool(self.params.get("solver", True))
         self.model = str(self.params.get("model", DEFAULT_MODEL))
-        self.widen = float(self.params.get("widen", DEFAULT_WIDEN)) + 0.0  # -0.0 is 0.0
+        widen = self.params.get("widen")  # None: the game's (analysis.limits.default_widen)
+        self.widen = None if widen is None else float(widen) + 0.0  # -0.0 is 0.0
         self._tracker: InferenceTracker | None = None
 
     def seat_limit(self):
