@@ -23,7 +23,6 @@ from .game.errors import CuttleError
 from .analysis.limits import (
     DEFAULT_EXPLORATION,
     DEFAULT_WIDEN,
-    default_widen,
     DEFAULT_ITERATIONS,
     DEFAULT_MODEL,
     MAX_EXPLORATION,
@@ -34,6 +33,7 @@ from .analysis.limits import (
     MAX_THREADS,
     MODEL_NAMES,
     ROLLOUT_NAMES,
+    default_widen,
 )
 from .game.position import Position
 from .game.seats import seat_name, seat_number
