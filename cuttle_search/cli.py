@@ -33,7 +33,7 @@ from .analysis.limits import (
     MAX_THREADS,
     MODEL_NAMES,
     ROLLOUT_NAMES,
-    default_widen,
+    WIDEN_BY_RULESET,
 )
 from .game.position import Position
 from .game.seats import seat_name, seat_number
@@ -341,7 +341,8 @@ def _live_progress(total: int | None):
 @click.option("--widen", type=_Number(0, MAX_WIDEN), default=None,
               help=f"Progressive widening below the root: a node opens the greedy policy's best moves one "
                    f"by one as its visits grow, more slowly for a larger value; 0 opens every move at once "
-                   f"(docs/search.md) [default: {DEFAULT_WIDEN:g}; {default_widen('cutthroat'):,.0f} in cutthroat].")
+                   f"(docs/search.md) [default: {DEFAULT_WIDEN:g}; "
+                   + "; ".join(f"{w:,.0f} in {name}" for name, w in WIDEN_BY_RULESET.items()) + "].")
 @click.option("--best-reply", is_flag=True,
               help="Also give each move's score with the opponent's best replies backed up (two sides: "
                    "two seats or Team; docs/search.md, 'The result').")
