@@ -128,7 +128,8 @@ class _LazyCache:
             raise AttributeError(name)
         from numba.core.caching import FunctionCache
 
-        real = _light_load(FunctionCache(self._dispatcher.py_func))
+        func = self._dispatcher.py_func
+        real = _light_load(FunctionCache(func), counted=_name(func) in COUNTED)
         self._dispatcher._cache = real
         return getattr(real, name)
 
@@ -155,15 +156,17 @@ def _one_specialisation(dispatcher: Any) -> Any:
     return dispatcher
 
 
-def _light_load(cache: Any) -> Any:
+def _light_load(cache: Any, counted: bool = True) -> Any:
     """Make a kernel's on-disk ``cache`` load machine code without first loading the whole
     of Numba's compiler. Numba's ``load_overload`` refreshes the target context before every
     load: the first time, that imports and registers every implementation Numba has
     (NumPy's, the typed containers', the extensions'), a third of a warm command's time,
-    none of which machine code that is already compiled needs. Only the reference
-    counting runtime is set up (a kernel with NRT links to it). Compiling still refreshes
-    it all (Numba's compiler does so itself), and a load that fails without the refresh is
-    retried with it, as Numba does."""
+    none of which machine code that is already compiled needs. Only a kernel with
+    reference counting (``counted``) sets up its runtime first, which it links to: setting
+    it up compiles the runtime's own functions with LLVM, a twentieth of a warm command,
+    and a kernel without it never calls them. Compiling still refreshes it all (Numba's
+    compiler does so itself), and a load that fails without the refresh is retried with
+    it, as Numba does."""
     if not all(hasattr(cache, a) for a in ("load_overload", "_load_overload", "_guard_against_spurious_io_errors")):
         return cache  # another Numba: its own load
     from numba.core.runtime import rtsys
@@ -172,14 +175,85 @@ def _light_load(cache: Any) -> Any:
 
     def load_overload(sig: Any, target_context: Any) -> Any:
         try:
-            rtsys.initialize(target_context)
-            with cache._guard_against_spurious_io_errors():
+            if counted:
+                rtsys.initialize(target_context)
+            with cache._guard_against_spurious_io_errors(), _linking_module_on_demand():
                 return cache._load_overload(sig, target_context)
         except Exception:
             return full(sig, target_context)
 
     cache.load_overload = load_overload
     return cache
+
+
+_ON_DEMAND = [0]  # > 0 while an engine kernel loads (``_linking_module_on_demand``)
+_DEFERRED = [0]  # libraries loaded with their linking module left unparsed
+
+
+class _linking_module_on_demand:
+    """While an engine kernel's machine code loads, leave the copy of its LLVM module that
+    Numba keeps for linking it into code compiled later unparsed until such code asks for
+    it (``_defer_linking_modules``): a warm command that compiles nothing never parses it.
+    Parsing it, and listing its symbols from it, were nearly half of a warm ``analyse``'s
+    kernel loading."""
+
+    def __enter__(self) -> None:
+        _ON_DEMAND[0] += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        _ON_DEMAND[0] -= 1
+
+
+def _defer_linking_modules() -> None:
+    """Teach Numba's code library (``numba.core.codegen``) to defer the linking module of
+    an engine kernel loaded from the cache, then parse it the first time code compiled
+    later links with it. Until then the execution engine, which holds the loaded machine
+    code, says which symbols are defined. Left alone where Numba's internals differ: its own
+    load then runs."""
+    try:
+        from numba.core import codegen
+        import llvmlite.binding as ll
+    except ImportError:  # pragma: no cover - another Numba
+        return
+    library, engine = getattr(codegen, "CPUCodeLibrary", None), getattr(codegen, "JitEngine", None)
+    needed = ((library, ("_unserialize", "_get_module_for_linking", "enable_object_caching", "_set_compiled_object",
+                         "_finalize_final_module")),
+              (engine, ("is_symbol_defined", "_load_defined_symbols")))
+    if not all(cls is not None and all(hasattr(cls, a) for a in names) for cls, names in needed):
+        return
+    unserialize = library._unserialize.__func__
+    for_linking = library._get_module_for_linking
+    defined = engine.is_symbol_defined
+
+    def _unserialize(cls: Any, codegen_: Any, state: Any) -> Any:
+        name, kind, data = state
+        if not _ON_DEMAND[0] or kind != "object":
+            return unserialize(cls, codegen_, state)
+        self = codegen_.create_library(name)
+        object_code, shared_bitcode = data
+        self.enable_object_caching()
+        self._set_compiled_object(object_code)
+        self._deferred_bitcode = shared_bitcode
+        self._finalize_final_module()
+        _DEFERRED[0] += 1
+        return self
+
+    def _get_module_for_linking(self: Any) -> Any:
+        bitcode = self.__dict__.pop("_deferred_bitcode", None)
+        if bitcode is not None:
+            self._shared_module = ll.parse_bitcode(bitcode)
+            self._codegen._engine._load_defined_symbols(self._shared_module)
+        return for_linking(self)
+
+    def is_symbol_defined(self: Any, name: str) -> bool:
+        return defined(self, name) or bool(_DEFERRED[0]) and self._ee.get_function_address(name) != 0
+
+    library._unserialize = classmethod(_unserialize)
+    library._get_module_for_linking = _get_module_for_linking
+    engine.is_symbol_defined = is_symbol_defined
+
+
+_defer_linking_modules()
 
 
 def _name(func: Any) -> str:

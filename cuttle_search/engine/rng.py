@@ -32,10 +32,18 @@ def game_seed(seed, index):
     return rng_next(rng)
 
 
-@njit(cache=True, nrt=True)
+@njit(cache=True)
+def seed_rng_into(rng, seed, stream):
+    """Set the one-slot ``rng`` to the generator state of stream ``stream`` of the user's
+    ``seed``. It writes into the caller's array rather than making one: a kernel that
+    makes an array needs Numba's reference counting, whose set-up costs a warm start more
+    than all the rest of this kernel's loading."""
+    rng[0] = np.uint64(seed) ^ (np.uint64(stream + 1) * np.uint64(0x9E3779B97F4A7C15))
+    rng_next(rng)
+
+
 def seed_rng(seed, stream):
     """A generator state for stream ``stream`` of the user's ``seed`` (one per thread)."""
     rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(seed) ^ (np.uint64(stream + 1) * np.uint64(0x9E3779B97F4A7C15))
-    rng_next(rng)
+    seed_rng_into(rng, np.uint64(seed), np.int64(stream))
     return rng
