@@ -22,7 +22,9 @@ Start-up (docs/search.md): a command compiles on a first run only the kernels it
 (``reachable``, ``warn_if_compiling``'s ``part``); a kernel called from kernels with constant
 integers compiles once for their type (``_one_specialisation``); a warm start makes a
 kernel's on-disk cache only when the kernel is first used (``_LazyCache``) and loads its
-machine code without Numba's full refresh first (``_light_load``)."""
+machine code without Numba's full refresh first (``_light_load``), without setting up
+reference counting for a kernel that does not use it, and without parsing the LLVM module
+Numba keeps for linking it until later code links with it (``_defer_linking_modules``)."""
 
 from __future__ import annotations
 
