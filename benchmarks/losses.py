@@ -11,14 +11,17 @@ Two questions, each answered by searching the agent's decisions again:
   the true position, as ``oracle`` plays: ``--full-iterations`` each). The *drop* of the
   move played is that search's best score less the played move's. Reported by stage (the
   calibration's: plies 0-9, then deck > 30, 11-30, <= 10): the drops summed, and in how
-  many games the largest drop came there; and how many games started below 0.3 by that
-  reckoning at the agent's first decision. The full view knows the deck order, so a drop
-  can be a card the agent could not know: it says when a game went wrong, not whose fault.
+  many games the largest drop came there; and how many games the full view scored below
+  0.3 (its best move's score) at the agent's first decision with a choice. The full view
+  knows the deck order, so a drop can be a card the agent could not know: it says when a
+  game went wrong, not whose fault.
 * **Did the end of the deck cost anything?** Every decision of the agent, in every game,
   where nothing was hidden from it (the analyser solves first there,
   ``solve_first.solver_applies``) is searched again from its view with ``--iterations``:
   proven within the budget, or left to the tree. Each one left to the tree is solved
-  (``--solve-seconds``), and the played move's loss against the solver's best is summed.
+  (``--solve-seconds``); the played move's loss against the best proven score, from the
+  search's proof or the solver's, is summed (an agent other than the analyser at that
+  budget may lose points where the search proves its answer).
 
 The agent is ``--agent`` (a player spec as the logs write it), by default the arena's A (the
 spec in seat p0 of a ``-game0`` log); in a game where both seats have that spec it is the
@@ -45,8 +48,7 @@ from cuttle_search.analysis.calibration import STAGES, stage_of  # noqa: E402
 from cuttle_search.analysis.solve import solve  # noqa: E402
 from cuttle_search.analysis.solve_first import solver_applies  # noqa: E402
 from cuttle_search.game.errors import CuttleError  # noqa: E402
-from cuttle_search.game.gamelog import read_game_log  # noqa: E402
-from cuttle_search.game.position import Position  # noqa: E402
+from cuttle_search.game.gamelog import read_game_log, replay  # noqa: E402
 
 LOG_NAME = re.compile(r"(?:pair|deal)(\d+)-game(\d+)\.json$")
 BEHIND_FROM_THE_START = 0.3  # a first decision the full view scores below this: the deal was against the agent
@@ -55,6 +57,11 @@ BEHIND_FROM_THE_START = 0.3  # a first decision the full view scores below this:
 def _fail(message: str) -> NoReturn:
     print(f"losses.py: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+class _Arguments(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, as for every other bad input
+        _fail(message)
 
 
 def agent_seat(log: dict[str, Any], name: str, agent: str) -> int | None:
@@ -73,11 +80,8 @@ def examine(job: tuple[str, str, int, int, float]) -> dict[str, Any]:
     path, agent, full_iterations, iterations, solve_seconds = job
     log = read_game_log(path)
     seat = agent_seat(log, Path(path).name, agent)
-    pos = Position.from_dict(log["start"])
-    final = pos.copy()
-    for text in log["moves"]:
-        final.play(text)
-    share = final.share_of(seat)
+    pos = replay(log, 0)  # (its start, or its deal)
+    share = replay(log).share_of(seat)
     drops, endgame = [], []
     for ply, text in enumerate(log["moves"]):
         if pos.actor == seat and len(pos.legal_moves()) > 1:
@@ -85,20 +89,23 @@ def examine(job: tuple[str, str, int, int, float]) -> dict[str, Any]:
             if share < 1.0:
                 full = analyse(pos, iterations=full_iterations, seed=ply)
                 scores = {str(m.move): m.score for m in full.moves}
-                best = full.moves[0].score
-                drops.append({"ply": ply, "deck": pos.deck_size, "stage": stage_of(ply, pos.deck_size),
-                              "played": played, "fullBest": str(full.moves[0].move), "fullBestScore": best,
-                              "drop": max(0.0, best - scores.get(played, 0.0))})
+                best = full.moves[0].score  # the search's best move: its most visited
+                if played in scores:  # (every legal move is searched at the root)
+                    drops.append({"ply": ply, "deck": pos.deck_size, "stage": stage_of(pos.actions, pos.deck_size),
+                                  "played": played, "fullBest": str(full.moves[0].move), "fullBestScore": best,
+                                  "drop": max(0.0, best - scores[played])})
             view = pos.view_of(seat)
             if solver_applies(view):
                 searched = analyse(view, iterations=iterations, seed=ply)
                 row: dict[str, Any] = {"ply": ply, "deck": pos.deck_size, "played": played,
                                        "proven": searched.stop_reason == "proven", "loss": None}
-                if not row["proven"]:
+                if row["proven"]:  # every move's score is exact
+                    truth = {str(m.move): m.score for m in searched.moves}
+                else:
                     truth = {str(m.move): m.score for m in solve(view, time=solve_seconds).moves}
-                    known = [v for v in truth.values() if v is not None]
-                    if known and truth.get(played) is not None:
-                        row["loss"] = max(known) - truth[played]
+                known = [v for v in truth.values() if v is not None]
+                if known and truth.get(played) is not None:
+                    row["loss"] = max(known) - truth[played]
                 endgame.append(row)
         pos.play(text)
     return {"game": Path(path).name, "seat": seat, "share": share, "drops": drops, "endgame": endgame}
@@ -125,7 +132,7 @@ def summarise(games: list[dict[str, Any]]) -> dict[str, Any]:
         "behindFromTheStart": behind, "withDecisions": sum(bool(g["drops"]) for g in not_won),
         "nothingHidden": len(endgame), "proven": len(endgame) - len(unproven), "leftToTheTree": len(unproven),
         "solvedAfter": sum(row["loss"] is not None for row in unproven),
-        "lossToTheSolver": sum(row["loss"] or 0.0 for row in unproven),
+        "lossToTheSolver": sum(row["loss"] or 0.0 for row in endgame),
         "costly": [dict(game=g["game"], **row) for g in games for row in g["endgame"] if row["loss"]],
     }
 
@@ -140,14 +147,14 @@ def report(s: dict[str, Any], agent: str) -> str:
               "",
               f"Decisions with nothing hidden: {s['nothingHidden']}; proven within the budget {s['proven']}, "
               f"left to the tree {s['leftToTheTree']} (solved after: {s['solvedAfter']}); "
-              f"the played moves' loss against the solver: {s['lossToTheSolver']:.2f} "
+              f"the played moves' loss against the proven best: {s['lossToTheSolver']:.2f} "
               f"({s['lossToTheSolver'] / max(1, s['games']):.4f} a game)"]
     lines += [f"  {c['game']} ply {c['ply']} (deck {c['deck']}): {c['played']} loses {c['loss']:.2f}" for c in s["costly"]]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = _Arguments(description=__doc__.split("\n\n")[0])
     ap.add_argument("log_dir", help="an arena --log-dir of a two-seat game")
     ap.add_argument("--agent", help="the player spec to examine (default: the arena's A)")
     ap.add_argument("--full-iterations", type=int, default=30_000)
@@ -168,10 +175,14 @@ def main(argv: list[str] | None = None) -> None:
     for p in paths:
         try:
             logs[p] = read_game_log(p)
+            end = replay(logs[p])  # every move legal, the recorded result the one they reach
         except CuttleError as e:
             _fail(f"{p.name}: {e}")
-        if len(logs[p]["players"]) != 2:
-            _fail(f"{p.name}: a game of {len(logs[p]['players'])} seats; this report reads two-seat games")
+        players = logs[p].get("players")
+        if not isinstance(players, dict) or sorted(players) != ["p0", "p1"]:
+            _fail(f"{p.name}: players: expected the two seats' specs, p0 and p1, as an arena writes them")
+        if not end.is_over:
+            _fail(f"{p.name}: moves: the game is not finished")
     agent = a.agent
     if agent is None:
         first = next((p for p in paths if p.name.endswith("-game0.json")), paths[0])

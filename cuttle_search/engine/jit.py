@@ -189,15 +189,20 @@ def _light_load(cache: Any, counted: bool = True) -> Any:
 
 
 _ON_DEMAND = [0]  # > 0 while an engine kernel loads (``_linking_module_on_demand``)
-_DEFERRED = [0]  # libraries loaded with their linking module left unparsed
+# libraries loaded with their linking module deferred, counted (never decreased: once one
+# has been, the execution engine answers for the symbols it holds)
+_DEFERRED = [0]
+# the Numba versions whose code library ``_defer_linking_modules`` was written against and
+# tested with (its "object" load is the one it copies); any other keeps Numba's own load
+DEFER_TESTED_NUMBA = ("0.68.",)
 
 
 class _linking_module_on_demand:
     """While an engine kernel's machine code loads, leave the copy of its LLVM module that
     Numba keeps for linking it into code compiled later unparsed until such code asks for
     it (``_defer_linking_modules``): a warm command that compiles nothing never parses it.
-    Parsing it, and listing its symbols from it, were nearly half of a warm ``analyse``'s
-    kernel loading."""
+    Parsing it, and listing its symbols from it, were more than half of a warm
+    ``analyse``'s kernel loading."""
 
     def __enter__(self) -> None:
         _ON_DEMAND[0] += 1
@@ -210,18 +215,16 @@ def _defer_linking_modules() -> None:
     """Teach Numba's code library (``numba.core.codegen``) to defer the linking module of
     an engine kernel loaded from the cache, then parse it the first time code compiled
     later links with it. Until then the execution engine, which holds the loaded machine
-    code, says which symbols are defined. Left alone where Numba's internals differ: its own
-    load then runs."""
-    try:
-        from numba.core import codegen
-        import llvmlite.binding as ll
-    except ImportError:  # pragma: no cover - another Numba
+    code, says which symbols are defined (for every library, once one was deferred: the
+    same answer for those Numba listed itself). Only in the Numba versions of
+    ``DEFER_TESTED_NUMBA``, and only once; any other runs Numba's own load."""
+    if not numba.__version__.startswith(DEFER_TESTED_NUMBA):
         return
-    library, engine = getattr(codegen, "CPUCodeLibrary", None), getattr(codegen, "JitEngine", None)
-    needed = ((library, ("_unserialize", "_get_module_for_linking", "enable_object_caching", "_set_compiled_object",
-                         "_finalize_final_module")),
-              (engine, ("is_symbol_defined", "_load_defined_symbols")))
-    if not all(cls is not None and all(hasattr(cls, a) for a in names) for cls, names in needed):
+    from numba.core import codegen
+    import llvmlite.binding as ll
+
+    library, engine = codegen.CPUCodeLibrary, codegen.JitEngine
+    if getattr(library, "_engine_defers_linking", False):
         return
     unserialize = library._unserialize.__func__
     for_linking = library._get_module_for_linking
@@ -231,7 +234,8 @@ def _defer_linking_modules() -> None:
         name, kind, data = state
         if not _ON_DEMAND[0] or kind != "object":
             return unserialize(cls, codegen_, state)
-        self = codegen_.create_library(name)
+        self = codegen_.create_library(name)  # Numba's "object" load, but for the parse
+        assert isinstance(self, cls)
         object_code, shared_bitcode = data
         self.enable_object_caching()
         self._set_compiled_object(object_code)
@@ -241,10 +245,12 @@ def _defer_linking_modules() -> None:
         return self
 
     def _get_module_for_linking(self: Any) -> Any:
-        bitcode = self.__dict__.pop("_deferred_bitcode", None)
-        if bitcode is not None:
-            self._shared_module = ll.parse_bitcode(bitcode)
-            self._codegen._engine._load_defined_symbols(self._shared_module)
+        bitcode = self.__dict__.get("_deferred_bitcode")
+        if bitcode is not None:  # (removed only once parsed: a failed parse is tried again)
+            module = ll.parse_bitcode(bitcode)
+            self._codegen._engine._load_defined_symbols(module)
+            self._shared_module = module
+            del self._deferred_bitcode
         return for_linking(self)
 
     def is_symbol_defined(self: Any, name: str) -> bool:
@@ -252,6 +258,7 @@ def _defer_linking_modules() -> None:
 
     library._unserialize = classmethod(_unserialize)
     library._get_module_for_linking = _get_module_for_linking
+    library._engine_defers_linking = True
     engine.is_symbol_defined = is_symbol_defined
 
 

@@ -43,7 +43,8 @@ def seed_rng_into(rng, seed, stream):
 
 
 def seed_rng(seed, stream):
-    """A generator state for stream ``stream`` of the user's ``seed`` (one per thread)."""
+    """A generator state for stream ``stream`` of the user's ``seed`` (a ``np.uint64``; one
+    stream per thread)."""
     rng = np.empty(1, dtype=np.uint64)
     seed_rng_into(rng, np.uint64(seed), np.int64(stream))
     return rng
