@@ -157,11 +157,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = _Arguments(description=__doc__.split("\n\n")[0])
     ap.add_argument("log_dir", help="an arena --log-dir of a two-seat game")
     ap.add_argument("--agent", help="the player spec to examine (default: the arena's A)")
-    ap.add_argument("--full-iterations", type=int, default=30_000)
-    ap.add_argument("--iterations", type=int, default=10_000)
-    ap.add_argument("--solve-seconds", type=float, default=4.0)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--full-iterations", type=int, default=30_000, metavar="N",
+                    help="iterations of the search that sees every card (default 30,000)")
+    ap.add_argument("--iterations", type=int, default=10_000, metavar="N",
+                    help="iterations of the search again from the agent's view where nothing is hidden (default 10,000)")
+    ap.add_argument("--solve-seconds", type=float, default=4.0, metavar="S",
+                    help="the solver's time for a decision the search leaves unproven (default 4)")
+    ap.add_argument("--workers", type=int, default=2, metavar="W", help="processes (default 2)")
+    ap.add_argument("--json", metavar="FILE", help="write the figures and every game's decisions here")
     a = ap.parse_args(argv)
     for name in ("full_iterations", "iterations", "workers"):
         if getattr(a, name) < 1:

@@ -7,7 +7,9 @@
     pos = cuttle_search.Position.load("positions/deck-out-endgame.json")
     print(cuttle_search.solve(pos).moves[0].proven)
 
-The public names (``Position``, ``Move``, ``Limit``, ``analyse``, ``best_move``, ``solve``)
+The public names (``Position``, ``Move``, ``Limit``, ``analyse``, ``analyse_stream``,
+``best_move``, ``solve``, the results ``AnalysisResult``, ``MoveStat``, ``SolveResult`` and
+``SolveProgress``, and the input errors ``PositionError``, ``MoveError`` and ``SearchError``)
 are imported on first use, so ``import cuttle_search`` (and the command line's start) stays
 fast: the engine loads only when a name that needs it is touched.
 """
@@ -24,16 +26,27 @@ _PUBLIC = {
     "Move": "cuttle_search.game.moves",
     "Limit": "cuttle_search.analysis.limits",
     "analyse": "cuttle_search.analysis",
+    "analyse_stream": "cuttle_search.analysis",
     "best_move": "cuttle_search.analysis",
     "solve": "cuttle_search.analysis.solve",
+    "AnalysisResult": "cuttle_search.analysis.result",
+    "MoveStat": "cuttle_search.analysis.result",
+    "SolveResult": "cuttle_search.analysis.solve_result",
+    "SolveProgress": "cuttle_search.analysis.solve_threads",
+    "PositionError": "cuttle_search.game.position",
+    "MoveError": "cuttle_search.game.moves",
+    "SearchError": "cuttle_search.analysis.limits",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .analysis import analyse, best_move
-    from .analysis.limits import Limit
+    from .analysis import analyse, analyse_stream, best_move
+    from .analysis.limits import Limit, SearchError
+    from .analysis.result import AnalysisResult, MoveStat
     from .analysis.solve import solve
-    from .game.moves import Move
-    from .game.position import Position
+    from .analysis.solve_result import SolveResult
+    from .analysis.solve_threads import SolveProgress
+    from .game.moves import Move, MoveError
+    from .game.position import Position, PositionError
 
 
 def __getattr__(name: str) -> Any:
@@ -48,4 +61,7 @@ def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_PUBLIC))
 
 
-__all__ = ["Position", "Move", "Limit", "analyse", "best_move", "solve", "__version__"]
+__all__ = [
+    "__version__", "Position", "Move", "Limit", "analyse", "analyse_stream", "best_move", "solve",
+    "AnalysisResult", "MoveStat", "SolveResult", "SolveProgress", "PositionError", "MoveError", "SearchError",
+]
