@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -315,16 +316,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from cuttle_search.analysis.limits import ROLLOUT_NAMES, default_rollout, rollout_refusal
     from cuttle_search.game.rules import get_ruleset
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rules", default="cuttle-cards")
-    ap.add_argument("--games", type=int, default=600)
-    ap.add_argument("--iterations", type=int, default=10_000)
-    ap.add_argument("--seed", type=int, default=7100)
-    ap.add_argument("--workers", type=int, default=2)
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--rules", default="cuttle-cards", help="the ruleset of the self-play games (default cuttle-cards)")
+    ap.add_argument("--games", type=int, default=600, help="games, one deal each (default 600)")
+    ap.add_argument("--iterations", type=int, default=10_000, help="the search's iterations a decision (default 10,000)")
+    ap.add_argument("--seed", type=int, default=7100, help="the deals' seed (default 7100)")
+    ap.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     ap.add_argument("--widen", type=float, default=None, help="the search's widening (default: the analyser's)")
     ap.add_argument("--rollout", default=None, choices=ROLLOUT_NAMES,
                     help="the search's rollout policy (default: the analyser's)")
-    ap.add_argument("--resamples", type=int, default=400)
+    ap.add_argument("--resamples", type=int, default=400, help="resamples of whole games for the intervals (default 400)")
     ap.add_argument("--json", dest="json_out", default=None, help="write the figures (and every decision) here")
     ap.add_argument("--fit", nargs="+", default=None, metavar="RUN", help="fit the map from saved runs (--json files)")
     ap.add_argument("--evaluate", default=None, metavar="RUN", help="the figures of a saved run, raw and calibrated")
@@ -366,10 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     began = time.perf_counter()
     decisions: list[dict[str, Any]] = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        for k, rows in enumerate(pool.map(play_one, jobs, chunksize=1)):
+        for rows in tqdm(pool.map(play_one, jobs, chunksize=1), total=args.games, desc="games", unit="game",
+                         file=sys.stderr):
             decisions += rows
-            if sys.stderr.isatty():
-                print(f"\r{k + 1}/{args.games} games", end="", file=sys.stderr)
     seconds = time.perf_counter() - began
     summary = summarise(decisions, args.resamples)
     print(report(summary, args, seconds))

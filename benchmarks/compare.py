@@ -8,12 +8,16 @@ process (the peak resident size's growth over the warm-up's, divided by the node
 copies and the index pool included) and, per position, the rate at the largest budget over
 the rate at the smallest; the same rates per second of processor time (which a busy machine disturbs less); then issue
 28's targets for the new side: at most ``TARGET_BYTES``
-bytes a node at every budget from 1 M on, and a rate at the largest budget at least
-``TARGET_SCALING`` of the rate at the smallest::
+bytes a node at every budget from 1 M on, a rate at the largest budget at least
+``TARGET_SCALING`` of the rate at the smallest, and (when ``opening-p0`` is among the
+positions) each opening of more seats at the smallest budget at least its ``TARGET_SHARE``
+of ``opening-p0``'s rate, per CPU second, each with its own default search::
 
     python benchmarks/compare.py --old /path/to/old/.venv/bin/python --new .venv/bin/python \
         [--positions opening-p0,midgame-main-p0] [--budgets 100000,1000000,3000000] [--rounds 3] [--widen W]
         [--search-rollout greedy]
+    python benchmarks/compare.py --old ... --new ... --budgets 100000 \
+        --positions opening-p0,cutthroat-opening-p0,team-opening-p0,multiplayer-4-opening-p0
 
 Since the learned value became the two-seat default, a checkout from before it searches a
 two-seat position with greedy rollouts and one after it with the value: give
@@ -52,6 +56,10 @@ from pathlib import Path
 POSITIONS = Path(__file__).resolve().parent.parent / "positions"
 TARGET_BYTES = 40.0  # bytes a node (peak) at 1 M iterations and more
 TARGET_SCALING = 0.9  # the rate at the largest budget over the rate at the smallest
+# item 3: an opening of more seats at the smallest budget (the issue's 100,000), as a share
+# of the two-seat opening's rate
+TWO_SEAT_OPENING = "opening-p0"
+TARGET_SHARE = {"cutthroat-opening-p0": 0.9, "team-opening-p0": 0.6, "multiplayer-4-opening-p0": 0.6}
 
 _PROBE = """
 import sys
@@ -280,8 +288,10 @@ def main() -> None:
 
 
 def targets(summary: dict, positions: list[str], budgets: list[int]) -> dict[str, dict]:
-    """Issue 28's memory and scaling targets, met or not, for the new side (printed too)."""
+    """Issue 28's memory, scaling and seat targets, met or not, for the new side (printed too)."""
     out = {}
+    smallest = min(budgets)
+    two_seat = summary.get(f"{TWO_SEAT_OPENING}@{smallest}")
     for position in positions:
         big = [b for b in budgets if b >= 1_000_000]
         per_node = {b: summary[f"{position}@{b}"]["bytes_per_node"]["new_median"] for b in big}
@@ -294,6 +304,12 @@ def targets(summary: dict, positions: list[str], budgets: list[int]) -> dict[str
             scale = summary[f"{position}:largest/smallest"]["new_per_cpu_second"]
             row.update(scaling=scale, scaling_met=scale >= TARGET_SCALING)
             line += f"; rate per CPU second largest/smallest (>= {TARGET_SCALING:g}) {scale:.2f}"
+        if two_seat is not None and position in TARGET_SHARE:
+            share = (summary[f"{position}@{smallest}"]["per_cpu_second"]["new_median"]
+                     / two_seat["per_cpu_second"]["new_median"])
+            row.update(share_of_two_seat=share, share_met=share >= TARGET_SHARE[position])
+            line += (f"; rate per CPU second at {smallest:,} over {TWO_SEAT_OPENING}'s "
+                     f"(>= {TARGET_SHARE[position]:.0%}) {share:.0%}")
         out[position] = row
         judged = [v for k, v in row.items() if k.endswith("_met")]
         print(line + ("" if not judged else "  met" if all(judged) else "  not met"))
