@@ -28,6 +28,7 @@ from .analysis.limits import (
     MAX_EXPLORATION,
     MAX_WIDEN,
     MAX_ITERATIONS,
+    MAX_NODES,
     MAX_SECONDS,
     MAX_SEED,
     MAX_THREADS,
@@ -264,7 +265,8 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 
 
 @main.command()
-@click.option("--games", "-n", type=click.IntRange(1, None), default=1000, help="Number of games.")
+@click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=1000,
+              help="Number of games (at most 10,000,000).")
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=RULES_HELP)
 @json_option
@@ -465,8 +467,8 @@ def _analysis_table(result) -> str:
 
 @main.command()
 @click.argument("position", type=click.Path(dir_okay=False))
-@click.option("--nodes", "-n", type=click.IntRange(1, None), default=None, help="Node budget [default: none].")
-@click.option("--time", "-t", "seconds", type=click.FloatRange(0, min_open=True), default=None,
+@click.option("--nodes", "-n", type=click.IntRange(1, MAX_NODES), default=None, help="Node budget [default: none].")
+@click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None,
               help="Time budget in seconds [default: none].")
 @rules_option
 @json_option
@@ -769,6 +771,9 @@ def replay(log, ply, export, view):
     seat = _seat_choice(view, "--view", pos.rules.players, ("full",))
     played = len(data["moves"]) if ply is None else ply
     if seat is not None:
+        if pos.is_over:  # a view is what a seat sees while it still has decisions to make
+            raise InputError(f"--view: the game is over after {played} moves, and a seat's view is of a game "
+                             "still going: give --ply to stop earlier, or omit --view")
         try:
             pos = pos.view_of(seat)
         except CuttleError as e:
@@ -868,12 +873,15 @@ def serve(host, port, open_browser, seed, max_iterations, max_time, max_request_
     if missing:
         raise InputError(missing)
     from .hint import ServerLimits
-    from .web.app import run
+    from .web.app import ListenError, run
 
     warn_if_compiling()
     limits = ServerLimits(max_iterations, max_time, 1, max_request_bytes)
-    run(host, port, limits, {"seed": seed}, open_browser,
-        announce=lambda url: click.echo(f"cuttle-search board on {url} (Ctrl-C stops it)", err=True))
+    try:
+        run(host, port, limits, {"seed": seed}, open_browser,
+            announce=lambda url: click.echo(f"cuttle-search board on {url} (Ctrl-C stops it)", err=True))
+    except ListenError as e:
+        raise click.BadParameter(str(e), param_hint=f"--{e.param}") from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -151,6 +151,15 @@ def parse_request(line: str | bytes) -> dict[str, Any]:
     return req
 
 
+def without_nulls(req: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The request without its protocol fields sent as ``null``: each takes its default, as
+    if absent (``id`` keeps its null, which is echoed; a position's own fields mixed into
+    the request keep theirs, where null has meanings of its own)."""
+    if not any(req.get(k, 0) is None for k in REQUEST_KEYS if k != "id"):
+        return req
+    return {k: v for k, v in req.items() if not (v is None and k in REQUEST_KEYS and k != "id")}
+
+
 def _hint_json(req_id: Any, hint: Hint, extra: Mapping[str, Any]) -> dict[str, Any]:
     """One answer: the hint's keys, ``moveInfos`` (every searched move, best first, in one
     shape), and either ``stopReason`` (a final answer) or ``isDuringSearch`` (a partial one)."""
@@ -222,6 +231,7 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
     try:
         req = line if isinstance(line, Mapping) else parse_request(line)
         req_id = _request_id(req)
+        req = without_nulls(req)
         if "action" in req:
             raise RequestError("action: actions are answered by the server loop, not as hint requests")
         if "position" in req:

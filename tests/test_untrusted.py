@@ -23,6 +23,7 @@ from cuttle_search.engine.apply import apply_move
 from cuttle_search.engine.movegen import generate_moves, moves_overflowed
 from cuttle_search.engine.setup import BLANK_STATE, position_error
 from cuttle_search.engine.table import hand_cap
+from cuttle_search.game.cards import parse_card
 from cuttle_search.game.errors import CuttleError
 from cuttle_search.game.gamelog import GameLogError, check_game_log, replay
 from cuttle_search.game.position import Position, PositionError
@@ -690,3 +691,129 @@ def test_resume_caps_the_file_size_before_reading_it(tmp_path):
     refused(run("arena", "greedy", "random", "--seed", "3", "--resume", path, "-n", "2"),
             f"line 2 is longer than {MAX_LINE} bytes")
     assert path.read_text() == text
+
+
+# ---------------------------------------------------------------- the review of session 17
+def _gamestate_with_frozen(frozen) -> dict:
+    """An unpacked cuttle.cards GameState whose p0 holds a card marked ``isFrozen``."""
+    data = {"gameId": 1, "phase": 1, "turn": 20, "frozen": frozen,
+            "p0": {"hand": [{"id": "3D", "isFrozen": True}, {"id": "JS"}], "points": [{"id": "5H"}], "faceCards": []},
+            "p1": {"hand": [{"id": "AD"}, {"id": "2D"}, {"id": "4S"}, {"id": "9C"}], "points": [{"id": "3C"}],
+                   "faceCards": []},
+            "scrap": ["2H", "6D", "QS"], "oneOff": None, "oneOffTarget": None, "twos": []}
+    used = {"3D", "JS", "5H", "AD", "2D", "4S", "9C", "3C", "2H", "6D", "QS"}
+    data["deck"] = [f"{r}{s}" for r in "A23456789TJQK" for s in "CDHS" if f"{r}{s}" not in used]
+    return data
+
+
+def test_a_gamestate_frozen_card_beside_any_frozen_field(tmp_path):
+    for frozen in (None, []):  # the older null, the list: both read, the marked card frozen
+        pos = Position.from_dict(_gamestate_with_frozen(frozen))
+        assert pos.frozen(0) == 1 << parse_card("3D")
+    path = tmp_path / "gs.json"
+    path.write_text(json.dumps(_gamestate_with_frozen({"a": 1})))
+    refused(run("show", path), "frozen[0]: expected a card string or a card object", "{'a': 1}")
+    path.write_text(json.dumps(_gamestate_with_frozen("JS")))  # the older single card, then the marked one
+    refused(run("show", path), "frozen: p0 holds 2 frozen cards (3D JS)")
+
+
+def test_json_with_a_key_twice_or_a_lone_surrogate_is_refused(tmp_path):
+    text = json.dumps({k: v for k, v in position("opening-p0").items() if k != "about"})
+    path = tmp_path / "twice.json"
+    path.write_text(text.replace('{', '{"about": "a", "about": "b",', 1))
+    refused(run("show", path), "the key 'about' appears twice in one object")
+    out = H.answer('{"id": 1, "id": 2}', {})
+    assert out["field"] == "request" and "appears twice" in out["error"]
+    assert Position.from_json(text.replace('{', '{"about": "\\ud83d\\ude00",', 1)).about == "\U0001F600"  # a pair
+    for where in ('"about": "x\\ud800"', '"\\udc00": 1'):
+        with pytest.raises(PositionError, match="lone UTF-16 surrogate"):
+            Position.from_json(text.replace('{', '{' + where + ',', 1))
+    log = tmp_path / "log.json"
+    result = run("arena", "random", "random", "--games", "1", "--log-dir", tmp_path / "logs")
+    assert result.exit_code == 0, result.output
+    data = (tmp_path / "logs" / "pair00000-game0.json").read_text()
+    log.write_text(data.replace('"random"', '"random\\ud800"', 1))
+    refused(run("review", log, "-n", "20", "--no-luck"), "lone UTF-16 surrogate")
+    refused(run("replay", log), "lone UTF-16 surrogate")
+
+
+def option_refused(result, option, *fragments):
+    """A command-line option out of its range: exit 2, click's usage and one error line
+    naming the option, no traceback."""
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), (result.exit_code, result.stderr)
+    errors = [x for x in result.stderr.splitlines() if x.startswith("Error: ")]
+    assert len(errors) == 1 and f"Invalid value for '{option}'" in errors[0], result.stderr
+    assert "Traceback" not in result.stderr and all(f in errors[0] for f in fragments), result.stderr
+
+
+def test_solve_and_selfplay_budgets_have_bounds():
+    import cuttle_search
+
+    endgame = POS / "deck-out-endgame.json"
+    option_refused(run("solve", endgame, "--nodes", 2**63), "--nodes")
+    for t in ("inf", "nan", "1e308"):
+        option_refused(run("solve", endgame, "--time", t), "--time", "is not a finite number")
+    option_refused(run("selfplay", "--games", 10**20), "--games")
+    pos = Position.load(endgame)
+    for kw in ({"time": float("inf")}, {"time": float("nan")}, {"nodes": 2**70}, {"nodes": True}):
+        with pytest.raises(cuttle_search.SearchError, match="nodes|time"):
+            cuttle_search.solve(pos, **kw)
+    from cuttle_search.play.selfplay import run_selfplay
+
+    with pytest.raises(CuttleError, match="games: expected a whole number from 1 to 10,000,000"):
+        run_selfplay(get_ruleset("cuttle-cards"), 10**12, 0)
+
+
+def test_hint_fields_sent_as_null_take_their_defaults():
+    base = position("opening-p0")
+    plain = H.answer(json.dumps({**base, "id": 1, "iterations": 300, "seed": 4}), {})
+    nulls = H.answer(json.dumps({**base, "id": 1, "iterations": 300, "seed": 4, "moves": None,
+                                 "analyzeTurns": None, "position": None, "rules": None}), {})
+    assert "error" not in nulls and nulls["move"] == plain["move"] and nulls["score"] == plain["score"]
+    nested = H.answer(json.dumps({"id": None, "position": base, "iterations": 300, "seed": 4,
+                                  "moves": None, "threads": None}), {})
+    assert nested["id"] is None and nested["move"] == plain["move"]
+
+
+def test_an_agent_parameter_given_twice_or_without_a_value_is_refused():
+    for spec, says in (("ismcts:iterations=10,iterations=20", "iterations is given twice"),
+                       ("ismcts:iterations", "iterations needs a value (iterations=...)")):
+        refused(run("arena", spec, "random", "--games", "2"), says)
+
+
+def test_a_game_log_names_only_its_seats_and_its_version(tmp_path):
+    result = run("arena", "random", "random", "--games", "1", "--log-dir", tmp_path)
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "pair00000-game0.json"
+    data = json.loads(path.read_text())
+    assert data["version"] == 1 and replay(check_game_log(data)).is_over
+    for edit, says in (({"players": {"p0": "random", "p5": "random"}}, "players: 'p5' is not a seat of cuttle-cards (p0, p1)"),
+                       ({"version": 99}, "version: expected 1"), ({"version": "1"}, "version: expected 1"),
+                       ({"version": None}, "version: expected 1")):
+        path.write_text(json.dumps({**data, **edit}))
+        refused(run("replay", path), says)
+    del data["version"]  # a log without one is read as version 1
+    path.write_text(json.dumps(data))
+    assert run("replay", path).exit_code == 0
+    refused(run("replay", path, "--view", "p1"), "--view: the game is over after", "give --ply")
+    assert run("replay", path, "--view", "p1", "--ply", "3").exit_code == 0
+
+
+def test_a_history_row_writes_cards_where_it_writes_them():
+    from cuttle_search.game.gamelog import read_game
+
+    from .test_review import _game, _history
+
+    rows = _history(_game(12))
+    draw = next(i for i, r in enumerate(rows) if r["moveType"] == "draw")
+    points = next(i for i, r in enumerate(rows) if r["moveType"] == "points")
+    for i, edit, says in ((draw, {"targetCard": "ZZ"}, f"rows[{draw}].targetCard: unknown card 'ZZ'"),
+                          (points, {"discardedCards": "6S"}, f"rows[{points}].discardedCards: expected a list of cards"),
+                          (points, {"discardedCards": ["KS", 7]}, f"rows[{points}].discardedCards[1]"),
+                          (0, {"moveType": "points"}, "rows[0].moveType: expected 'initialize'")):
+        bad = [dict(r) for r in rows]
+        bad[i].update(edit)
+        with pytest.raises(GameLogError) as e:
+            read_game(bad)
+        assert says in str(e.value)
+    read_game(rows)  # the untouched history still loads

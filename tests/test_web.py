@@ -780,3 +780,32 @@ def test_the_static_review_report_selects_decisions_by_click_and_key(browser, tm
         assert "seen from" in pg.inner_text("section.decision[data-i='1'] h2")
     finally:
         pg.close()
+
+
+def test_serve_says_which_option_keeps_it_from_listening():
+    """A host that does not resolve or is not this machine's names --host, a port in use
+    names --port: exit 2 with click's one error line, not the web server's own message."""
+    from click.testing import CliRunner
+
+    from cuttle_search.cli import main
+    from cuttle_search.web.app import ListenError, listening_socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for args, option, says in ((["--host", "no.such.host.invalid"], "--host", "cannot resolve"),
+                                   (["--host", "192.0.2.1"], "--host", "cannot listen on 192.0.2.1"),
+                                   (["--port", str(port)], "--port", f"{port} on 127.0.0.1")):
+            r = CliRunner().invoke(main, ["serve", *args])
+            errors = [x for x in r.stderr.splitlines() if x.startswith("Error: ")]
+            assert r.exit_code == 2 and len(errors) == 1, r.stderr
+            assert f"Invalid value for {option}" in errors[0] and says in errors[0], errors
+        with pytest.raises(ListenError) as e:
+            listening_socket("127.0.0.1", port)
+        assert e.value.param == "port"
+    sock = listening_socket("127.0.0.1", 0)  # a free port: bound, for uvicorn to listen on
+    try:
+        assert sock.getsockname()[0] == "127.0.0.1" and sock.getsockname()[1] > 0
+    finally:
+        sock.close()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 MAX_ITERATIONS = 1_000_000_000  # about 37 GB of tree: more than any machine here holds
 MAX_SECONDS = 7 * 24 * 3600.0
+MAX_NODES = 2**62  # the exact solver's node budget: its counter is an int64
 MAX_THREADS = 256
 MAX_SEED = 2**63 - 1
 MAX_EXPLORATION = 1000.0

@@ -20,12 +20,14 @@ from ..engine.seats import opponent
 from ..engine.setup import deal_by
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
+from .cards import CardError, parse_card
 from .moves import Move
 from .position import Position, PositionError
 from .rules import Ruleset, RulesError, find_ruleset
 from .seats import seat_name
 
 GAME_FORMAT = "cuttle-search/game"
+GAME_VERSION = 1  # written by the arena; a log without one is read as this version
 
 
 class GameLogError(CuttleError):
@@ -48,6 +50,8 @@ def check_game_log(data: Any) -> dict[str, Any]:
         raise GameLogError(f"log: expected a JSON object, got {type(data).__name__}")
     if data.get("format") != GAME_FORMAT:
         raise GameLogError(f"format: expected {GAME_FORMAT!r}, got {brief(data.get('format'))}")
+    if data.get("version", GAME_VERSION) != GAME_VERSION or isinstance(data.get("version"), bool):
+        raise GameLogError(f"version: expected {GAME_VERSION} (the only version of the log format), got {brief(data.get('version'))}")
     if "start" in data or "dealSeed" not in data:
         if not isinstance(data.get("start"), Mapping):
             raise GameLogError("start: expected the starting position as an object")
@@ -137,6 +141,10 @@ def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[
         raise GameLogError("start.view: a game log starts from a full-information position")
     if "start" in log:
         _check_start_agrees(log, pos)
+    seats = [seat_name(q) for q in range(pos.players)]
+    for key in log.get("players") or {}:
+        if key not in seats:
+            raise GameLogError(f"players: {brief(key)} is not a seat of {pos.rules.spec} ({', '.join(seats)})")
     moves = log["moves"]
     if len(moves) > int(pos.rules_array[L.R_ACTION_LIMIT]):
         raise GameLogError(f"moves: {len(moves):,} moves, more than a game of {pos.rules.spec} can last")
@@ -287,7 +295,18 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
 
 def _history_move(row: Mapping[str, Any], i: int) -> Move:
     """The move a cuttle.cards GameStateRow records (``moveType``, ``playedCard``,
-    ``targetCard``, ``discardedCards``)."""
+    ``targetCard``, ``discardedCards``). Each of those the row writes must be a card (a
+    list of cards for ``discardedCards``), whether or not the move reads it: a field may be
+    left out, never written wrong."""
+    for field in ("playedCard", "targetCard"):
+        if row.get(field) is not None:
+            _row_card(row[field], f"rows[{i}].{field}")
+    discarded = row.get("discardedCards")
+    if discarded is not None:
+        if not isinstance(discarded, list):
+            raise GameLogError(f"rows[{i}].discardedCards: expected a list of cards, got {brief(discarded)}")
+        for k, c in enumerate(discarded):
+            _row_card(c, f"rows[{i}].discardedCards[{k}]")
     body: dict[str, Any] = {"moveType": row.get("moveType")}
     if row.get("playedCard") is not None:
         body["cardId"] = row["playedCard"]
@@ -301,6 +320,14 @@ def _history_move(row: Mapping[str, Any], i: int) -> Move:
         return Move.from_json(body)
     except CuttleError as e:
         raise GameLogError(f"rows[{i}]: {e}") from None
+
+
+def _row_card(value: Any, where: str) -> None:
+    """A card string or card object, else a ``GameLogError`` naming ``where``."""
+    try:
+        parse_card(value["id"] if isinstance(value, Mapping) and "id" in value else value)
+    except CardError as e:
+        raise GameLogError(f"{where}: {e}") from None
 
 
 def read_history(rows: Any) -> tuple[Position, list[Move]]:
@@ -317,6 +344,8 @@ def read_history(rows: Any) -> tuple[Position, list[Move]]:
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise GameLogError(f"rows[{i}]: expected a GameStateRow object, got {type(row).__name__}")
+    if rows[0].get("moveType", "initialize") != "initialize":
+        raise GameLogError(f"rows[0].moveType: expected 'initialize' (the first row is the deal), got {brief(rows[0]['moveType'])}")
     try:
         pos = Position.from_dict({k: rows[0][k] for k in GAMESTATE_KEYS if k in rows[0]})
     except PositionError as e:

@@ -3,18 +3,22 @@
 Everything a stranger can hand the project (position files, hint requests, game logs)
 comes in through here, so the limits live in one place: a size cap, UTF-8 only, and
 JSON that is neither nested past ``MAX_JSON_DEPTH`` nor holds numbers Python refuses
-to convert (over 4,300 digits)."""
+to convert (over 4,300 digits), with no key twice in one object (which value was meant?)
+and no string that is not Unicode text (a lone surrogate such as ``"\\ud800"``, valid
+JSON that no output could print)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-from .errors import CuttleError
+from .errors import CuttleError, brief
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_JSON_DEPTH = 64
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the start of a \\uD800-\\uDFFF escape
 
 
 def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = MAX_FILE_BYTES) -> str:
@@ -67,8 +71,32 @@ def parse_json(text: str, error: type[CuttleError], what: str) -> Any:
     if not _depth_ok(text):
         raise error(f"{what}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(text)
+        value = json.loads(text, object_pairs_hook=_object_without_repeats)
+    except _RepeatedKey as e:
+        raise error(f"{what}: the key {brief(e.args[0])} appears twice in one object") from None
     except json.JSONDecodeError as e:
         raise error(f"{what}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     except (ValueError, RecursionError) as e:  # a number over 4,300 digits, nesting
         raise error(f"{what}: JSON this reader refuses ({str(e).splitlines()[0][:80]})") from None
+    if _SURROGATE_ESCAPE.search(text):  # a pair of escapes is a character; one alone is not
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise error(f"{what}: a string holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape)") from None
+    return value
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refusing a key given twice (``json`` keeps the last)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out

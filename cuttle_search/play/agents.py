@@ -391,9 +391,13 @@ def make_agent(spec: str) -> Agent:
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
         key = key.strip()
-        if not eq or key not in schema:
+        if key not in schema:
             known = ", ".join(schema) or "none"
             raise AgentError(f"agent {brief(name)}: unknown parameter {brief(part)} (parameters: {known})")
+        if not eq:
+            raise AgentError(f"agent {brief(name)}: {key} needs a value ({key}=...)")
+        if key in params:
+            raise AgentError(f"agent {brief(name)}: {key} is given twice")
         try:
             params[key] = schema[key](value.strip())
         except ValueError:

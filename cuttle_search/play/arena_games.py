@@ -19,7 +19,7 @@ from ..engine.apply import apply_move
 from ..engine.rng import game_seed
 from ..engine.seats import next_seat
 from ..game.errors import CuttleError
-from ..game.gamelog import check_game_log, deal_position, replay as replay_log
+from ..game.gamelog import GAME_VERSION, check_game_log, deal_position, replay as replay_log
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
@@ -82,7 +82,7 @@ class GameRecord:
                                                                          self.dealer)
         log: dict[str, Any] = {
             "format": "cuttle-search/game",
-            "version": 1,
+            "version": GAME_VERSION,
             "engineVersion": __version__,
             "rules": self.rules,
             "dealSeed": self.deal_seed,

@@ -12,10 +12,12 @@ from ..engine import layout as L
 from ..engine.harness import random_games
 from ..engine.seats import partner
 from ..engine.state import empty_state
-from ..game.seats import seat_name
+from ..game.errors import CuttleError
+from ..game.seats import seat_name, whole
 from ..game.rules import Ruleset
 
 CHUNK = 2000
+MAX_GAMES = 10_000_000  # 24 bytes of results a game: 240 MB at most (cli: selfplay --games)
 
 
 def _team_wins(rules: Ruleset, status: np.ndarray, winner: np.ndarray) -> dict[str, int]:
@@ -32,6 +34,7 @@ def _team_wins(rules: Ruleset, status: np.ndarray, winner: np.ndarray) -> dict[s
 
 def run_selfplay(rules: Ruleset, games: int, seed: int, progress: bool = False) -> dict[str, Any]:
     """Play ``games`` uniformly random games; game ``g`` depends only on (seed, g)."""
+    whole(games, "games", 1, MAX_GAMES, CuttleError)
     r = rules.to_array()
     s = np.zeros(L.STATE_SIZE, dtype=np.int64)
     buf = np.zeros(L.MAX_MOVES, dtype=np.int64)

@@ -17,8 +17,10 @@ over the socket and stay in memory.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import re
+import socket
 import sys
 import threading
 import traceback
@@ -485,15 +487,47 @@ def create_app(limits: ServerLimits = DEFAULT_LIMITS, defaults: Mapping[str, Any
     return app
 
 
+class ListenError(CuttleError):
+    """The server cannot listen where it was asked to; ``param`` is ``host`` or ``port``."""
+
+    def __init__(self, message: str, param: str) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+def listening_socket(host: str, port: int) -> "socket.socket":
+    """A TCP socket bound to ``host:port`` (IPv4), or a ``ListenError`` saying which of the
+    two is at fault: a name that does not resolve or an address not of this machine
+    (``host``), a port in use or not allowed (``port``)."""
+    try:
+        address = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+    except (socket.gaierror, UnicodeError) as e:
+        raise ListenError(f"cannot resolve {host!r} to an IPv4 address ({getattr(e, 'strerror', None) or e})", "host") from None
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        if e.errno in (errno.EADDRINUSE, errno.EACCES):
+            raise ListenError(f"{port} on {host}: {e.strerror}", "port") from None
+        raise ListenError(f"cannot listen on {host} ({e.strerror}; an address of this machine, or 0.0.0.0 for all)",
+                          "host") from None
+    return sock
+
+
 def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = DEFAULT_LIMITS,
         defaults: Mapping[str, Any] | None = None, open_browser: bool = False,
         announce: Callable[[str], None] | None = None) -> None:
     """Serve the board on ``host:port`` until interrupted (uvicorn). Once it listens,
     ``announce`` gets the page's address (the port the system chose, with port 0) and,
-    with ``open_browser``, the browser opens it."""
+    with ``open_browser``, the browser opens it. A ``ListenError`` when it cannot listen
+    there."""
     import time
 
     import uvicorn
+
+    sock = listening_socket(host, port)
 
     config = uvicorn.Config(create_app(limits, defaults, allowed_hosts_for(host)), host=host, port=port,
                             log_level="warning", ws_max_size=limits.max_request_bytes + 1024, lifespan="off")
@@ -515,4 +549,4 @@ def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = DEFAUL
             webbrowser.open(url)
 
     threading.Thread(target=listening, daemon=True).start()
-    server.run()
+    server.run(sockets=[sock])

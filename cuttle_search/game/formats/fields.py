@@ -65,7 +65,9 @@ class SeenCards:
 
 def read_card(value: Any, where: str) -> Card:
     if isinstance(value, Mapping):  # cuttle.cards card object
-        value = value.get("id")
+        if not isinstance(value.get("id"), str):
+            raise PositionError(f"{where}: expected a card string or a card object with an \"id\", got {brief(value)}")
+        value = value["id"]
     try:
         return parse_card(value)
     except CardError as e:

@@ -68,8 +68,10 @@ def normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
                         by = p if (n - 1 - k) % 2 == 0 else 1 - p
                         names.append(f"{jack}-{seat_name(by)}")
                     text += "(" + ",".join(names) + ")"
-                if item.get("isFrozen"):
-                    d.setdefault("frozen", []).append(card_text(item, where))
+                if item.get("isFrozen"):  # beside any top-level ``frozen``: a list, one card or null
+                    listed = d.get("frozen")
+                    listed = [] if listed is None else listed if isinstance(listed, list) else [listed]
+                    d["frozen"] = [*listed, card_text(item, where)]
                 out.append(text)
             d[f"{seat_name(p)}{dst}"] = out
     for key in ("oneOff", "oneOffTarget", "resolving"):
