@@ -817,3 +817,17 @@ def test_a_history_row_writes_cards_where_it_writes_them():
             read_game(bad)
         assert says in str(e.value)
     read_game(rows)  # the untouched history still loads
+
+
+def test_fields_that_mean_nothing_where_they_are_written_are_refused():
+    two = position("opening-p0")  # a view of p0: its deck names no card on top
+    assert Position.from_dict({**two, "deckKnown": 0}).deck_known == 0  # may be given, if it counts them
+    for bad in (2, 1.5, "3", -1):
+        with pytest.raises(PositionError, match="deckKnown"):
+            Position.from_dict({**two, "deckKnown": bad})
+    seats = Position.deal("cutthroat", seed=3).view_of(0).to_dict()  # phase main
+    for key, says in (("chainTop", "on top of a counter chain"), ("asked", "asked to counter or answer"),
+                      ("victim", "discarding to a 4")):
+        assert Position.from_dict({**seats, key: None}).phase == L.PH_MAIN
+        with pytest.raises(PositionError, match=f"{key}: set in phase 'main', where no seat is {says}"):
+            Position.from_dict({**seats, key: "p1"})

@@ -106,6 +106,16 @@ def frozen_cards(value: Any, where: str) -> list[tuple[Card, str]]:
     return out
 
 
+def check_view_deck_known(data: Mapping[str, Any], named: int) -> None:
+    """A view names the cards it knows on top of its deck list; a ``deckKnown`` beside them
+    (not needed) must count them."""
+    if data.get("deckKnown") is not None:
+        given = int_field(data, "deckKnown", 0)
+        if given != named:
+            raise PositionError(f"deckKnown: {given}, but this view's deck names {named} card{'s' * (named != 1)} on "
+                                "top (a view writes the cards it knows in the deck; deckKnown may be left out)")
+
+
 def read_hand(s: np.ndarray, seen: SeenCards, items: list[Any], seat: int, view: int | None, field: str) -> int:
     """Seat ``seat``'s hand, the list ``field`` of either form, into ``s``: every named card
     (each checked once against ``seen``); ``??`` only for a hand the view hides. Returns how

@@ -38,12 +38,20 @@ from ...engine.info import sees_hand, visible_in_hand
 from ...engine.seats import seat_count
 from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 from .fields import (
-    FORMAT_NAME, SeenCards, match_stack, card_list, default_actions, frozen_cards, impossible, int_field, list_field,
+    FORMAT_NAME, SeenCards, check_view_deck_known, match_stack, card_list, default_actions, frozen_cards, impossible,
+    int_field, list_field,
     parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
 SEAT_LIST_VERSION = 2
 _ATTACHED_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*(?:>\s*p(\d)\s*)?$", re.IGNORECASE)
+
+
+# the fields that name a seat only in some phases, and what that seat is there
+PHASE_FIELDS = {"chainTop": (L.PH_COUNTER,), "asked": (L.PH_COUNTER, L.PH_RESPONSE),
+                "victim": (L.PH_FOUR, L.PH_FOUR_RANDOM)}
+PHASE_FIELD_ROLE = {"chainTop": "on top of a counter chain", "asked": "asked to counter or answer",
+                    "victim": "discarding to a 4"}
 
 
 def seat_of(value: Any, field: str, seats: int) -> int:
@@ -304,6 +312,9 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         S.put(s, "actor", seat_of(data.get("asked"), "asked", n))
     if phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
         S.put(s, "victim", seat_of(data.get("victim"), "victim", n))
+    for key, phases in PHASE_FIELDS.items():  # written only where they mean something: never wrong
+        if data.get(key) is not None and phase not in phases:
+            raise PositionError(f"{key}: set in phase {brief(data.get('phase'))}, where no seat is {PHASE_FIELD_ROLE[key]}")
     revealed_unknown = 0
     for i, item in enumerate(card_list(data, "revealed", cards)):
         if item == C.UNKNOWN:
@@ -318,6 +329,8 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         raise PositionError("revealed: a view sees all of another seat's revealed cards or none")
 
     deck, deck_known = read_deck(card_list(data, "deck", cards), view, seen)
+    if view is not None:
+        check_view_deck_known(data, deck_known)
     seen_by = data.get("deckSeenBy")
     if seen_by is not None:
         S.put(s, "top_seen_by", seat_of(seen_by, "deckSeenBy", n))

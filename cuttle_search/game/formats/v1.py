@@ -21,7 +21,8 @@ from ..position import Hidden, Position, PositionError
 from ..rules import Ruleset
 from ..seats import seat_name, seat_number
 from .fields import (
-    FORMAT_NAME, FORMAT_VERSION, SeenCards, match_stack, card_list, default_actions, frozen_cards, impossible, int_field,
+    FORMAT_NAME, FORMAT_VERSION, SeenCards, check_view_deck_known, match_stack, card_list, default_actions, frozen_cards,
+    impossible, int_field,
     parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
@@ -213,6 +214,8 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
 
     # ---- deck: top first in the file; the engine keeps the top at the end
     deck_cards, deck_known = read_deck(deck_items, view, seen)
+    if view is not None:
+        check_view_deck_known(data, deck_known)
     if view is None:
         deck_known = int_field(data, "deckKnown", 0)
         if deck_known > len(deck_cards):
