@@ -64,8 +64,19 @@ def test_team_has_a_map_for_its_default_value_search_only():
     assert fitted.best.calibrated_score != pytest.approx(fitted.best.score)
     greedy = analyse(pos, iterations=5_000, seed=2, rollout="greedy")  # never fitted: no map
     assert all(m.calibrated_score is None for m in greedy.moves)
-    other = analyse(Position.load(POS / "multiplayer-4-opening-p0.json"), iterations=5_000, seed=2)
-    assert all(m.calibrated_score is None for m in other.moves)
+
+
+def test_multiplayer_has_a_map_for_four_seats_with_its_default_search_only():
+    pos = Position.load(POS / "multiplayer-4-opening-p0.json")
+    fitted = analyse(pos, iterations=5_000, seed=2)
+    assert fitted.rollout == "greedy" and all(m.calibrated_score is not None for m in fitted.moves)
+    assert fitted.best.calibrated_score == pytest.approx(
+        cal.calibrate("multiplayer", pos.actions, pos.deck_size, fitted.best.score, "greedy"))
+    assert fitted.best.calibrated_score != pytest.approx(fitted.best.score)
+    assert cal.calibrate("multiplayer", 0, 40, 0.35, "greedy") < 0.3  # the search is optimistic at its mean
+    for other in (analyse(pos, iterations=5_000, seed=2, rollout="greedy-cut"),
+                  analyse(Position.deal("multiplayer:players=3", seed=2), iterations=5_000, seed=2)):
+        assert all(m.calibrated_score is None for m in other.moves)  # never fitted
 
 
 def test_every_map_keeps_the_order_of_moves():

@@ -30,9 +30,10 @@ STAGES = ("opening (plies 0-9)", "deck > 30", "deck 11-30", "deck <= 10")
 MIN_ITERATIONS, MAX_ITERATIONS = 5_000, 20_000
 FITTED = {"iterations": 10_000, "widen": "the game's default (limits.default_widen)", "checkedOn": 7300,
           "games": {("cuttle-cards", "greedy"): 600, ("cutthroat", "greedy"): 1800, ("cuttle-cards", "value"): 1200,
-                    ("team", "value"): 480},
+                    ("team", "value"): 480, ("multiplayer", "greedy"): 1200},
           "seeds": {("cuttle-cards", "greedy"): (7100,), ("cutthroat", "greedy"): (7100, 7500, 7900),
-                    ("cuttle-cards", "value"): (7100, 7500), ("team", "value"): (7100, 7500)}}
+                    ("cuttle-cards", "value"): (7100, 7500), ("team", "value"): (7100, 7500),
+                    ("multiplayer", "greedy"): (7100, 7500)}}
 
 # (ruleset, rollout) -> (a, b) for each stage, in the order of STAGES (benchmarks/calibration.py --fit)
 MAPS: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
@@ -40,6 +41,7 @@ MAPS: dict[tuple[str, str], tuple[tuple[float, float], ...]] = {
     ("cutthroat", "greedy"): ((-0.369, 0.874), (-0.463, 0.647), (-0.512, 0.517), (-0.512, 0.517)),  # 16,246 (widen 1,000); few late ones
     ("cuttle-cards", "value"): ((-0.393, 1.117), (-0.33, 1.248), (-0.262, 1.195), (-0.11, 0.791)),  # 34,660
     ("team", "value"): ((-0.125, 1.057), (-0.196, 1.397), (-0.181, 1.165), (-0.103, 1.044)),  # 35,376
+    ("multiplayer", "greedy"): ((-0.651, 0.611), (-0.692, 0.75), (-0.675, 0.716), (-0.675, 0.533)),  # 31,922 (four seats)
 }
 
 
