@@ -43,9 +43,18 @@ from .game.rules import OPTION_NAMES, RULESETS, RulesError, get_ruleset
 
 
 class InputError(click.ClickException):
-    """Bad input from the user: one line on stderr, exit code 2."""
+    """Bad input from the user: one line on stderr, exit code 2 (a line break in what the
+    message quotes, a file name say, is written as ``\\n``)."""
 
     exit_code = 2
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks (and other control characters) escaped."""
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
 
 
 class _Group(click.Group):
@@ -91,6 +100,32 @@ class _Number(click.ParamType):
             low = f"above {self.low:g}" if self.low_open else f"from {self.low:g}"
             self.fail(f"{value!r} is not a finite number {low} to {self.high:g}", param, ctx)
         return x
+
+
+def _check_writable(path: str | None, option: str) -> None:
+    """Refuse, before the work, a path no file can be written at: empty, a directory, a
+    named pipe (whose open would wait forever), or in a directory that is missing or not
+    writable. (A write can still fail later, say on a full disk: that is reported then.)"""
+    import os
+    import stat
+    from pathlib import Path
+
+    if path is None:
+        return
+    p = Path(path).expanduser()
+    try:
+        mode = p.stat().st_mode if p.exists() else None
+        parent_ok = p.parent.is_dir() and os.access(p.parent, os.W_OK)
+    except (OSError, ValueError):
+        mode, parent_ok = None, False
+    if not str(path):
+        raise InputError(f"{option}: cannot write '': an empty name is no file")
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"{option}: cannot write {str(path)!r}: a directory")
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
+        raise InputError(f"{option}: cannot write {str(path)!r}: a named pipe or socket, whose open would wait for a reader")
+    if not parent_ok:
+        raise InputError(f"{option}: cannot write {str(path)!r}: its directory is missing or not writable")
 
 
 def warn_if_compiling() -> None:
@@ -542,7 +577,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     {"id", "error", "field"} and the server keeps going. See docs/hint-protocol.md."""
     import os
 
-    from .hint import ServerLimits, serve
+    from .hint import OutputGone, ServerLimits, serve
     from .analysis import Limit
     from .analysis.ismcts import check_search_options
 
@@ -565,7 +600,13 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     _warm_search()
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
                     exploration=exploration, runners_up=runners_up)
-    serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)
+    try:
+        serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)
+    except OutputGone as e:  # the searches were cancelled; nothing more can be said on stdout
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (nor flushed at exit)
+        if not isinstance(e.args[0], BrokenPipeError):  # a reader that closed the pipe wanted no more
+            click.echo(f"hint: cannot write the answers: {e.args[0].strerror or e.args[0]}", err=True)
+        sys.exit(1)
 
 
 @main.command()
@@ -635,6 +676,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     from .play.backends import BackendError
     from .play.statistics import SprtError
 
+    try:
+        get_ruleset(rules)
+    except RulesError as e:
+        raise click.BadParameter(str(e), param_hint="--rules (or CUTTLE_RULES)") from None
     try:
         result = run_arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, progress=not as_json,
                            backend=backend, address=address, save=save, resume=resume, sprt=sprt, sprt_model=sprt_model)
@@ -710,6 +755,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
     from .analysis.review import decision_views, review_games, review_html, review_text
     from .play.backends import make_backend
 
+    _check_writable(html_file, "--html")
     warn_if_compiling()
     loaded, sources = [], []
     for game in games:
@@ -762,6 +808,7 @@ def replay(log, ply, export, view):
     export any moment as a position file)."""
     from .game.gamelog import describe, read_game_log, replay as replay_log
 
+    _check_writable(export, "--export")
     warn_if_compiling()
     try:
         data = read_game_log(log)
@@ -840,6 +887,7 @@ def play(rules, seat, opponents, seed, hints, save):
     except PlayError as e:
         field, _, message = str(e).partition(": ")
         raise click.BadParameter(message, param_hint=f"--{field}") from None
+    _check_writable(save, "--save")  # now, not after the game
     # a hint prints analyse's table, with analyse's live progress bar
     code = Terminal(session, hints=hints == "on", save_path=save, table=_analysis_table, progress=_live_progress).run()
     if code:

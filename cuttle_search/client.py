@@ -60,6 +60,9 @@ def _position_json(position: PositionLike) -> dict[str, Any]:
     return json.loads(Path(position).read_text(encoding="utf-8"))
 
 
+CLIENT_FIELDS = ("id", "action", "terminateId")  # the client's own: routing answers, actions
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
@@ -136,6 +139,7 @@ class HintEngine:
         self._write_lock = threading.Lock()  # one request line at a time on the server's input
         self._waiting: dict[str, AnalysisStream] = {}
         self._closed = False
+        self._reading = True  # until the server's output ends
         self._reader = threading.Thread(target=self._read, daemon=True, name="hint-client-reader")
         self._reader.start()
 
@@ -151,7 +155,7 @@ class HintEngine:
             elif value is not False and value is not None:
                 argv += [flag, str(value)]
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-                                   encoding="utf-8")
+                                   encoding="utf-8", errors="replace")  # a garbled line is skipped, not fatal
         engine = cls(process)
         engine.max_request_bytes = int(options.get("max_request_bytes", engine.max_request_bytes))
         return engine
@@ -175,8 +179,9 @@ class HintEngine:
                             self._waiting.pop(stream.id, None)
                 if stream is not None:
                     stream._put(answer)
-        finally:
+        finally:  # the server's output ended: nothing more will be answered
             with self._lock:
+                self._reading = False
                 streams, self._waiting = list(self._waiting.values()), {}
             for stream in streams:
                 stream._put(_DONE)
@@ -189,8 +194,9 @@ class HintEngine:
             raise HintError(f"request: {len(text.encode('utf-8')):,} bytes, longer than the server's limit of "
                             f"{self.max_request_bytes:,}", "request")
         with self._lock:
-            if self._closed or self.process.poll() is not None:
-                raise EngineTerminated("the hint server is not running")
+            if self._closed or not self._reading or self.process.poll() is not None:
+                raise EngineTerminated("the hint server is not running" if self._reading else
+                                       "the hint server's output has ended; it answers nothing more")
             self._waiting[request_id] = stream
         try:
             with self._write_lock:
@@ -218,6 +224,9 @@ class HintEngine:
             request["time"] = time
         if every is not None:
             request["reportDuringSearchEvery"] = every
+        for key in fields:
+            if _camel(key) in CLIENT_FIELDS:
+                raise HintError(f"{_camel(key)}: set by the client itself, not a field of an analysis", _camel(key))
         request.update({_camel(k): v for k, v in fields.items()})
         turns = request.get("analyzeTurns")
         return self._send(request, len(turns) if isinstance(turns, list) and turns else 1)

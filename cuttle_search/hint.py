@@ -26,6 +26,7 @@ from .game.position import Position
 from .game.seats import whole
 from .game.formats import is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
+from .analysis.analyser import MAX_RUNNERS_UP
 from .analysis.ismcts import best_reply_refusal
 from .analysis.limits import MAX_EXPLORATION
 
@@ -35,7 +36,6 @@ REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "positio
 ACTIONS = ("query_version", "terminate", "terminate_all")
 PROTOCOL_VERSION = 4  # 4: winrate, drawrate and seatWinrates may be null (value rollouts)
 MIN_REPORT_EVERY = 0.05
-MAX_RUNNERS_UP = 64
 MAX_HISTORY_MOVES = 1000  # the engine's action cap: no game is longer
 MAX_ANALYZE_TURNS = 64  # answers to one request
 _FIELD = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
@@ -368,12 +368,26 @@ class Server:
         self.pool = ThreadPoolExecutor(max_workers=workers)
         self.waiting_bytes = 0
         self.room = threading.Condition(self.lock)
+        self.gone: OSError | None = None  # why the answers can no longer be written, once so
 
     def write(self, reply: dict[str, Any]) -> None:
+        """One answer line. When the output has gone away (a closed pipe, a full disk) nothing
+        more can be answered: every search is cancelled, the rest is dropped, and ``serve``
+        stops reading (``gone`` says why)."""
         text = _dumps(reply)
         with self.lock:
-            self.stdout.write(text + "\n")
-            self.stdout.flush()
+            if self.gone is not None:
+                return
+            try:
+                self.stdout.write(text + "\n")
+                self.stdout.flush()
+            except OSError as e:
+                self.gone = e
+                cancels = [ev for _rid, ev in self.active.values()]
+            else:
+                return
+        for ev in cancels:
+            ev.set()
 
     def _matching(self, match: Callable[[Any], bool]) -> list[threading.Event]:
         with self.lock:
@@ -469,6 +483,8 @@ def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: 
     count = 0
     try:
         for line in request_lines(stdin, limits.max_request_bytes):
+            if server.gone is not None:
+                break
             if line is not None and not line.strip():
                 continue
             count += 1
@@ -478,4 +494,10 @@ def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: 
         raise
     finally:
         server.close()
+    if server.gone is not None:
+        raise OutputGone(server.gone)
     return count
+
+
+class OutputGone(Exception):
+    """The answers' output went away (``serve``): a closed pipe, a full disk."""

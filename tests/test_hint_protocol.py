@@ -261,3 +261,43 @@ def test_client_analyse_turns_and_refuses_what_the_server_would():
             engine.analyse({**MIDGAME, "about": "x" * 5000}, iterations=10)
         assert err.value.field == "request" and "longer than the server's limit of 4,096" in str(err.value)
         assert engine.analyse(MIDGAME, iterations=50)["iterations"] == 50  # still serving
+
+
+FAKE_SERVER = """
+import json, os, sys
+mode = sys.argv[1]
+out = sys.stdout.buffer
+for line in sys.stdin:
+    req = json.loads(line)
+    if mode == "garbage":
+        out.write(b"\\xff\\xfe not an answer\\n")
+        out.flush()
+    if mode == "closes":
+        os.close(1)
+        continue
+    out.write((json.dumps({"id": req.get("id"), "version": "x", "protocol": 4}) + "\\n").encode())
+    out.flush()
+"""
+
+
+def test_client_survives_a_garbled_or_silent_server(tmp_path):
+    fake = tmp_path / "fake.py"
+    fake.write_text(FAKE_SERVER)
+    with HintEngine.popen([sys.executable, str(fake), "garbage"]) as engine:  # bytes that are not UTF-8: skipped
+        assert [engine.version()["id"] for _ in range(3)] == ["c1", "c2", "c3"]
+    engine = HintEngine.popen([sys.executable, str(fake), "closes"])
+    try:  # its output ends while it runs: every request says so, none waits forever
+        for _ in range(3):
+            with pytest.raises(EngineTerminated):
+                engine.version()
+    finally:
+        engine.close()
+
+
+def test_client_fields_are_not_the_clients_own():
+    with HintEngine.popen() as engine:
+        for field in ("id", "action", "terminate_id"):
+            with pytest.raises(HintError) as err:
+                engine.analyse(MIDGAME, iterations=10, **{field: "x"})
+            assert "set by the client itself" in str(err.value)
+        assert engine.analyse(MIDGAME, iterations=10)["move"]

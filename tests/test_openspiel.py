@@ -224,3 +224,22 @@ def test_multiplayer_takes_its_seats_from_players_and_draws_the_shuffle_seed_by_
         two.apply_action(two.chance_outcomes()[0][0])
     assert not two.is_chance_node()  # team never reshuffles: no seed event
 
+
+
+def test_an_action_outside_the_nodes_range_or_a_card_not_on_offer_is_refused():
+    state = pyspiel.load_game("python_cuttle").new_initial_state()
+    assert state.is_chance_node()
+    for action in (60, 10**6, -5):
+        with pytest.raises(ValueError, match=f"action {action}:"):
+            state.clone().apply_action(action)
+    state.apply_action(7)
+    with pytest.raises(ValueError, match="action 7: not a card this chance event can bring"):
+        state.clone().apply_action(7)  # dealt already
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    for action in (-2, A.NUM_ACTIONS, 10**6):  # (-1 is OpenSpiel's invalid action, refused by OpenSpiel)
+        with pytest.raises(ValueError, match="outside this node's actions"):
+            state.clone().apply_action(action)
+    for params, says in (({"rules": "nope"}, "rules: unknown ruleset 'nope'"),):
+        with pytest.raises(A.OpenSpielGameError, match=says):
+            pyspiel.load_game("python_cuttle", params)

@@ -831,3 +831,130 @@ def test_fields_that_mean_nothing_where_they_are_written_are_refused():
         assert Position.from_dict({**seats, key: None}).phase == L.PH_MAIN
         with pytest.raises(PositionError, match=f"{key}: set in phase 'main', where no seat is {says}"):
             Position.from_dict({**seats, key: "p1"})
+
+
+# ---------------------------------------------------------------- the second review of session 17
+def test_a_seat_out_of_range_is_refused_not_a_crash():
+    pos = Position.deal(seed=3)
+    for method, seat in (("view_of", 2**40), ("points", 2**40), ("goal", -2**40), ("hand", 100), ("face", 2),
+                         ("view_of", -1), ("view_of", None), ("view_of", True), ("view_of", 1.0), ("share_of", 9),
+                         ("deck_known_to", 5)):
+        with pytest.raises(PositionError, match="expected a seat p0 to p1"):
+            getattr(pos, method)(seat)
+    assert pos.view_of(np.int64(1)).view == 1 and pos.view_of("p1").view == 1
+    with pytest.raises(PositionError, match="view: expected a seat p0 to p2"):
+        Position.deal("cutthroat").view_of(2**33)
+
+
+def test_moves_are_played_on_the_full_position_not_on_a_view():
+    view = Position.load(POS / "midgame-main-p0.json")
+    before = view.state.copy()
+    for move in ("draw", view.legal_moves()[0], {"moveType": "draw"}):
+        with pytest.raises(PositionError, match="view: moves are played on the full-information position"):
+            view.play(move)
+        with pytest.raises(PositionError, match="view: moves are played"):
+            view.push(view.legal_moves()[0])
+    assert (view.state == before).all()
+    full = Position.deal(seed=3)
+    for bad in (None, 1, b"draw", 2.5):
+        with pytest.raises(CuttleError, match="move: expected a Move, move text or a JSON move body"):
+            full.copy().play(bad)
+    assert full.copy().play({"moveType": "draw"}).text() == "draw"  # a JSON body, as cuttle.cards writes it
+
+
+def test_the_deal_with_its_top_known_is_a_position_the_files_take():
+    """Review's luck of a first-move draw builds the deal with the drawn card known: it
+    must load back (it was refused as 'not the deal')."""
+    start = Position.deal(seed=3)
+    known = start.with_deck_top_known(1)
+    assert known.deck_known == 1 and known.actions >= 1 and start.actions == 0
+    again = Position.from_dict(known.view_of(0).to_dict())
+    assert again.unknown_cards == known.view_of(0).unknown_cards
+
+
+def test_the_search_options_are_checked_before_it_runs():
+    import threading
+
+    import cuttle_search
+    from cuttle_search.analysis.analyser import best_move
+
+    pos = Position.load(POS / "opening-p0.json")
+    for options, says in (({"cancel": True}, "cancel: expected a threading.Event"),
+                          ({"every": float("inf"), "progress": print}, "every: expected a number of seconds"),
+                          ({"every": "0.1", "progress": print}, "every: expected a number of seconds"),
+                          ({"progress": 3}, "progress: expected a function"),
+                          ({"history": (Position.deal(seed=3), None)}, "history: expected \\(start, moves\\)"),
+                          ({"history": (Position.deal(seed=3), [1])}, r"history\[0\]: move: expected a Move")):
+        with pytest.raises(cuttle_search.SearchError, match=says):
+            cuttle_search.analyse(pos, iterations=200, **options)
+    for runners_up in (-1, "x", None, 1.5, 65):
+        with pytest.raises(cuttle_search.SearchError, match="runners_up: expected a whole number from 0 to 64"):
+            best_move(pos, iterations=200, runners_up=runners_up)
+    for seed in (None, 1.5, "1", -1, 2**64, True):
+        with pytest.raises(PositionError, match="seed: expected a whole number from 0 to"):
+            Position.deal(seed=seed)
+    assert Position.deal(seed=np.uint64(2**64 - 1)).actor >= 0
+    stopped = threading.Event()
+    stopped.set()  # before the search: no iteration, and the answer says so
+    hint = best_move(pos, iterations=200, cancel=stopped).to_json()
+    assert hint["stopReason"] == "cancelled" and hint["iterations"] == 0
+    assert best_move(pos, iterations=200).to_json()["stopReason"] == "budget"
+
+
+def test_closing_a_stream_stops_its_search():
+    import threading
+
+    import cuttle_search
+
+    pos = Position.load(POS / "opening-p0.json")
+    before = set(threading.enumerate())
+    stream = cuttle_search.analyse_stream(pos, every=0.05, time=600)
+    assert next(stream).during_search
+    searching = [t for t in threading.enumerate() if t not in before]
+    stream.close()
+    for t in searching:
+        t.join(60)  # a guard: the search stops at its next chunk, long before 600 s
+        assert not t.is_alive()
+
+
+def test_a_hint_server_whose_output_goes_away_stops_quietly(capsys):
+    class Gone(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    lines = "".join(json.dumps({**position("opening-p0"), "id": i, "time": 30, "reportDuringSearchEvery": 0.05}) + "\n"
+                    for i in range(3))
+    with pytest.raises(H.OutputGone):
+        H.serve(io.StringIO(lines), Gone(), {}, workers=2)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_paths_that_would_hang_or_cannot_be_written(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    refused(run("show", fifo), "position: not valid JSON")  # read at once: nobody writes to it
+    result = run("arena", "random", "random", "--games", "1", "--log-dir", tmp_path / "logs")
+    assert result.exit_code == 0, result.output
+    log = tmp_path / "logs" / "pair00000-game0.json"
+    for value, says in ((fifo, "a named pipe or socket"), ("", "an empty name"),
+                        (tmp_path / "none" / "x.json", "its directory is missing")):
+        refused(run("replay", log, "--export", value), "--export: cannot write", says)
+    refused(run("arena", "random", "random", "--games", "2", "--resume", fifo), "resume:", "named pipe")
+    refused(run("show", tmp_path / "no\nsuch.json"), "no\\nsuch.json")  # one line, the break written as \n
+    with pytest.raises(PositionError, match="path: cannot write"):
+        Position.deal(seed=1).save(tmp_path / "none" / "x.json")
+    with pytest.raises(PositionError, match="named pipe"):
+        Position.deal(seed=1).save(fifo)
+
+
+def test_play_save_where_no_file_can_be_written(tmp_path):
+    r = run("play", "--opponents", "random", "--hints", "off", "--save", tmp_path / "none" / "g.json", input="quit\n")
+    refused(r, "--save: cannot write", "its directory is missing")
+    assert "you are p0" not in r.output  # refused before the game
+    r = run("play", "--opponents", "random", "--hints", "off", "--save", "/dev/full", input="quit\n")
+    assert r.exit_code == 2 and "save: cannot write '/dev/full'" in r.stderr
+
+
+def test_arena_names_the_rules_option_and_its_variable():
+    r = CliRunner().invoke(main, ["arena", "random", "random", "--games", "2"], env={"CUTTLE_RULES": "nope"})
+    assert r.exit_code == 2 and "Invalid value for --rules (or CUTTLE_RULES): unknown ruleset 'nope'" in r.stderr

@@ -16,7 +16,8 @@ from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from . import calibration
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, Limit, SearchError
+from .limits import (DEFAULT_EXPLORATION, DEFAULT_MODEL, MAX_EVERY, MIN_EVERY, CancelEvent, Limit, SearchError,
+                     is_finite_number)
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat, rounded_or_none
 from ..game.seats import seat_name
@@ -32,7 +33,7 @@ def analyse(
     progress=None,
     inference: HandInference | None = None,
     stop: Mapping[str, Any] | None = None,
-    cancel: threading.Event | None = None,
+    cancel: CancelEvent | None = None,
     every: float = 0.1,
     history: tuple[PositionSource, Sequence[Move | str]] | None = None,
     allow_moves: Sequence[Any] | None = None,
@@ -77,7 +78,7 @@ def analyse(
 def inference_from_history(position: Position, history: Any) -> HandInference | None:
     """What ``position``'s viewer infers from the game ``history`` = ``(start, moves)``
     that led to it; None when there is nothing to infer."""
-    if not isinstance(history, (tuple, list)) or len(history) != 2 or isinstance(history[1], (str, bytes)):
+    if not isinstance(history, (tuple, list)) or len(history) != 2 or not isinstance(history[1], (tuple, list)):
         raise SearchError("history: expected (start, moves): a full-information start and the moves played")
     start, moves = as_position(history[0]), list(history[1])
     if start.rules.players != 2 or position.rules.players != 2:
@@ -116,31 +117,50 @@ def confidence_stop(stop: Mapping[str, Any] | None) -> Callable[[Snapshot], bool
 def analyse_stream(position: PositionSource, every: float = 0.5, **options: Any) -> Iterator[AnalysisResult]:
     """``analyse`` as a stream, like python-chess's ``analysis()``: partial results (marked
     ``during_search``) about every ``every`` seconds while the search runs, then the final
-    result. The final result is the one ``analyse`` gives for the same options."""
-    if not isinstance(every, (int, float)) or isinstance(every, bool) or not 0.01 <= every <= 3600:
-        raise SearchError(f"every: expected a number of seconds from 0.01 to 3600, got {brief(every)}")
+    result. The final result is the one ``analyse`` gives for the same options. Closing
+    the stream early (``close()``, or dropping it) stops its search, as ``cancel`` does."""
+    if not is_finite_number(every) or not MIN_EVERY <= every <= MAX_EVERY:
+        raise SearchError(f"every: expected a number of seconds from {MIN_EVERY} to {MAX_EVERY:g}, got {brief(every)}")
     out: queue.Queue = queue.Queue()
     pos = as_position(position)
+    theirs = options.pop("cancel", None)
+    if theirs is not None and not callable(getattr(theirs, "is_set", None)):
+        raise SearchError(f"cancel: expected a threading.Event (anything with is_set()), got {brief(theirs)}")
+    closed = threading.Event()
+    cancel = closed if theirs is None else _EitherSet(closed, theirs)
 
     def report(_done: int, snap: Snapshot) -> None:
         out.put(snap.partial())
 
     def run() -> None:
         try:
-            out.put(analyse(pos, progress=report, every=every, **options))
+            out.put(analyse(pos, progress=report, every=every, cancel=cancel, **options))
         except BaseException as e:  # handed to the reader, raised there
             out.put(e)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    while True:
-        item = out.get()
-        if isinstance(item, BaseException):
-            raise item
-        yield item
-        if not item.during_search:
-            thread.join()
-            return
+    try:
+        while True:
+            item = out.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+            if not item.during_search:
+                thread.join()
+                return
+    finally:  # the reader is done, or gone (close, garbage): the search stops
+        closed.set()
+
+
+class _EitherSet:
+    """Set when either of two events is (the stream's own, the caller's ``cancel``)."""
+
+    def __init__(self, mine: threading.Event, theirs: Any) -> None:
+        self.mine, self.theirs = mine, theirs
+
+    def is_set(self) -> bool:
+        return self.mine.is_set() or bool(self.theirs.is_set())
 
 
 @dataclass(frozen=True)
@@ -167,11 +187,17 @@ class Hint:
             "runnersUp": [m.to_json() for m in self.runners_up],
             "iterations": self.result.iterations,
             "seconds": round(self.result.seconds, 6),
+            # why the search ended: "cancelled" with 0 iterations is a move never searched
+            **({"stopReason": self.result.stop_reason} if not self.result.during_search else {}),
         }
 
 
 def best_move(position: PositionSource, iterations: int | None = None, time: float | None = None,
               threads: int = 1, seed: int = 0, runners_up: int = 2, **options: Any) -> Hint:
     """``analyse`` for a hint button: the best move, its win rate and the runners-up."""
+    whole(runners_up, "runners_up", 0, MAX_RUNNERS_UP, SearchError)
     result = analyse(position, iterations=iterations, time=time, threads=threads, seed=seed, **options)
     return Hint(result.moves[0], result.moves[1 : 1 + runners_up], result)
+
+
+MAX_RUNNERS_UP = 64  # (the hint protocol's cap too)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..engine.value import value_holds_for
 from ..game.errors import CuttleError, brief
@@ -17,8 +17,15 @@ from ..game.seats import whole
 if TYPE_CHECKING:
     from ..game.rules import Ruleset
 
+class CancelEvent(Protocol):
+    """What a search's ``cancel`` is: anything whose ``is_set()`` says stop (a ``threading.Event``)."""
+
+    def is_set(self) -> bool: ...
+
+
 MAX_ITERATIONS = 1_000_000_000  # about 37 GB of tree: more than any machine here holds
 MAX_SECONDS = 7 * 24 * 3600.0
+MIN_EVERY, MAX_EVERY = 0.01, 3600.0  # seconds between progress reports (analyse's every=)
 MAX_NODES = 2**62  # the exact solver's node budget: its counter is an int64
 MAX_THREADS = 256
 MAX_SEED = 2**63 - 1

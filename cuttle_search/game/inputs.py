@@ -10,7 +10,9 @@ JSON that no output could print)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,11 @@ def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = 
     try:
         if p.is_dir():
             raise error(f"{str(p)!r} is a directory, not a file")
-        with p.open("rb") as f:
+        # a named pipe with no writer would block the open forever: opened without waiting, a
+        # pipe is then read as usual (to its end; one nobody writes to reads as empty)
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:
             data = f.read(max_bytes + 1)
     except OSError as e:
         raise error(f"cannot read {str(p)!r}: {e.strerror or e}") from None
@@ -37,6 +43,17 @@ def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = 
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise error(f"{str(p)!r} is not UTF-8 text (byte {e.start})") from None
+
+
+def not_a_pipe(path: str | Path, error: type[CuttleError], field: str) -> None:
+    """Refuse a named pipe (or socket) as a file to write or append to: opening one waits,
+    forever, for a reader that never comes."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return  # absent, or unnamable: the write itself says so
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise error(f"{field}: {str(path)!r} is a named pipe or socket, not a file")
 
 
 def _depth_ok(text: str) -> bool:

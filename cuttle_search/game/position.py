@@ -16,18 +16,19 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import cards as C
-from .errors import CuttleError
+from .errors import CuttleError, brief
+from .inputs import not_a_pipe
 from ..engine import info as I
 from ..engine import layout as L
 from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine.movegen import generate_moves, moves_overflowed
-from ..engine.setup import deal
+from ..engine.setup import deal, fewest_actions
 from ..engine.seats import seat_count, sides
 from ..engine.table import goal, points_total, seat_returns
-from .moves import Move
+from .moves import Move, MoveError
 from .rules import Ruleset, get_ruleset
-from .seats import seat_name
+from .seats import parse_seat, seat_name, whole
 
 def share_of_state(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = None) -> float:
     """``seat``'s share of the finished game ``s``: 1 when its side won, 0 when another did,
@@ -102,9 +103,10 @@ def _formats() -> _Formats:
     return _registered[0]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Hidden:
-    """What the viewer of a one-seat view cannot see: the unknown slots to re-deal."""
+    """What the viewer of a one-seat view cannot see: the unknown slots to re-deal (never
+    changed once made, so copies of a view share it)."""
 
     viewer: int
     hand_unknown: dict[int, int]  # seat -> number of unknown cards in that hand
@@ -199,26 +201,34 @@ class Position:
     def copy(self) -> "Position":
         return Position(self.rules, self.state.copy(), self.view, self.hidden, self.unknown_cards, self.name, self.about)
 
+    def seat(self, p: Any, field: str = "seat") -> int:
+        """``p`` as one of this game's seats (an int, a NumPy integer or ``pN``), else a
+        ``PositionError`` naming ``field``: every per-seat query checks its seat here, since
+        the state's arrays are indexed by it."""
+        if isinstance(p, (np.integer,)) and not isinstance(p, (bool, np.bool_)):
+            p = int(p)
+        return parse_seat(p, field, self.players, PositionError)
+
     def hand(self, p: int) -> int:
-        return S.seat_get(self.state, "hand", p)
+        return S.seat_get(self.state, "hand", self.seat(p))
 
     def face(self, p: int) -> int:
         """The royals seat ``p`` controls (Kings, Queens, glasses 8s), a card mask."""
-        return S.seat_get(self.state, "face", p)
+        return S.seat_get(self.state, "face", self.seat(p))
 
     def frozen(self, p: int) -> int:
         """The cards of ``p``'s hand it may not play yet (a 9 returned them), a card mask."""
-        return S.seat_get(self.state, "frozen", p)
+        return S.seat_get(self.state, "frozen", self.seat(p))
 
     def spent(self, p: int) -> int:
         """The 2s ``p`` countered with out of turn, waiting before its next turn, a card mask."""
-        return S.seat_get(self.state, "spent", p)
+        return S.seat_get(self.state, "spent", self.seat(p))
 
     def points(self, p: int) -> int:
-        return int(points_total(self.state, p))
+        return int(points_total(self.state, self.seat(p)))
 
     def goal(self, p: int) -> int:
-        return int(goal(self.state, self.rules_array, p))
+        return int(goal(self.state, self.rules_array, self.seat(p)))
 
     def legal_codes(self) -> np.ndarray:
         buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
@@ -235,22 +245,40 @@ class Position:
         return [Move.from_code(c) for c in self.legal_codes()]
 
     def push(self, move: Move) -> None:
-        """Apply a move without a legality check (use :meth:`play` for a checked one)."""
+        """Apply a move without a legality check (use :meth:`play` for a checked one).
+        Full-information positions only: a one-seat view holds placeholders for the cards
+        its seat cannot see, which a move would draw or play as if they were known."""
+        self._refuse_view()
+        if not isinstance(move, Move):
+            raise MoveError(f"move: expected a Move, got {brief(move)}")
         apply_move(self.state, self.rules_array, np.int64(move.code()))
 
-    def play(self, move: Move | str) -> Move:
-        """Apply a move after checking it is legal; text is parsed against the position."""
+    def _refuse_view(self) -> None:
+        if self.view is not None:
+            raise PositionError(f"view: moves are played on the full-information position, not on {seat_name(self.view)}'s "
+                                "view (its hidden cards are placeholders); play them there and take view_of again")
+
+    def play(self, move: Move | str | Mapping[str, Any]) -> Move:
+        """Apply a move after checking it is legal; text (``points 7H``) is parsed against
+        the position, and a JSON move body (a dict, as cuttle.cards writes them) is read too.
+        Full-information positions only (:meth:`push`)."""
+        self._refuse_view()
         legal = self.legal_moves()
         if isinstance(move, str):
             move = Move.parse(move, legal)
-        else:
+        elif isinstance(move, Mapping):
+            move = Move.from_json(move).resolve_against(legal)
+        elif isinstance(move, Move):
             move = move.resolve_against(legal)
+        else:
+            raise MoveError(f"move: expected a Move, move text or a JSON move body, got {brief(move)}")
         self.push(move)
         return move
 
     def share_of(self, p: int) -> float | None:
         """Seat ``p``'s share of the finished game: 1 when its side won, 0 when another did,
         an equal share (1/sides) for a stalemate; None while the game goes on."""
+        p = self.seat(p)
         return share_of_state(self.state, self.rules_array, p) if self.is_over else None
 
     def result(self) -> dict[str, Any]:
@@ -270,7 +298,17 @@ class Position:
         return _formats().dump(self.to_dict(), compact)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_json() + "\n")
+        """Write the position file (its JSON form); a ``PositionError`` naming ``path`` when
+        it cannot be written."""
+        if not isinstance(path, (str, Path)) or not str(path):
+            raise PositionError(f"path: expected a file name, got {brief(path)}")
+        not_a_pipe(path, PositionError, "path")
+        try:
+            Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+        except OSError as e:
+            raise PositionError(f"path: cannot write {str(path)!r}: {e.strerror or e}") from None
+        except ValueError:  # a NUL in the name
+            raise PositionError(f"path: {brief(str(path))} is not a file name") from None
 
     def to_gamestate(self) -> dict[str, Any]:
         """A cuttle.cards GameState (row form) for a full-information position."""
@@ -290,7 +328,11 @@ class Position:
 
     @classmethod
     def deal(cls, rules: str | Ruleset = "cuttle-cards", seed: int = 0) -> "Position":
-        """A freshly shuffled and dealt full-information game."""
+        """A freshly shuffled and dealt full-information game; ``seed`` is a whole number
+        from 0 to 2^64 - 1 (a NumPy integer too)."""
+        if isinstance(seed, np.integer) and not isinstance(seed, np.bool_):
+            seed = int(seed)
+        whole(seed, "seed", 0, 2**64 - 1, PositionError)
         rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
         s = np.zeros(L.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed & (2**64 - 1)], dtype=np.uint64)
@@ -302,6 +344,7 @@ class Position:
         other hands are hidden but for the cards ``p`` knows (all of them with glasses or
         an empty deck), and the deck but for its known top (``engine.info``). The view
         is the position a file with ``??`` in those places loads as."""
+        p = self.seat(p, "view")
         if self.view is not None:
             raise PositionError(f"view: this position is already {seat_name(self.view)}'s view")
         if self.is_over:
@@ -332,7 +375,7 @@ class Position:
 
     def deck_known_to(self, p: int) -> int:
         """How many cards on top of the deck seat ``p`` knows."""
-        return int(I.deck_known_to(self.state, p))
+        return int(I.deck_known_to(self.state, self.seat(p)))
 
     def known_to(self, p: int) -> int:
         """The mask of cards seat ``p`` can name in this full-information position (every
@@ -344,6 +387,7 @@ class Position:
         ``actual`` (cards of its hand that went to the scrap): the cards of ``actual`` not in
         ``other`` come back to the hand and those of ``other`` not in ``actual`` go to the
         scrap (for review's luck of a random discard). Nobody knows the moved cards in hand."""
+        seat = self.seat(seat)
         if self.view is not None:
             raise PositionError("view: a discard is replaced in a full-information position")
         back = C.mask_of(actual) & ~C.mask_of(other)
@@ -360,10 +404,14 @@ class Position:
 
     def with_deck_top_known(self, count: int) -> "Position":
         """This full-information position with the top ``count`` cards of the deck known to
-        every seat (as after a 7 puts a card back): what a seat's view of it then names."""
+        every seat (as after a 7 puts a card back): what a seat's view of it then names.
+        Its action count is raised, where needed, to the fewest that reach such a position
+        (``engine.setup.fewest_actions``): the deal with a known top is no deal, and the
+        file forms refuse it as one."""
         if self.view is not None:
             raise PositionError("view: the deck's known top is set on a full-information position")
         pos = self.copy()
         n = pos.deck_size
         S.put(pos.state, "deck_known", max(S.get(pos.state, "deck_known"), min(int(count), n)))
+        S.put(pos.state, "actions", max(pos.actions, int(fewest_actions(pos.state, pos.rules_array))))
         return pos

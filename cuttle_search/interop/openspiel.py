@@ -139,8 +139,13 @@ class CuttleGame(pyspiel.Game):
         rules = params.get("rules", "cuttle-cards")
         if isinstance(rules, Ruleset):
             self.ruleset: Ruleset = rules
+        elif not isinstance(rules, str):
+            raise OpenSpielGameError(f"rules: expected a ruleset name like 'cuttle-cards', got {brief(rules)}")
         else:
-            self.ruleset = find_ruleset(str(rules).replace("~", "=").replace("+", ","))
+            try:
+                self.ruleset = find_ruleset(rules.replace("~", "=").replace("+", ","))
+            except CuttleError as e:
+                raise OpenSpielGameError(f"rules: {e}") from None
         players = params.get("players", 0)
         seats = self.ruleset.players
         if (self.ruleset.name == "multiplayer" and isinstance(players, int) and not isinstance(players, bool)
@@ -271,10 +276,19 @@ class CuttleState(pyspiel.State):
     def _take_open_card(self, card: int, slot: int) -> None:
         """Move ``card`` (an undecided deck card) into deck slot ``slot``."""
         deck = S.deck_slots(self._s)
-        i = next(i for i in range(slot + 1) if deck[i] == card)
+        i = next((i for i in range(slot + 1) if deck[i] == card), None)
+        if i is None:
+            raise ValueError(f"action {card}: not a card this chance event can bring (chance_outcomes() lists them)")
         deck[i], deck[slot] = deck[slot], deck[i]
 
     def _apply_action(self, action: int) -> None:
+        """Apply ``action``. OpenSpiel's convention: legality is the caller's
+        (``apply_action_with_legality_check`` checks it; a check here on every action would
+        slow OpenSpiel's own searches, whose time the arena compares at). An id outside the
+        node's range, or a chance card not on offer, is refused here all the same."""
+        high = NUM_CHANCE_OUTCOMES if self.is_chance_node() else NUM_ACTIONS
+        if not 0 <= action < high:
+            raise ValueError(f"action {action}: outside this node's actions, 0 to {high - 1}")
         s = self._s
         if self._dealt >= self._deal_size and self._seed_left > 0:
             S.put(s, "shuffle_seed", _stream_of(action))

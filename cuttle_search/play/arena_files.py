@@ -11,6 +11,7 @@ from typing import Any
 
 from ..version import __version__
 from ..engine import layout as L
+from ..game.inputs import not_a_pipe
 from ..game.rules import Ruleset
 from .arena_games import MATCH_WINS, MAX_GAMES, MAX_ROUNDS, ArenaError, dealers
 
@@ -200,6 +201,7 @@ class ResultsFile:
         self.rules = rules
         self.units: dict[int, dict[str, Any]] = {}
         opt = "resume" if resume else "save"
+        not_a_pipe(self.path, ArenaError, opt)
         try:
             if resume:
                 self._load(header)

@@ -52,6 +52,7 @@ class Terminal:
         self.progress = progress
         self.stdin = stdin if stdin is not None else sys.stdin
         self.interactive = bool(getattr(self.stdin, "isatty", lambda: False)())
+        self.save_failed = False  # --save's file could not be written: the exit code says so
 
     # ------------------------------------------------------------ output
     def say(self, text: str = "") -> None:
@@ -126,14 +127,14 @@ class Terminal:
             while True:
                 if s.is_over:
                     if not self.finish():
-                        return 0
+                        return 2 if self.save_failed else 0
                     continue
                 self.say()
                 self.show_board()
                 self.say()
                 self.show_moves()
                 if not self.decide():
-                    return 0
+                    return 2 if self.save_failed else 0
         except KeyboardInterrupt:
             self.say()
             self.leave("interrupted")
@@ -260,7 +261,7 @@ class Terminal:
                 path = s.save(self.save_path)
                 self.say(f"wrote {path}; review the game with: {self.review_command(str(path))}")
             except PlayError as e:
-                self.say(str(e))
+                self.save_error(e)
             return False
         if not self.interactive:
             self.say("to review a game, keep its log: --save FILE, or save FILE at the prompt; "
@@ -294,6 +295,11 @@ class Terminal:
             try:
                 path = s.save(self.save_path)
             except PlayError as e:
-                self.say(str(e))
+                self.save_error(e)
                 return
             self.say(f"wrote {path}; review it with: {self.review_command(str(path))}")
+
+    def save_error(self, e: PlayError) -> None:
+        """--save's file could not be written: one line on stderr, and exit status 2."""
+        click.echo(f"Error: {e}", err=True)
+        self.save_failed = True
