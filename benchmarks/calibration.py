@@ -368,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     decisions: list[dict[str, Any]] = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for rows in tqdm(pool.map(play_one, jobs, chunksize=1), total=args.games, desc="games", unit="game",
-                         file=sys.stderr):
+                         file=sys.stderr, disable=not sys.stderr.isatty()):
             decisions += rows
     seconds = time.perf_counter() - began
     summary = summarise(decisions, args.resamples)

@@ -36,7 +36,7 @@ from .analysis.limits import (
     ROLLOUT_NAMES,
     WIDEN_BY_RULESET,
 )
-from .game.position import Position
+from .game.position import Position, PositionError
 from .game.seats import seat_name, seat_number
 from .game.formats import load_position
 from .game.rules import OPTION_NAMES, RULESETS, RulesError, get_ruleset
@@ -103,29 +103,11 @@ class _Number(click.ParamType):
 
 
 def _check_writable(path: str | None, option: str) -> None:
-    """Refuse, before the work, a path no file can be written at: empty, a directory, a
-    named pipe (whose open would wait forever), or in a directory that is missing or not
-    writable. (A write can still fail later, say on a full disk: that is reported then.)"""
-    import os
-    import stat
-    from pathlib import Path
+    """``game.inputs.check_writable`` for an option's path, before the work (exit 2)."""
+    from .game.inputs import check_writable
 
-    if path is None:
-        return
-    p = Path(path).expanduser()
-    try:
-        mode = p.stat().st_mode if p.exists() else None
-        parent_ok = p.parent.is_dir() and os.access(p.parent, os.W_OK)
-    except (OSError, ValueError):
-        mode, parent_ok = None, False
-    if not str(path):
-        raise InputError(f"{option}: cannot write '': an empty name is no file")
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"{option}: cannot write {str(path)!r}: a directory")
-    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISCHR(mode)):
-        raise InputError(f"{option}: cannot write {str(path)!r}: a named pipe or socket, whose open would wait for a reader")
-    if not parent_ok:
-        raise InputError(f"{option}: cannot write {str(path)!r}: its directory is missing or not writable")
+    if path is not None:
+        check_writable(path, CuttleError, option)
 
 
 def warn_if_compiling() -> None:
@@ -829,8 +811,8 @@ def replay(log, ply, export, view):
     if export:
         try:
             pos.save(export)
-        except OSError as e:
-            raise InputError(f"--export: cannot write {export!r}: {e.strerror or e}") from None
+        except PositionError as e:  # ("path: cannot write ...": the path is this option's)
+            raise InputError(f"--export: {str(e).removeprefix('path: ')}") from None
         click.echo(f"wrote {export}: {pos.about}")
     else:
         click.echo(_moves_played(data, played))
@@ -870,6 +852,7 @@ def play(rules, seat, opponents, seed, hints, save):
     Each decision of yours shows the board from your seat and your legal moves, numbered;
     answer with a number or the move's notation. At the prompt: hint [N], undo, save FILE,
     moves, board, help, quit. See docs/play.md."""
+    import os
     import secrets
 
     from .play.session import PlayError, new_session
@@ -887,7 +870,7 @@ def play(rules, seat, opponents, seed, hints, save):
     except PlayError as e:
         field, _, message = str(e).partition(": ")
         raise click.BadParameter(message, param_hint=f"--{field}") from None
-    _check_writable(save, "--save")  # now, not after the game
+    _check_writable(save and os.path.expanduser(save), "--save")  # now, not after the game (as play saves it)
     # a hint prints analyse's table, with analyse's live progress bar
     code = Terminal(session, hints=hints == "on", save_path=save, table=_analysis_table, progress=_live_progress).run()
     if code:

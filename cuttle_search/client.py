@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator, Mapping, Sequence
 
 from .game.errors import CuttleError
+from .game.inputs import parse_json, read_text_file
 from .game.position import Position
 
 PositionLike = Position | Mapping[str, Any] | str | Path
@@ -55,9 +56,9 @@ def _position_json(position: PositionLike) -> dict[str, Any]:
         return position.to_dict()
     if isinstance(position, Mapping):
         return dict(position)
-    if isinstance(position, str) and position.lstrip().startswith("{"):
-        return json.loads(position)
-    return json.loads(Path(position).read_text(encoding="utf-8"))
+    text = position if isinstance(position, str) and position.lstrip().startswith("{") else \
+        read_text_file(position, HintError)
+    return parse_json(text, HintError, "position")  # (a key twice refused here, as the server would)
 
 
 CLIENT_FIELDS = ("id", "action", "terminateId")  # the client's own: routing answers, actions

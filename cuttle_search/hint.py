@@ -165,10 +165,8 @@ def _hint_json(req_id: Any, hint: Hint, extra: Mapping[str, Any]) -> dict[str, A
     shape), and either ``stopReason`` (a final answer) or ``isDuringSearch`` (a partial one)."""
     out = {"id": req_id, **extra, **hint.to_json(),
            "moveInfos": [{"order": m.rank - 1, **m.to_json()} for m in hint.result.moves]}
-    if hint.result.during_search:
+    if hint.result.during_search:  # (a final answer's stopReason comes with the hint's keys)
         out["isDuringSearch"] = True
-    else:
-        out["stopReason"] = hint.result.stop_reason
     return out
 
 

@@ -349,7 +349,8 @@ def test_resume_refuses_a_file_of_another_match_or_a_damaged_one(tmp_path):
         ("games[0].aSeconds", json.dumps({**unit, "games": [{**unit["games"][0], "aSeconds": "1"}, unit["games"][1]]})),
         ("pair 0 appears twice", first),
         ("a pair must be a JSON object", "[1, 2]"),
-        ("not valid JSON", "[" * 100000 + "]" * 100000),
+        ("JSON nested deeper than 64 levels", "[" * 100000 + "]" * 100000),
+        ("line 3: the key 'index' appears twice", '{"index": 1, ' + json.dumps({**unit, "index": 5})[1:]),
     ]
     for msg, line in bad_units:
         f.write_text("\n".join([head, first, line]) + "\n")

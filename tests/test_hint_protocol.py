@@ -301,3 +301,5 @@ def test_client_fields_are_not_the_clients_own():
                 engine.analyse(MIDGAME, iterations=10, **{field: "x"})
             assert "set by the client itself" in str(err.value)
         assert engine.analyse(MIDGAME, iterations=10)["move"]
+        with pytest.raises(HintError, match="position: the key 'view' appears twice"):  # refused here, not collapsed
+            engine.analyse('{"view": "p0", "view": "p1"}', iterations=10)

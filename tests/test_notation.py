@@ -100,7 +100,9 @@ def test_bad_move_text(text, message):
         ({"moveType": "points"}, "cardId: missing"),
         ({"moveType": "points", "cardId": "QQ"}, "cardId: unknown card"),
         ({"moveType": "teleport"}, "unknown move type"),
-        ("not json", "does not parse"),
+        ("not json", "move JSON: not valid JSON"),
+        ('{"moveType": "draw", "moveType": "pass"}', "move JSON: the key 'moveType' appears twice"),
+        ("[" * 100_000, "move JSON: JSON nested deeper than 64 levels"),
     ],
 )
 def test_bad_move_json(body, message):

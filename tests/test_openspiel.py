@@ -230,16 +230,36 @@ def test_an_action_outside_the_nodes_range_or_a_card_not_on_offer_is_refused():
     state = pyspiel.load_game("python_cuttle").new_initial_state()
     assert state.is_chance_node()
     for action in (60, 10**6, -5):
-        with pytest.raises(ValueError, match=f"action {action}:"):
+        with pytest.raises(ValueError, match=f"action {action}: not an outcome of this chance event"):
             state.clone().apply_action(action)
     state.apply_action(7)
-    with pytest.raises(ValueError, match="action 7: not a card this chance event can bring"):
+    with pytest.raises(ValueError, match="action 7: not an outcome"):
         state.clone().apply_action(7)  # dealt already
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
     for action in (-2, A.NUM_ACTIONS, 10**6):  # (-1 is OpenSpiel's invalid action, refused by OpenSpiel)
-        with pytest.raises(ValueError, match="outside this node's actions"):
+        with pytest.raises(ValueError, match="outside the game's actions"):
             state.clone().apply_action(action)
+    for player in (2**40, 5, -3):  # a far one crashed the process
+        with pytest.raises(ValueError, match="player: expected a player from 0 to 1"):
+            state.resample_from_infostate(player)
+    game = pyspiel.load_game("python_cuttle", {"rules": "cuttle-cards:four~random"})
+    rng = np.random.default_rng(3)
+    discards = 0
+    for _ in range(200):  # games until a random discard (a 4 resolved) comes up
+        four = game.new_initial_state()
+        while not four.is_terminal():
+            outcomes = [a for a, _ in four.chance_outcomes()] if four.is_chance_node() else []
+            if outcomes and outcomes[0] >= 54 and outcomes[0] < A._SEED_BASE:  # a random discard
+                discards += 1
+                for wrong in (0, A._SEED_BASE):  # a card's id, a seed's id: not this event's
+                    with pytest.raises(ValueError, match="not an outcome of this chance event"):
+                        four.clone().apply_action(wrong)
+            acts = outcomes or four.legal_actions()
+            four.apply_action(acts[rng.integers(len(acts))])
+        if discards:
+            break
+    assert discards
     for params, says in (({"rules": "nope"}, "rules: unknown ruleset 'nope'"),):
         with pytest.raises(A.OpenSpielGameError, match=says):
             pyspiel.load_game("python_cuttle", params)

@@ -917,26 +917,45 @@ def test_closing_a_stream_stops_its_search():
         assert not t.is_alive()
 
 
-def test_a_hint_server_whose_output_goes_away_stops_quietly(capsys):
+def test_a_hint_server_whose_output_goes_away_stops_quietly(capsys, monkeypatch):
+    """The first answer's write finds the pipe closed: every other request's search is
+    cancelled (each fake search here waits for its cancel), nothing is printed."""
+    from cuttle_search.analysis import SearchError
+
     class Gone(io.StringIO):
         def write(self, text):
             raise BrokenPipeError(32, "Broken pipe")
 
-    lines = "".join(json.dumps({**position("opening-p0"), "id": i, "time": 30, "reportDuringSearchEvery": 0.05}) + "\n"
-                    for i in range(3))
+    import threading
+
+    cancels = []
+    second = threading.Event()
+
+    def search(*args, cancel=None, **kwargs):
+        cancels.append(cancel)
+        if len(cancels) == 1:
+            assert second.wait(60)  # (a guard) both workers search before the first answer is written
+        else:
+            second.set()
+            assert cancel.wait(60)  # a guard: set as soon as the output is gone
+        raise SearchError("iterations: answered at once")  # an answer to write, into the closed pipe
+
+    monkeypatch.setattr(H, "best_move", search)
+    lines = "".join(json.dumps({**position("opening-p0"), "id": i, "time": 30}) + "\n" for i in range(3))
     with pytest.raises(H.OutputGone):
         H.serve(io.StringIO(lines), Gone(), {}, workers=2)
+    assert len(cancels) >= 2 and all(c.is_set() for c in cancels[1:])
     assert "Traceback" not in capsys.readouterr().err
 
 
 def test_paths_that_would_hang_or_cannot_be_written(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    refused(run("show", fifo), "position: not valid JSON")  # read at once: nobody writes to it
+    refused(run("show", fifo), "is a named pipe that nobody was writing to")  # read at once, not waited on
     result = run("arena", "random", "random", "--games", "1", "--log-dir", tmp_path / "logs")
     assert result.exit_code == 0, result.output
     log = tmp_path / "logs" / "pair00000-game0.json"
-    for value, says in ((fifo, "a named pipe or socket"), ("", "an empty name"),
+    for value, says in ((fifo, "a named pipe that nobody reads"), ("", "an empty name"),
                         (tmp_path / "none" / "x.json", "its directory is missing")):
         refused(run("replay", log, "--export", value), "--export: cannot write", says)
     refused(run("arena", "random", "random", "--games", "2", "--resume", fifo), "resume:", "named pipe")
@@ -951,10 +970,30 @@ def test_play_save_where_no_file_can_be_written(tmp_path):
     r = run("play", "--opponents", "random", "--hints", "off", "--save", tmp_path / "none" / "g.json", input="quit\n")
     refused(r, "--save: cannot write", "its directory is missing")
     assert "you are p0" not in r.output  # refused before the game
-    r = run("play", "--opponents", "random", "--hints", "off", "--save", "/dev/full", input="quit\n")
-    assert r.exit_code == 2 and "save: cannot write '/dev/full'" in r.stderr
+    from cuttle_search.play.session import GameSession, PlayError
+
+    def full(self, path):  # the write fails after the early check passed (a full disk)
+        raise PlayError(f"save: cannot write {str(path)!r}: No space left on device")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(GameSession, "save", full)
+        r = run("play", "--opponents", "random", "--hints", "off", "--save", tmp_path / "g.json", input="quit\n")
+    assert r.exit_code == 2 and "No space left on device" in r.stderr and "you left the game" in r.output
 
 
 def test_arena_names_the_rules_option_and_its_variable():
     r = CliRunner().invoke(main, ["arena", "random", "random", "--games", "2"], env={"CUTTLE_RULES": "nope"})
     assert r.exit_code == 2 and "Invalid value for --rules (or CUTTLE_RULES): unknown ruleset 'nope'" in r.stderr
+
+
+def test_a_pipe_with_a_reader_is_written_and_one_without_is_refused(tmp_path):
+    result = run("arena", "random", "random", "--games", "1", "--log-dir", tmp_path)
+    assert result.exit_code == 0, result.output
+    log = tmp_path / "pair00000-game0.json"
+    out = subprocess.run([sys.executable, "-m", "cuttle_search.cli", "replay", str(log), "--ply", "3", "--export",
+                          "/dev/stdout"], capture_output=True, text=True, timeout=600)  # stdout: a pipe read here
+    assert out.returncode == 0 and '"format": "cuttle-search/position"' in out.stdout, out.stderr
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    r = run("play", "--opponents", "random", "--hints", "off", "--seed", "1", input=f"save {fifo}\nquit\n")
+    assert r.exit_code == 0 and "save: cannot write" in r.output and "nobody reads" in r.output  # at the prompt

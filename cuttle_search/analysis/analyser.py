@@ -16,8 +16,7 @@ from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from . import calibration
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import (DEFAULT_EXPLORATION, DEFAULT_MODEL, MAX_EVERY, MIN_EVERY, CancelEvent, Limit, SearchError,
-                     is_finite_number)
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, CancelEvent, Limit, SearchError, check_cancel, check_every
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat, rounded_or_none
 from ..game.seats import seat_name
@@ -119,13 +118,11 @@ def analyse_stream(position: PositionSource, every: float = 0.5, **options: Any)
     ``during_search``) about every ``every`` seconds while the search runs, then the final
     result. The final result is the one ``analyse`` gives for the same options. Closing
     the stream early (``close()``, or dropping it) stops its search, as ``cancel`` does."""
-    if not is_finite_number(every) or not MIN_EVERY <= every <= MAX_EVERY:
-        raise SearchError(f"every: expected a number of seconds from {MIN_EVERY} to {MAX_EVERY:g}, got {brief(every)}")
+    check_every(every)
     out: queue.Queue = queue.Queue()
     pos = as_position(position)
     theirs = options.pop("cancel", None)
-    if theirs is not None and not callable(getattr(theirs, "is_set", None)):
-        raise SearchError(f"cancel: expected a threading.Event (anything with is_set()), got {brief(theirs)}")
+    check_cancel(theirs)
     closed = threading.Event()
     cancel = closed if theirs is None else _EitherSet(closed, theirs)
 

@@ -31,8 +31,8 @@ from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
 from .limits import (
     CancelEvent,
-    MAX_EVERY,
-    MIN_EVERY,
+    check_cancel,
+    check_every,
     DEFAULT_EXPLORATION,
     DEFAULT_WIDEN,
     DEFAULT_MODEL,
@@ -277,12 +277,10 @@ def run_search(
         raise SearchError(f"rollout: {refusal}")
     widen = default_widen(pos.rules.name) if widen is None else float(widen) + 0.0  # -0.0 is 0.0
     model_id = MODELS[model]
-    if cancel is not None and not callable(getattr(cancel, "is_set", None)):
-        raise SearchError(f"cancel: expected a threading.Event (anything with is_set()), got {brief(cancel)}")
+    check_cancel(cancel)
+    check_every(every)
     if progress is not None and not callable(progress):
         raise SearchError(f"progress: expected a function of (iterations, snapshot), got {brief(progress)}")
-    if not is_finite_number(every) or not MIN_EVERY <= every <= MAX_EVERY:
-        raise SearchError(f"every: expected a number of seconds from {MIN_EVERY} to {MAX_EVERY:g}, got {brief(every)}")
     if inference is not None and not isinstance(inference, HandInference):
         raise SearchError(f"inference: expected a HandInference, got {brief(inference)}")
     policy = ROLLOUTS[rollout]

@@ -23,6 +23,18 @@ class CancelEvent(Protocol):
     def is_set(self) -> bool: ...
 
 
+def check_cancel(cancel: object) -> None:
+    """A search's ``cancel``: None, or anything with ``is_set()``."""
+    if cancel is not None and not callable(getattr(cancel, "is_set", None)):
+        raise SearchError(f"cancel: expected a threading.Event (anything with is_set()), got {brief(cancel)}")
+
+
+def check_every(every: object) -> None:
+    """The seconds between a search's progress reports."""
+    if not is_finite_number(every) or not MIN_EVERY <= every <= MAX_EVERY:  # type: ignore[operator]
+        raise SearchError(f"every: expected a number of seconds from {MIN_EVERY} to {MAX_EVERY:g}, got {brief(every)}")
+
+
 MAX_ITERATIONS = 1_000_000_000  # about 37 GB of tree: more than any machine here holds
 MAX_SECONDS = 7 * 24 * 3600.0
 MIN_EVERY, MAX_EVERY = 0.01, 3600.0  # seconds between progress reports (analyse's every=)

@@ -20,7 +20,7 @@ from ..engine.seats import opponent
 from ..engine.setup import deal_by
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
-from .cards import CardError, parse_card
+from .formats.fields import read_card
 from .moves import Move
 from .position import Position, PositionError
 from .rules import Ruleset, RulesError, find_ruleset
@@ -323,11 +323,11 @@ def _history_move(row: Mapping[str, Any], i: int) -> Move:
 
 
 def _row_card(value: Any, where: str) -> None:
-    """A card string or card object, else a ``GameLogError`` naming ``where``."""
+    """A card string or card object (the position files' reader), else a ``GameLogError``."""
     try:
-        parse_card(value["id"] if isinstance(value, Mapping) and "id" in value else value)
-    except CardError as e:
-        raise GameLogError(f"{where}: {e}") from None
+        read_card(value, where)
+    except PositionError as e:
+        raise GameLogError(str(e)) from None
 
 
 def read_history(rows: Any) -> tuple[Position, list[Move]]:

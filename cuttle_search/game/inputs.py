@@ -35,6 +35,8 @@ def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = 
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb") as f:
             data = f.read(max_bytes + 1)
+            if not data and stat.S_ISFIFO(os.fstat(f.fileno()).st_mode):
+                raise error(f"{str(p)!r} is a named pipe that nobody was writing to (give the file, or pipe it to /dev/stdin)")
     except OSError as e:
         raise error(f"cannot read {str(p)!r}: {e.strerror or e}") from None
     if len(data) > max_bytes:
@@ -45,15 +47,37 @@ def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = 
         raise error(f"{str(p)!r} is not UTF-8 text (byte {e.start})") from None
 
 
-def not_a_pipe(path: str | Path, error: type[CuttleError], field: str) -> None:
-    """Refuse a named pipe (or socket) as a file to write or append to: opening one waits,
-    forever, for a reader that never comes."""
+def check_writable(path: str | Path, error: type[CuttleError], field: str) -> None:
+    """Refuse, before any work, a place no file can be written at, naming ``field``: an
+    empty name, a directory, a socket, a named pipe nobody reads (its open would wait
+    forever), an existing file that is not writable, or a new file in a directory that is
+    missing or not writable. (A write can still fail later, on a full disk say: the writer
+    reports that.) A pipe with a reader (``/dev/stdout`` into ``| head``) is fine."""
+    if not str(path):
+        raise error(f"{field}: cannot write '': an empty name is no file")
+    p = Path(path)
+    where = f"{field}: cannot write {brief(str(p))}"  # (a long name cut short)
     try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return  # absent, or unnamable: the write itself says so
-    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
-        raise error(f"{field}: {str(path)!r} is a named pipe or socket, not a file")
+        mode = p.stat().st_mode if p.exists() else None
+        room = mode is not None or p.parent.is_dir() and os.access(p.parent, os.W_OK)
+    except ValueError:  # a NUL in the name
+        raise error(f"{where}: not a file name") from None
+    except OSError as e:  # a name too long, a loop of links, ...
+        raise error(f"{where}: {e.strerror or e}") from None
+    if mode is None:
+        if not room:
+            raise error(f"{where}: its directory is missing or not writable")
+        return
+    if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
+        raise error(f"{where}: {'a directory' if stat.S_ISDIR(mode) else 'a socket'}")
+    if stat.S_ISFIFO(mode):
+        try:
+            os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # ENXIO: nobody reads it
+            raise error(f"{where}: a named pipe that nobody reads, whose open would wait") from None
+        return
+    if not os.access(p, os.W_OK):
+        raise error(f"{where}: not writable")
 
 
 def _depth_ok(text: str) -> bool:

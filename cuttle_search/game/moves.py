@@ -24,11 +24,11 @@ mirrors cuttle.cards move bodies (``moveType``, ``cardId``, ``targetId``) and na
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .errors import CuttleError, brief
+from .inputs import parse_json
 from .cards import EIGHT, Card, CardError, card_str, cards_in, mask_of, parse_card, rank_of
 from ..engine import layout as L
 from .seats import seat_name, seat_number
@@ -275,10 +275,7 @@ class Move:
         """Parse a JSON move body (a dict or a JSON string). Accepts cuttle.cards'
         ``resolveFour`` (``cardId1``, ``cardId2``) and ``resolveFive`` bodies as discards."""
         if isinstance(body, str):
-            try:
-                body = json.loads(body)
-            except json.JSONDecodeError as e:
-                raise MoveError(f"move JSON does not parse: {e}") from None
+            body = parse_json(body, MoveError, "move JSON")
         if not isinstance(body, Mapping):
             raise MoveError("a move must be a JSON object with a 'moveType'")
         name = body.get("moveType")

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cards as C
 from .errors import CuttleError, brief
-from .inputs import not_a_pipe
+from .inputs import check_writable
 from ..engine import info as I
 from ..engine import layout as L
 from ..engine import state as S
@@ -300,9 +300,9 @@ class Position:
     def save(self, path: str | Path) -> None:
         """Write the position file (its JSON form); a ``PositionError`` naming ``path`` when
         it cannot be written."""
-        if not isinstance(path, (str, Path)) or not str(path):
+        if not isinstance(path, (str, Path)):
             raise PositionError(f"path: expected a file name, got {brief(path)}")
-        not_a_pipe(path, PositionError, "path")
+        check_writable(path, PositionError, "path")
         try:
             Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
         except OSError as e:

@@ -286,9 +286,11 @@ class CuttleState(pyspiel.State):
         (``apply_action_with_legality_check`` checks it; a check here on every action would
         slow OpenSpiel's own searches, whose time the arena compares at). An id outside the
         node's range, or a chance card not on offer, is refused here all the same."""
-        high = NUM_CHANCE_OUTCOMES if self.is_chance_node() else NUM_ACTIONS
-        if not 0 <= action < high:
-            raise ValueError(f"action {action}: outside this node's actions, 0 to {high - 1}")
+        if self.is_chance_node():  # few and cheap to list: each must be one on offer
+            if action not in {a for a, _ in self.chance_outcomes()}:
+                raise ValueError(f"action {action}: not an outcome of this chance event (chance_outcomes() lists them)")
+        elif not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action {action}: outside the game's actions, 0 to {NUM_ACTIONS - 1}")
         s = self._s
         if self._dealt >= self._deal_size and self._seed_left > 0:
             S.put(s, "shuffle_seed", _stream_of(action))
@@ -348,6 +350,8 @@ class CuttleState(pyspiel.State):
         """A state the player cannot tell apart from this one: the cards they cannot see
         (other seats' hidden hand cards and the undecided deck) dealt anew at random, by
         the engine's determinization."""
+        if not isinstance(player, (int, np.integer)) or not 0 <= player < self.get_game().num_players():
+            raise ValueError(f"player: expected a player from 0 to {self.get_game().num_players() - 1}, got {brief(player)}")
         seed = int((sampler() if callable(sampler) else np.random.random()) * 2**62)
         clone = self.clone()
         root = clone._s.copy()

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..version import __version__
 from ..engine import layout as L
-from ..game.inputs import not_a_pipe
+from ..game.inputs import check_writable, parse_json
 from ..game.rules import Ruleset
 from .arena_games import MATCH_WINS, MAX_GAMES, MAX_ROUNDS, ArenaError, dealers
 
@@ -201,7 +201,8 @@ class ResultsFile:
         self.rules = rules
         self.units: dict[int, dict[str, Any]] = {}
         opt = "resume" if resume else "save"
-        not_a_pipe(self.path, ArenaError, opt)
+        if not resume or self.path.exists():  # (a missing --resume file: the read says so)
+            check_writable(self.path, ArenaError, opt)
         try:
             if resume:
                 self._load(header)
@@ -251,11 +252,9 @@ class ResultsFile:
                 if not body.strip():
                     raise ArenaError(f"{where}: line {n} is blank; an arena results file has none")
                 try:
-                    row = json.loads(body.decode("utf-8"))
+                    row = parse_json(body.decode("utf-8"), ArenaError, f"{where}: line {n}")
                 except UnicodeDecodeError:
                     raise ArenaError(f"{where}: line {n} is not UTF-8 text") from None
-                except (ValueError, RecursionError):
-                    raise ArenaError(f"{where}: line {n} is not valid JSON") from None
                 valid_end += len(raw)
                 if head is None:
                     head = row

@@ -32,6 +32,7 @@ from ..analysis import AnalysisResult, analyse
 from ..engine import layout as L
 from ..engine.info import unseen_cards
 from ..game.cards import card_str, cards_in
+from ..game.inputs import check_writable
 from ..game.errors import CuttleError, brief
 from ..game.gamelog import deal_position
 from ..game.moves import Move
@@ -304,6 +305,7 @@ class GameSession:
         import json
 
         p = Path(path).expanduser()
+        check_writable(p, PlayError, "save")  # (a named pipe nobody reads would wait forever)
         try:
             p.write_text(json.dumps(self.log()) + "\n", encoding="utf-8")
         except OSError as e:

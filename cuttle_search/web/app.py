@@ -419,11 +419,14 @@ def _check_agents(opponents: str, limits: ServerLimits) -> None:
                                    f"limit of {limits.max_time:g} s")
 
 
+ANY_ADDRESS = ("0.0.0.0", "")  # every address of the machine (IPv4; the command line refuses IPv6 literals)
+
+
 def allowed_hosts_for(host: str) -> list[str]:
     """The Host header names the board answers to when it listens on ``host``: the loopback
     names (a page of another site that renames itself to 127.0.0.1, DNS rebinding, is
     turned away), plus ``host`` itself; any name when it listens on every address."""
-    if host in ("0.0.0.0", "::", ""):
+    if host in ANY_ADDRESS:
         return ["*"]
     return sorted({*LOOPBACK_NAMES, host.strip("[]").lower()})
 
@@ -500,7 +503,7 @@ def listening_socket(host: str, port: int) -> "socket.socket":
     two is at fault: a name that does not resolve or an address not of this machine
     (``host``), a port in use or not allowed (``port``)."""
     try:
-        address = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+        address = socket.getaddrinfo(host or "0.0.0.0", port, socket.AF_INET, socket.SOCK_STREAM)[0][4]
     except (socket.gaierror, UnicodeError) as e:
         raise ListenError(f"cannot resolve {host!r} to an IPv4 address ({getattr(e, 'strerror', None) or e})", "host") from None
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -539,7 +542,7 @@ def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = DEFAUL
                 return
             time.sleep(0.05)
         bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
-        name = "127.0.0.1" if host in ("0.0.0.0", "::", "") else (f"[{host}]" if ":" in host else host)
+        name = "127.0.0.1" if host in ANY_ADDRESS else host
         url = f"http://{name}:{bound}/"
         if announce is not None:
             announce(url)
