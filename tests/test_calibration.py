@@ -55,27 +55,30 @@ def test_the_map_is_given_where_it_was_fitted_and_nowhere_else():
     assert proven.stop_reason == "proven" and all(m.calibrated_score is None for m in proven.moves)
 
 
-def test_team_has_a_map_for_its_default_value_search_only():
-    pos = Position.load(POS / "team-opening-p0.json")
+def _mapped_by_default(name: str, rules: str, rollout: str) -> Position:
+    """The default search of the shipped position ``name`` carries the map of ``rules`` and
+    its default ``rollout`` on every move; the position, for more checks."""
+    pos = Position.load(POS / f"{name}.json")
     fitted = analyse(pos, iterations=5_000, seed=2)
-    assert fitted.rollout == "value" and all(m.calibrated_score is not None for m in fitted.moves)
+    assert fitted.rollout == rollout and all(m.calibrated_score is not None for m in fitted.moves)
     assert fitted.best.calibrated_score == pytest.approx(
-        cal.calibrate("team", pos.actions, pos.deck_size, fitted.best.score, "value"))
+        cal.calibrate(rules, pos.actions, pos.deck_size, fitted.best.score, rollout))
     assert fitted.best.calibrated_score != pytest.approx(fitted.best.score)
+    return pos
+
+
+def test_team_has_a_map_for_its_default_value_search_only():
+    pos = _mapped_by_default("team-opening-p0", "team", "value")
     greedy = analyse(pos, iterations=5_000, seed=2, rollout="greedy")  # never fitted: no map
     assert all(m.calibrated_score is None for m in greedy.moves)
 
 
 def test_multiplayer_has_a_map_for_four_seats_with_its_default_search_only():
-    pos = Position.load(POS / "multiplayer-4-opening-p0.json")
-    fitted = analyse(pos, iterations=5_000, seed=2)
-    assert fitted.rollout == "greedy" and all(m.calibrated_score is not None for m in fitted.moves)
-    assert fitted.best.calibrated_score == pytest.approx(
-        cal.calibrate("multiplayer", pos.actions, pos.deck_size, fitted.best.score, "greedy"))
-    assert fitted.best.calibrated_score != pytest.approx(fitted.best.score)
+    pos = _mapped_by_default("multiplayer-4-opening-p0", "multiplayer", "greedy")
     assert cal.calibrate("multiplayer", 0, 40, 0.35, "greedy") < 0.3  # the search is optimistic at its mean
     for other in (analyse(pos, iterations=5_000, seed=2, rollout="greedy-cut"),
-                  analyse(Position.deal("multiplayer:players=3", seed=2), iterations=5_000, seed=2)):
+                  analyse(Position.deal("multiplayer:players=3", seed=2), iterations=5_000, seed=2),
+                  analyse(Position.deal("multiplayer:players=4", seed=2).view_of(0), iterations=5_000, seed=2)):
         assert all(m.calibrated_score is None for m in other.moves)  # never fitted
 
 
