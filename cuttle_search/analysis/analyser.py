@@ -16,10 +16,13 @@ from ..game.seats import whole
 from ..game.formats import PositionSource, as_position
 from . import calibration
 from .ismcts import HandInference, Snapshot, run_search, search_viewer
-from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, CancelEvent, Limit, SearchError, check_cancel, check_every
+from .limits import DEFAULT_EXPLORATION, DEFAULT_MODEL, CancelEvent, Limit, SearchError, check_cancel
 from .inference import InferenceTracker
 from .result import AnalysisResult, MoveStat, rounded_or_none
 from ..game.seats import seat_name
+
+MAX_RUNNERS_UP = 64  # best_move's runners-up at most (the hint protocol's cap too)
+
 
 def analyse(
     position: PositionSource,
@@ -118,7 +121,6 @@ def analyse_stream(position: PositionSource, every: float = 0.5, **options: Any)
     ``during_search``) about every ``every`` seconds while the search runs, then the final
     result. The final result is the one ``analyse`` gives for the same options. Closing
     the stream early (``close()``, or dropping it) stops its search, as ``cancel`` does."""
-    check_every(every)
     out: queue.Queue = queue.Queue()
     pos = as_position(position)
     theirs = options.pop("cancel", None)
@@ -195,6 +197,3 @@ def best_move(position: PositionSource, iterations: int | None = None, time: flo
     whole(runners_up, "runners_up", 0, MAX_RUNNERS_UP, SearchError)
     result = analyse(position, iterations=iterations, time=time, threads=threads, seed=seed, **options)
     return Hint(result.moves[0], result.moves[1 : 1 + runners_up], result)
-
-
-MAX_RUNNERS_UP = 64  # (the hint protocol's cap too)

@@ -22,10 +22,9 @@ from ..engine.apply import apply_move
 from ..engine import solver as V
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.errors import brief
 from ..game.seats import seat_name, whole
 from ..game.formats import as_position
-from .limits import MAX_NODES, MAX_SECONDS, SearchError, is_finite_number
+from .limits import MAX_NODES, Limit, SearchError
 from .solve_result import VALUES, SolvedMove, SolveResult, solve_table
 from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, _watched
 
@@ -72,8 +71,7 @@ def is_single_state(pos: Position) -> bool:
 def _check_budget(nodes: int | None, seconds: float | None) -> None:
     if nodes is not None:
         whole(nodes, "nodes", 1, MAX_NODES, SearchError)
-    if seconds is not None and (not is_finite_number(seconds) or not 0 < seconds <= MAX_SECONDS):
-        raise SearchError(f"time: expected a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, got {brief(seconds)}")
+    Limit(time=seconds)  # the search's own check of a time budget
 
 
 class Solver:

@@ -205,7 +205,7 @@ class Position:
         """``p`` as one of this game's seats (an int, a NumPy integer or ``pN``), else a
         ``PositionError`` naming ``field``: every per-seat query checks its seat here, since
         the state's arrays are indexed by it."""
-        if isinstance(p, (np.integer,)) and not isinstance(p, (bool, np.bool_)):
+        if isinstance(p, np.integer):
             p = int(p)
         return parse_seat(p, field, self.players, PositionError)
 
@@ -305,10 +305,8 @@ class Position:
         check_writable(path, PositionError, "path")
         try:
             Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
-        except OSError as e:
+        except OSError as e:  # (a name that is no file name was refused above)
             raise PositionError(f"path: cannot write {str(path)!r}: {e.strerror or e}") from None
-        except ValueError:  # a NUL in the name
-            raise PositionError(f"path: {brief(str(path))} is not a file name") from None
 
     def to_gamestate(self) -> dict[str, Any]:
         """A cuttle.cards GameState (row form) for a full-information position."""

@@ -276,9 +276,7 @@ class CuttleState(pyspiel.State):
     def _take_open_card(self, card: int, slot: int) -> None:
         """Move ``card`` (an undecided deck card) into deck slot ``slot``."""
         deck = S.deck_slots(self._s)
-        i = next((i for i in range(slot + 1) if deck[i] == card), None)
-        if i is None:
-            raise ValueError(f"action {card}: not a card this chance event can bring (chance_outcomes() lists them)")
+        i = next(i for i in range(slot + 1) if deck[i] == card)  # (on offer: _apply_action checked it)
         deck[i], deck[slot] = deck[slot], deck[i]
 
     def _apply_action(self, action: int) -> None:

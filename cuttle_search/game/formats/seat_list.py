@@ -47,11 +47,10 @@ SEAT_LIST_VERSION = 2
 _ATTACHED_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*(?:>\s*p(\d)\s*)?$", re.IGNORECASE)
 
 
-# the fields that name a seat only in some phases, and what that seat is there
-PHASE_FIELDS = {"chainTop": (L.PH_COUNTER,), "asked": (L.PH_COUNTER, L.PH_RESPONSE),
-                "victim": (L.PH_FOUR, L.PH_FOUR_RANDOM)}
-PHASE_FIELD_ROLE = {"chainTop": "on top of a counter chain", "asked": "asked to counter or answer",
-                    "victim": "discarding to a 4"}
+# the fields that name a seat only in some phases: those phases, and what that seat is there
+PHASE_FIELDS = {"chainTop": ((L.PH_COUNTER,), "on top of a counter chain"),
+                "asked": ((L.PH_COUNTER, L.PH_RESPONSE), "asked to counter or answer"),
+                "victim": ((L.PH_FOUR, L.PH_FOUR_RANDOM), "discarding to a 4")}
 
 
 def seat_of(value: Any, field: str, seats: int) -> int:
@@ -312,9 +311,9 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         S.put(s, "actor", seat_of(data.get("asked"), "asked", n))
     if phase in (L.PH_FOUR, L.PH_FOUR_RANDOM):
         S.put(s, "victim", seat_of(data.get("victim"), "victim", n))
-    for key, phases in PHASE_FIELDS.items():  # written only where they mean something: never wrong
+    for key, (phases, role) in PHASE_FIELDS.items():  # written only where they mean something: never wrong
         if data.get(key) is not None and phase not in phases:
-            raise PositionError(f"{key}: set in phase {brief(data.get('phase'))}, where no seat is {PHASE_FIELD_ROLE[key]}")
+            raise PositionError(f"{key}: set in phase {brief(data.get('phase'))}, where no seat is {role}")
     revealed_unknown = 0
     for i, item in enumerate(card_list(data, "revealed", cards)):
         if item == C.UNKNOWN:
