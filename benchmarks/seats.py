@@ -5,8 +5,8 @@ applies on a copy because no rule scores them from the masks, the forced plies).
 
     python benchmarks/seats.py [--playouts N] [POSITION ...]
 
-Positions are names in positions/ (default: the openings of two seats, Cutthroat, Team
-and Multiplayer-4). The counts come from a second pass of the same playouts with the
+Positions are names in positions/ or paths to position files (default: the openings of
+two seats, Cutthroat, Team and Multiplayer-4). The counts come from a second pass of the same playouts with the
 engine's own scoring functions asked once more, so they do not change the timing.
 """
 
@@ -33,6 +33,7 @@ from cuttle_search.engine.policies import (ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, R
 from cuttle_search.engine.seats import opponents, partner  # noqa: E402
 from cuttle_search.engine.table import points_total  # noqa: E402
 from cuttle_search.game.position import Position  # noqa: E402
+from cuttle_search.game.errors import CuttleError  # noqa: E402
 
 DEFAULT = ["opening-p0", "cutthroat-opening-p0", "team-opening-p0", "multiplayer-4-opening-p0"]
 
@@ -75,8 +76,15 @@ def _counts(root, r, s, unknown, viewer, rng, cards, buf, scratch, count, out):
             apply_move(s, r, policy_pick(s, r, buf, n, rng, ROLLOUT_GREEDY, scratch))
 
 
+def position_path(name: str) -> Path:
+    """A name in positions/ (``opening-p0``), or a path to a position file."""
+    if name.endswith(".json") or "/" in name:
+        return Path(name)
+    return ROOT / "positions" / f"{name}.json"
+
+
 def measure(name: str, playouts: int) -> dict[str, float]:
-    pos = Position.load(ROOT / "positions" / f"{name}.json")
+    pos = Position.load(position_path(name))
     r = pos.rules_array
     root = pos.state.copy()
     viewer = int(pos.view) if pos.view is not None else 0
@@ -114,7 +122,10 @@ def main() -> None:
     print(f"{'position':26s} {'random us/plies':>16s} {'greedy us/plies':>16s} {'cut us/plies':>14s}"
           f" {'forced':>7s} {'decisions':>9s} {'scored':>7s} {'applied':>7s}")
     for name in args.positions:
-        m = measure(name, args.playouts)
+        try:
+            m = measure(name, args.playouts)
+        except CuttleError as e:
+            ap.error(str(e))
         print(f"{name:26s} {m['random us']:7.2f} {m['random plies']:6.1f}   {m['greedy us']:7.2f} {m['greedy plies']:6.1f}"
               f"   {m['greedy-cut us']:6.2f} {m['greedy-cut plies']:5.1f} {m['greedy forced/playout']:7.1f}"
               f" {m['greedy decisions/playout']:9.1f} {m['greedy scored/playout']:7.1f} {m['greedy applied/playout']:7.2f}",
