@@ -172,8 +172,28 @@ def test_a_five_that_empties_the_pile_goes_on_drawing_from_the_reshuffled_scrap(
     t.play("one-off 5C", "resolve", "resolve", "resolve")
     hand = t.hand(0)
     assert len(hand) == 3 and "TH" in hand and "3C" in hand
-    assert t.scrap() == [] and t.card_count() == 52
-    assert "5C" in t.deck() + hand  # the 5 was already in the scrap and went into the new pile
+    assert t.card_count() == 52
+    # a one-off reaches the scrap once it has resolved: the reshuffle its own draws set off
+    # took the rest of the scrap but not the 5, which is now the scrap's only card
+    assert t.scrap() == ["5C"] and "5C" not in t.deck() + hand
+
+
+def test_a_five_on_both_empty_piles_draws_nothing_and_is_not_drawn_back():
+    t = piles_empty(MP, ["5C", "3C"])
+    before = t.hand(0)
+    assert t.deck() == [] and t.scrap() == [] and "5C" in before
+    t.play("one-off 5C", "resolve", "resolve", "resolve")
+    assert t.hand(0) == [c for c in before if c != "5C"] and t.deck() == [] and t.scrap() == ["5C"]
+    assert t.card_count() == 52
+
+
+def test_a_five_whose_draws_reshuffle_a_one_card_scrap_draws_that_card_only():
+    t = piles_empty(MP, ["5C", "3C"], scrap=["TC"])
+    before = t.hand(0)
+    t.play("one-off 5C", "resolve", "resolve", "resolve")
+    assert sorted(t.hand(0)) == sorted([c for c in before if c != "5C"] + ["TC"])
+    assert t.deck() == [] and t.scrap() == ["5C"]
+    assert t.card_count() == 52
 
 
 def test_a_seven_on_an_empty_pile_reshuffles_and_draws():

@@ -208,6 +208,43 @@ def test_a_nine_on_your_own_turn_sends_a_gifted_jack_to_its_player_frozen():
     assert t.frozen(1) == []
 
 
+def test_a_jack_your_own_nine_returns_to_you_stays_frozen_through_your_next_turn():
+    # p0 gave p1's 7D to p3 with JH; p0's own 9 sends JH back to p0, frozen until p0's own
+    # *next* turn ends (RULES.md 3.0), not thawed as the turn it came back in ends
+    t = T((["9C", "3C"], ["3D"], ["3H"], ["3S"]), points={1: ["7D(JH-p0>p3)"]})
+    t.play("one-off 9C JH", "resolve", "resolve", "resolve")
+    assert t.hand(0) == ["3C", "JH"] and t.frozen(0) == ["JH"] and t.points(1) == ["7D"]
+    assert t.turn == 1
+    t.play("draw", "draw", "draw")
+    assert t.turn == 0 and t.frozen(0) == ["JH"]
+    assert not t.with_prefix("jack JH")  # still frozen in p0's next turn
+    t.play("draw")
+    assert t.frozen(0) == [] and t.turn == 1
+    t.play("draw", "draw", "draw")
+    assert t.with_prefix("jack JH")  # thawed once that turn ended
+
+
+def test_at_a_hand_limit_discard_the_cards_frozen_before_thaw_and_the_own_nines_stays_frozen():
+    # team with discards at the hand limit: p3's 9 froze p0's QC last turn; p0's own 9 then
+    # brings JH back, which puts p0 over 7. The discard ends the turn: QC thaws, JH stays
+    # frozen through p0's next turn
+    hand = ["9C", "3C", "4C", "5C", "6C", "7C", "8C"]
+    t = SeatTable("team:hand-limit=discard", (hand, ["3D"], ["3H"], ["9S", "3S"]), points={1: ["7D(JH-p0>p3)"]},
+                  royals={0: ["QC"]}, turn=3)
+    t.play("one-off 9S QC", "resolve", "resolve", "resolve")
+    assert t.turn == 0 and t.frozen(0) == ["QC"] and len(t.hand(0)) == 8
+    t.play("one-off 9C JH", "resolve", "resolve", "resolve")
+    assert t.phase == "discardingToHandLimit" and t.actor == 0 and t.frozen(0) == ["JH"]
+    t.play("discard 3C")
+    assert t.turn == 1 and t.frozen(0) == ["JH"]
+    t.play("draw", "draw", "draw")
+    assert t.turn == 0 and not t.with_prefix("jack JH") and t.with_prefix("royal QC")
+    t.play("draw")
+    assert t.phase == "discardingToHandLimit"
+    t.play("discard 4C")
+    assert t.frozen(0) == [] and t.turn == 1
+
+
 def test_both_opponents_nines_freeze_a_card_each_of_one_seat_until_its_own_turn_ends():
     # RULES.md 3.0: p1's 9 and then p3's each return one of p0's royals; both stay frozen
     t = T((["3C"], ["9D", "3D"], ["3H"], ["9S", "3S"]), royals={0: ["KC", "QC"]}, turn=1)

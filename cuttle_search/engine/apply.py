@@ -480,9 +480,13 @@ def _check_win(s, r):
 
 
 @njit(cache=True)
-def _pass_turn(s, r):
+def _pass_turn(s, r, keep):
+    """The turn passes to the next seat. Where frozen cards thaw as their holder's turn
+    ends, the turn's seat's thaw, but for ``keep``: the cards its own 9 returned to it in
+    this turn, which stay frozen through its next turn (docs/rules.md, "What every game of
+    more than two seats shares")."""
     if r[R_FREEZE_UNTIL_TURN_ENDS]:
-        s[F_FROZEN + s[F_TURN]] = 0  # the holder's own turn is over: its frozen cards thaw
+        s[F_FROZEN + s[F_TURN]] &= keep
     t = next_seat(s, s[F_TURN])
     s[F_TURN] = t
     s[F_ACTOR] = t
@@ -493,17 +497,29 @@ def _pass_turn(s, r):
 @njit(cache=True)
 def _finish_action(s, r):
     """The turn's action is complete: win check, hand limit, then the next turn."""
+    _finish_action_keeping(s, r, 0)
+
+
+@njit(cache=True)
+def _finish_action_keeping(s, r, keep):
+    """``_finish_action``, where ``keep`` holds the cards the turn's own 9 has just returned
+    to its player, frozen through that seat's next turn (``_pass_turn``)."""
     if _check_win(s, r):
         return
     p = s[F_TURN]
     if r[R_HAND_LIMIT_STYLE] == HL_DISCARD:
         over = popcount(s[F_HAND + p]) - r[R_HAND_LIMIT]
         if over > 0:
+            if r[R_FREEZE_UNTIL_TURN_ENDS]:
+                # only discards are left of the turn, where being frozen changes nothing: the
+                # cards frozen before it thaw now, so what is still frozen when the turn
+                # passes is what its own 9 returned (kept through the next turn)
+                s[F_FROZEN + p] &= keep
             s[F_PHASE] = PH_HAND_LIMIT
             s[F_ACTOR] = p
             s[F_DISCARDS] = over
             return
-    _pass_turn(s, r)
+    _pass_turn(s, r, keep)
 
 
 @njit(cache=True)
@@ -607,6 +623,7 @@ def _resolve_oneoff(s, r):
     p = s[F_ONEOFF_PLAYER]
     o = opponent(s, p)
     rk = c >> 2
+    keep = np.int64(0)
     if rk == RANK_THREE:
         if three_pool(s, r) != 0:  # the 3 waits for its pick; the chain is over
             s[F_TWOS] = 0
@@ -658,7 +675,11 @@ def _resolve_oneoff(s, r):
             s[F_ACTOR] = p
             s[F_DISCARDS] = 1
             return
+        # the 5 reaches the scrap once its draws are done: a reshuffle they set off does not
+        # take it (docs/rules.md, "Cuttle Multiplayer")
+        s[F_SCRAP] &= ~bit(c)
         _draw(s, r, p, r[R_FIVE_DRAW])
+        s[F_SCRAP] |= bit(c)
     elif rk == RANK_SIX:
         for q in range(s[F_NPLAYERS]):
             s[F_SCRAP] |= s[F_FACE + q]
@@ -679,11 +700,13 @@ def _resolve_oneoff(s, r):
             s[F_POINTS + q] = s[F_OWNED + q] & on_table
     elif rk == RANK_NINE:
         answer = s[F_RESPONSE] >= 0
+        frozen_before = s[F_FROZEN + s[F_TURN]]
         _nine(s, r, t, answer)
+        keep = s[F_FROZEN + s[F_TURN]] & ~frozen_before  # (a card the turn's own 9 froze for its player)
         if answer:  # the royal is back in its player's hand: its turn ends
             s[F_RESPONSE] = -1
             s[F_ACTOR] = s[F_TURN]
-    _finish_action(s, r)
+    _finish_action_keeping(s, r, keep)
 
 
 @njit(cache=True)
@@ -847,7 +870,7 @@ def apply_move(s, r, m):
         s[F_PASSES] = 0  # a discard is an action: it breaks a run of passes
         if s[F_DISCARDS] <= 0:  # (R_DISCARD_SINGLY: one card a decision until done)
             s[F_DISCARDS] = 0
-            _pass_turn(s, r)
+            _pass_turn(s, r, s[F_FROZEN + a])  # (what is frozen here, the turn's own 9 froze)
     elif ph == PH_SCUTTLE_COUNTER:
         c = s[F_SCUTTLE_CARD]
         t = s[F_SCUTTLE_TARGET]

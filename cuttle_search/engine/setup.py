@@ -428,9 +428,11 @@ def frozen_capacity(s, r, q):
 
     - Thawing when the holder's own turn ends (``R_FREEZE_UNTIL_TURN_ENDS``): the turns since
       q's last one, that is of the seats after q up to the turn's seat (all n - 1 others
-      while it is q's turn), no more than the turns played; and the current turn's 9 once it
-      has resolved (the turn is at its hand-limit discard), unless the turn is q's own and
-      no 9 returns a card to its own player.
+      while it is q's turn), no more than the turns played; q's own last turn, where a 9
+      may return a card to its own player (its card stays frozen through q's next turn);
+      and the current turn's 9 once it has resolved (the turn is at its hand-limit discard).
+      At q's own hand-limit discard only that turn's own 9 can have left q a frozen card:
+      the cards frozen before it thawed as the discard began.
     - Thawing at the holder's next decision, two seats: the opponent's 9 freezes q's card
       as its turn's action, and q's next decision is its main action (the 9's player is not
       over the hand limit after it: its hand only shrank). So q holds one only at its own
@@ -446,9 +448,13 @@ def frozen_capacity(s, r, q):
     if ph == PH_OVER:
         return 64
     if r[R_FREEZE_UNTIL_TURN_ENDS]:
+        if ph == PH_HAND_LIMIT and t == q:
+            return 1 if own else 0
         prior = n - 1 if t == q else (t - q - 1 + n) % n
         prior = min(prior, s[F_TURN_COUNT])
-        if ph == PH_HAND_LIMIT and (t != q or own):
+        if own and s[F_TURN_COUNT] > prior:
+            prior += 1
+        if ph == PH_HAND_LIMIT:
             prior += 1
         return prior
     if n != 2 or own:
