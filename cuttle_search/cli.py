@@ -430,6 +430,8 @@ def _analysis_table(result) -> str:
         verdict = f"proven {s['value']}" if s["proven"] else f"{s['solvedMoves']} of {len(result.moves)} moves proven"
         lines.insert(-1, f"exact solver first: {verdict}, {s['nodes']:,} nodes in {s['seconds']:.3f} s")
     header = ("#", "move", "visits", "score", "win", "draw", "95% interval", "gap", "principal variation")
+    # a move's proof: by the exact solver run first, or inside the tree (MCTS-Solver)
+    proven_column = result.solver is not None or any(m.proven is not None for m in result.moves)
     rows = []
     for m in result.moves:
         rows.append(
@@ -445,7 +447,7 @@ def _analysis_table(result) -> str:
                 ", ".join(x.text() for x in m.pv[:8]),
             )
         )
-        if m.solved:
+        if proven_column:
             proven = "-" if m.proven is None else m.proven + ("" if m.plies is None else f" in {m.plies}")
             rows[-1] = rows[-1][:-1] + (proven,) + rows[-1][-1:]
         if per_seat:
@@ -467,7 +469,7 @@ def _analysis_table(result) -> str:
         header = header[:at] + ("best reply",) + header[at:]
         lines.insert(-1, "best reply = the score with the opponent's best replies backed up "
                      "(docs/search.md, 'The result')")
-    if result.solver is not None:
+    if proven_column:
         header = header[:-1] + ("proven",) + header[-1:]
     numeric = {"#", "visits", "score", "calibrated", "best reply", "win", "draw", "gap"}
     right = {i for i, name in enumerate(header) if name in numeric}
@@ -524,7 +526,7 @@ def _solve_progress():
     bar = _terminal_bar(desc="solve", unit="node")
     if bar is None:
         return None, None
-    stages = {"win": "can it win", "values": "values", "plies": "plies"}
+    stages = {"values": "win, draw or loss", "plies": "plies"}
 
     def update(p) -> None:
         bar.update(p.nodes - bar.n)

@@ -119,3 +119,18 @@ def test_analyse_best_reply_adds_its_column_and_field_where_two_sides_play():
     three = run("analyse", POS / "cutthroat-opening-p0.json", "-n", 1000, "--best-reply")
     assert three.exit_code == 2
     assert "--best-reply: given where two sides play (two seats, or Team), not 3 (cutthroat)" in three.output
+
+
+def test_analyse_moves_proven_in_the_tree_get_a_proven_column_and_keep_their_lines():
+    text = run("analyse", POS / "gamestate-cuttle-cards.json", "-n", 1000)
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("#"))
+    assert header.split()[-3:] == ["proven", "principal", "variation"]
+    data = json.loads(run("analyse", POS / "gamestate-cuttle-cards.json", "-n", 1000, "--json").output)
+    rows = lines[lines.index(header) + 1:]
+    assert len(rows) == len(data["moves"])
+    for row, move in zip(rows, data["moves"]):
+        assert move["proven"] == "loss"  # p1 wins whatever p0 plays
+        # the proven cell, then the line, shown whole (it was cut off: no header for the cell)
+        assert re.search(r"  loss +" + re.escape(", ".join(move["pv"][:8])) + "$", row), row

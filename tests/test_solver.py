@@ -693,3 +693,21 @@ def test_tree_solver_settles_a_node_whose_every_move_is_lost():
         if kids and all(a["proven"][c] == -1 for c in kids) and a["mover"][k] >= 0:
             settled += a["proven"][k] != 0
     assert settled > 0
+
+
+def test_a_budget_proves_the_quick_moves_before_a_hard_one_takes_it_all():
+    # a 36-card deck: four of p0's moves are hard to settle, five lose at once to p1's 9C
+    # (or a counter, then 9C); the moves take turns with a growing allowance of nodes, so
+    # those five are proven, plies and lines included, however the budget is spent
+    pos = Position.load(Path(__file__).resolve().parent.parent / "positions" / "gamestate-cuttle-cards.json")
+    result = solve(pos, nodes=200_000)
+    assert result.stop_reason == "nodes"
+    proven = {m.move.text(): (m.value, m.plies, [x.text() for x in m.pv]) for m in result.moves if m.value}
+    assert proven == {
+        "points 8C": ("loss", 2, ["points 8C", "points 9C"]),
+        "points 3D": ("loss", 2, ["points 3D", "points 9C"]),
+        "glasses 8C": ("loss", 2, ["glasses 8C", "points 9C"]),
+        "draw": ("loss", 2, ["draw", "points 9C"]),
+        "one-off 3D": ("loss", 4, ["one-off 3D", "counter 2D", "resolve", "points 9C"]),
+    }
+    assert [m.move.text() for m in result.moves][0] == "one-off 3D"  # the longest loss first

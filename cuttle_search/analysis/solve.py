@@ -34,6 +34,40 @@ __all__ = ["DEFAULT_TT_BITS", "PROGRESS_EVERY", "VALUES", "SolveProgress", "Solv
            "check_solvable", "is_single_state", "load_kernels", "root_twins", "solve", "solve_table"]
 
 DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)
+FIRST_ALLOWANCE = 1 << 12  # nodes each root move may take in a stage's first round (``_in_rounds``)
+ALLOWANCE_GROWTH = 4  # and how much more in each round after
+
+
+def _in_rounds(sv: Solver, search: Callable[[np.ndarray], None], done: np.ndarray) -> None:
+    """Run ``search(mask)`` (``solve_moves`` over the root moves whose ``mask`` entry is 0,
+    setting it to 1 for each it finishes) on the moves not yet ``done``, one at a time, in
+    rounds: in each round every such move may take an allowance of nodes, which grows
+    ``ALLOWANCE_GROWTH``-fold from ``FIRST_ALLOWANCE`` a round, until every move is done or
+    the caller's own budget (nodes, time, an interrupt) runs out, which leaves
+    ``ctl[CTL_ABORTED]`` set. So a move that settles quickly is proven before a hard one
+    takes the whole budget: searched in turn to the end, one hard move's search could
+    spend a minute while a loss in two plies behind it waited unproven. A search stopped by
+    its allowance stores nothing of the node it was in (``negamax``), so its table entries
+    stay exact and the next round starts from them."""
+    budget = int(sv.ctl[V.CTL_BUDGET])
+    allowance = FIRST_ALLOWANCE
+    mask = np.ones(len(done), dtype=np.int64)
+    try:
+        while not done.all():
+            for i in np.flatnonzero(done == 0):
+                mask[:] = 1
+                mask[i] = 0
+                cap = int(sv.ctl[V.CTL_NODES]) + allowance
+                sv.ctl[V.CTL_BUDGET] = cap if budget <= 0 else min(cap, budget)
+                search(mask)
+                done[i] = mask[i]
+                if sv.ctl[V.CTL_ABORTED]:
+                    if sv.ctl[V.CTL_STOP] or 0 < budget <= sv.ctl[V.CTL_NODES]:
+                        return  # the caller's budget: the solve stops here
+                    sv.ctl[V.CTL_ABORTED] = 0  # only this move's allowance: the next move
+            allowance *= ALLOWANCE_GROWTH
+    finally:
+        sv.ctl[V.CTL_BUDGET] = budget
 
 
 def check_solvable(pos: Position) -> None:
@@ -99,78 +133,88 @@ class Solver:
         return self.table.view(np.uint64), self.table.view(np.float64), self.table
 
 
-def _win_draw_loss(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, proven: np.ndarray,
-                   stage: _Stage) -> None:
-    """The first pass: every root move's value without the tie-break into ``wdl`` (``WIN``,
-    0, ``-WIN``), ``proven`` set for the moves it reached before a budget ran out.
+class _RootMoves:
+    """The searches of the root moves, one move at a time (``_in_rounds`` gives each its
+    turn): a move's value first, then, for a win or a loss, its plies.
 
-    Without chance a value is one of three, found by two null-window tests (most hard
+    The value without the tie-break (``WIN``, 0, ``-WIN`` into ``wdl``, ``proven`` set):
+    without chance a value is one of three, found by two null-window tests (most hard
     positions are draws, and a test prunes far better than a full window): can the move
-    win (a window around ``WIN``), and for the moves that cannot, can it avoid losing (a
-    window around 0). Through a random 4 values are expectations: one full-window search."""
-    if r[L.R_FOUR_RANDOM]:
-        inf = np.full(n, V.INF)
-        stage.enter("values", proven)
-        V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, -inf, inf, 0, wdl, proven, *sv.tt(), sv.ctl,
-                      sv.ff, sv.fi, sv.fkey, sv.rkey)
-        return
-    tested = np.zeros(n, dtype=np.int64)
-    first = np.zeros(n, dtype=np.float64)
-    stage.enter("win", tested)
-    V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, np.zeros(n), np.full(n, V.WIN), 0, first, tested,
-                  *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
-    for i in range(n):
-        if tested[i] and first[i] >= V.WIN:
-            wdl[i] = V.WIN
-            proven[i] = 1
-    if sv.ctl[V.CTL_ABORTED]:
-        return
-    proven_before = proven.copy()
-    stage.enter("values", proven)
-    V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, np.full(n, -V.WIN), np.zeros(n), 0, wdl, proven,
-                  *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
-    for i in range(n):
-        if proven[i] and not proven_before[i]:
-            wdl[i] = -V.WIN if wdl[i] <= -V.WIN else 0.0
+    win (a window around ``WIN``), and if it cannot, can it avoid losing (a window around
+    0). Through a random 4 values are expectations: one full-window search.
 
-
-def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray, exact: np.ndarray,
-           refined: np.ndarray, actions: int, stage: _Stage) -> None:
-    """The second pass: the plies of every won or lost root move under best play (the
-    shortest win, the longest loss), as its tie-break value into ``exact`` (``refined``
-    set), until a budget runs out. Draws and expectations have none.
-
-    Like a mate search, by null-window tests "does the winner win within L plies?", but
-    from above: the first pass proved that the game ends (before the action cap), so the
+    The plies of a won or lost move under best play (the shortest win, the longest loss),
+    as its tie-break value into ``exact`` (``refined`` set; draws and expectations have
+    none). Like a mate search, by null-window tests "does the winner win within L plies?",
+    but from above: the value proved that the game ends (before the action cap), so the
     first test asks for one ply less than the cap, and each test that holds asks next for
     one ply less than the win its fail-soft value shows; the first that fails, with the
     last that held, gives the plies. (Counting up from 1 instead, every test below the
     answer must refute every line to its horizon, and the deeper ones cost the most: on
     the slowest benchmark position the pass took 123 million nodes that way and 47 million
     this way.) A test of L stops every line at its horizon (a game that ends does so after
-    one more action at the soonest) and cuts wherever the first pass found that the winner
-    cannot win at all."""
-    refined[:] = (np.abs(wdl) != V.WIN).astype(np.int64)  # draws and expectations have no plies
-    stage.enter("plies", refined)
-    low = np.ones(n, dtype=np.int64)  # plies: no fewer than this (the root move included)
-    high = np.full(n, int(r[L.R_ACTION_LIMIT]) - actions, dtype=np.int64)  # and no more than this
-    values = np.zeros(n, dtype=np.float64)
-    while not refined.all() and not sv.ctl[V.CTL_ABORTED]:
-        lo = np.full(n, -V.INF)
-        hi = np.full(n, V.INF)
-        done = refined.copy()
-        for i in range(n):
-            if not refined[i]:
-                end = float(actions + high[i] - 1)  # does the winner win by this action count?
-                if wdl[i] == V.WIN:
-                    lo[i], hi[i] = V.WIN - end - 1, V.WIN - end
-                else:
-                    lo[i], hi[i] = -(V.WIN - end), -(V.WIN - end) + 1
-        V.solve_moves(sv.states, sv.bufs, sv.orders, r, moves, n, lo, hi, 1, values, done, *sv.tt(), sv.ctl,
-                      sv.ff, sv.fi, sv.fkey, sv.rkey)
-        for i in range(n):
-            if refined[i] or not done[i]:
-                continue
+    one more action at the soonest) and cuts wherever the value's search found that the
+    winner cannot win at all.
+
+    Each move's principal line is read from the table as soon as its value (then its
+    plies) is known, before other moves' searches can replace the entries it follows."""
+
+    def __init__(self, pos: Position, sv: Solver, moves: np.ndarray) -> None:
+        self.pos, self.sv, self.moves = pos, sv, moves
+        self.r = pos.rules_array
+        n = self.n = len(moves)
+        self.wdl = np.zeros(n, dtype=np.float64)
+        self.proven = np.zeros(n, dtype=np.int64)
+        self.exact = np.zeros(n, dtype=np.float64)
+        self.refined = np.zeros(n, dtype=np.int64)
+        self.finished = np.zeros(n, dtype=np.int64)
+        self.lines: dict[int, tuple[list[Move], bool]] = {}  # a proven move's line (table pass 1)
+        self.ply_lines: dict[int, list[Move]] = {}  # a refined move's line (pass 2)
+        self._tested = np.zeros(n, dtype=np.int64)  # the moves whose win test is done
+        self._first = np.zeros(n, dtype=np.float64)  # and its value
+        self._low = np.ones(n, dtype=np.int64)  # plies: no fewer than this (the root move included)
+        self._high = np.full(n, int(self.r[L.R_ACTION_LIMIT]) - pos.actions, dtype=np.int64)  # nor more
+        self._values = np.zeros(n, dtype=np.float64)
+        self._lo = np.full(n, -V.INF)
+        self._hi = np.full(n, V.INF)
+
+    def _search(self, i: int, lo: np.ndarray, hi: np.ndarray, tb: int, values: np.ndarray) -> bool:
+        """One search of root move ``i`` with the window (lo[i], hi[i]); False when a budget
+        stopped it."""
+        sv = self.sv
+        mask = np.ones(self.n, dtype=np.int64)
+        mask[i] = 0
+        V.solve_moves(sv.states, sv.bufs, sv.orders, self.r, self.moves, self.n, lo, hi, tb, values, mask,
+                      *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
+        return bool(mask[i])
+
+    def _value(self, i: int) -> bool:
+        n, wdl = self.n, self.wdl
+        if self.r[L.R_FOUR_RANDOM]:
+            return self._search(i, np.full(n, -V.INF), np.full(n, V.INF), 0, wdl)
+        if not self._tested[i]:
+            if not self._search(i, np.zeros(n), np.full(n, V.WIN), 0, self._first):
+                return False
+            self._tested[i] = 1
+            if self._first[i] >= V.WIN:
+                wdl[i] = V.WIN
+                return True
+        if not self._search(i, np.full(n, -V.WIN), np.zeros(n), 0, wdl):
+            return False
+        wdl[i] = -V.WIN if wdl[i] <= -V.WIN else 0.0
+        return True
+
+    def _plies(self, i: int) -> bool:
+        actions = self.pos.actions
+        low, high, lo, hi, values, wdl = self._low, self._high, self._lo, self._hi, self._values, self.wdl
+        while True:
+            end = float(actions + high[i] - 1)  # does the winner win by this action count?
+            if wdl[i] == V.WIN:
+                lo[i], hi[i] = V.WIN - end - 1, V.WIN - end
+            else:
+                lo[i], hi[i] = -(V.WIN - end), -(V.WIN - end) + 1
+            if not self._search(i, lo, hi, 1, values):
+                return False
             plies = high[i] - 1
             # the fail-soft value bounds the plies: a win by this many, or none before
             shown = int(round(V.WIN - abs(float(values[i])))) - actions
@@ -181,7 +225,26 @@ def _plies(sv: Solver, r: np.ndarray, moves: np.ndarray, n: int, wdl: np.ndarray
                 low[i] = max(plies + 1, shown)
             if low[i] >= high[i]:
                 end = actions + high[i]
-                exact[i], refined[i] = (V.WIN - end) if wdl[i] == V.WIN else -(V.WIN - end), 1
+                self.exact[i] = (V.WIN - end) if wdl[i] == V.WIN else -(V.WIN - end)
+                return True
+
+    def turn(self, mask: np.ndarray) -> None:
+        """Root move ``i`` (the one ``mask`` leaves at 0) goes on from where it stopped: its
+        value, its line, its plies; ``mask[i]`` is 1 once all are done."""
+        i = int(np.flatnonzero(mask == 0)[0])
+        if not self.proven[i]:
+            if not self._value(i):
+                return
+            self.proven[i] = 1
+            draw = self.wdl[i] == 0.0 and not self.r[L.R_FOUR_RANDOM]
+            self.lines[i] = _line(self.pos, self.sv, int(self.moves[i]), 1, bool(draw))
+            self.refined[i] = abs(self.wdl[i]) != V.WIN  # draws and expectations have no plies
+        if not self.refined[i]:
+            if not self._plies(i):
+                return
+            self.refined[i] = 1
+            self.ply_lines[i] = _line(self.pos, self.sv, int(self.moves[i]), 2)[0]
+        mask[i] = 1
 
 
 # ---------------------------------------------------------------- twin root moves
@@ -255,21 +318,19 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     own = [i for i in range(n) if rep[i] == i]
     at = {i: j for j, i in enumerate(own)}
     index = np.array([at[rep[i]] for i in range(n)], dtype=np.int64)  # each move's search
-    m = len(own)
     searched = moves[own].copy()
-    wdl = np.zeros(m, dtype=np.float64)
-    proven = np.zeros(m, dtype=np.int64)
-    exact = np.zeros(m, dtype=np.float64)
-    refined = np.zeros(m, dtype=np.int64)
+    root = _RootMoves(pos, sv, searched)
+    wdl, proven, exact, refined, lines = root.wdl, root.proven, root.exact, root.refined, root.lines
     stage = _Stage()
-    lines: dict[int, tuple[list[Move], bool]] = {}
+    stage.enter("values", proven)
 
     def work() -> None:
-        _win_draw_loss(sv, r, searched, m, wdl, proven, stage)
-        draws = proven.astype(bool) & (wdl == 0.0) & (not r[L.R_FOUR_RANDOM])
-        lines.update({j: _line(pos, sv, int(searched[j]), 1, bool(draws[j])) for j in range(m) if proven[j]})
-        if not sv.ctl[V.CTL_ABORTED]:
-            _plies(sv, r, searched, m, wdl, exact, refined, pos.actions, stage)
+        def turn(mask: np.ndarray) -> None:
+            root.turn(mask)
+            if proven.all():  # every value is known: what is left is plies
+                stage.enter("plies", refined)
+
+        _in_rounds(sv, turn, root.finished)
 
     if timer is not None:
         timer.start()
@@ -314,7 +375,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         raw = float(wdl[j])
         if value in ("win", "loss") and refined[j]:
             plies = int(round(V.WIN - abs(float(exact[j])))) - actions
-            pv, _ended = _line(pos, sv, int(searched[j]), 2)
+            pv = root.ply_lines[j]
             raw = float(exact[j])
         elif value == "draw" and ended:
             plies = len(pv)  # a draw has no tie-break: the length of the line shown

@@ -15,10 +15,10 @@ from ..engine import solver as V
 @dataclass(frozen=True)
 class SolveProgress:
     """What a running solve has done (``solve``'s ``progress`` callback gets one about
-    every ``PROGRESS_EVERY`` seconds): the nodes so far, the seconds, the stage ("win": can
-    each move win; "values": each move's win, draw or loss; "plies": the plies of the wins
-    and losses) and how many of the root moves that stage has finished (a draw counts as
-    finished in the plies stage: it has none), out of ``total``, every legal move."""
+    every ``PROGRESS_EVERY`` seconds): the nodes so far, the seconds, the stage ("values":
+    each move's win, draw or loss; "plies": the plies of the wins and losses) and how many
+    of the root moves that stage has finished (a draw counts as finished in the plies
+    stage: it has none), out of ``total``, every legal move."""
 
     nodes: int
     seconds: float
@@ -36,7 +36,7 @@ class _Stage:
     count is fine there)."""
 
     def __init__(self) -> None:
-        self.now: tuple[str, np.ndarray] = ("win", np.zeros(0, dtype=np.int64))
+        self.now: tuple[str, np.ndarray] = ("values", np.zeros(0, dtype=np.int64))
 
     def enter(self, name: str, done: np.ndarray) -> None:
         self.now = (name, done)  # one store: a reader never sees one stage's name with another's array
