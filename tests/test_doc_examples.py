@@ -104,3 +104,13 @@ def test_normalising_keeps_all_but_times_and_rates():
         "166 nodes in <time> s (<rate> nodes/s; loading the engine <time> s, not counted)"
     assert normalise("1  jack JD 8H     29,806  0.757") == "1  jack JD 8H     29,806  0.757"
     assert matches(["a", "...", "d"], ["a", "b", "c", "d"]) and not matches(["a", "...", "d"], ["a", "b"])
+
+
+def test_the_readme_python_example_runs_as_written(monkeypatch, capsys):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)  # its paths are the repository's
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("royal KD 1.0 ")  # the win in one, as its comment says
+    assert printed[-1] == "{'status': 'won', 'winner': 'p0'}"
