@@ -236,9 +236,9 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
             data = req["position"]
             if not isinstance(data, dict):
                 raise RequestError(f"position: expected a JSON object, got {type(data).__name__}")
-        else:
-            data = {k: v for k, v in req.items() if k not in REQUEST_KEYS}
         unknown = unknown_fields(req)
+        if "position" not in req:  # mixed into the request: the warned-about fields are left out
+            data = {k: v for k, v in req.items() if k not in REQUEST_KEYS and k not in unknown}
         limit = _budget(req, defaults, limits)
         seed = _whole(req, "seed", defaults.get("seed") or 0, 0, 2**63 - 1)
         threads = _whole(req, "threads", defaults.get("threads") or 1, 1, limits.max_threads)

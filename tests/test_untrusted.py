@@ -997,3 +997,28 @@ def test_a_pipe_with_a_reader_is_written_and_one_without_is_refused(tmp_path):
     os.mkfifo(fifo)
     r = run("play", "--opponents", "random", "--hints", "off", "--seed", "1", input=f"save {fifo}\nquit\n")
     assert r.exit_code == 0 and "save: cannot write" in r.output and "nobody reads" in r.output  # at the prompt
+
+
+def test_a_misspelt_field_is_refused_with_the_closest_name_not_skipped(tmp_path):
+    # a skipped "p0FaceCard" would have left its King to be taken for a hidden card
+    data = position("midgame-main-p0")
+    data["p0FaceCard"] = data.pop("p0FaceCards")
+    refused(run("show", write(tmp_path, data)), "p0FaceCard: not a field of a position (did you mean 'p0FaceCards'?)")
+    seats = position("cutthroat-opening-p0")
+    seats["seats"][1]["royal"] = seats["seats"][1].pop("royals")
+    refused(run("analyse", write(tmp_path, seats), "-n", 10), "seats[1].royal: not a field of a seat (did you mean 'royals'?)")
+    data = position("midgame-main-p0")
+    data["comment\n"] = 1
+    with pytest.raises(PositionError, match=r"^'comment\\n': not a field of a position$"):
+        Position.from_dict(data)
+    # a cuttle.cards GameState keeps fields of its own, as it always did
+    game = position("gamestate-cuttle-cards")
+    game["status"] = 1
+    assert Position.from_dict(game).players == 2
+    # in a hint request: the position given apart is refused; fields mixed in beside the
+    # request's are warned about and left out, as before
+    nested = H.answer(json.dumps({"id": 1, "position": {**position("midgame-main-p0"), "p1Hnad": []},
+                                  "iterations": 50}), {})
+    assert nested["error"] == "p1Hnad: not a field of a position (did you mean 'p1Hand'?)"
+    mixed = H.answer(json.dumps({"id": 2, **position("midgame-main-p0"), "p1Hnad": [], "iterations": 50}), {})
+    assert "error" not in mixed and "'p1Hnad'" in mixed["warning"]

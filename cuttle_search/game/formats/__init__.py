@@ -20,7 +20,8 @@ from ..inputs import parse_json, read_text_file
 from ..position import Position, PositionError, register_formats
 from ..rules import Ruleset, RulesError, get_ruleset
 from .fields import (
-    CUTTLE_CARDS_PHASE, FORMAT_NAME, FORMAT_VERSION, POSITION_KEYS, dump_position_dict, is_position_key, parse_phase,
+    CUTTLE_CARDS_PHASE, FORMAT_NAME, FORMAT_VERSION, POSITION_KEYS, TOP_LEVEL_KEYS, check_keys, dump_position_dict,
+    from_cuttle_cards, is_position_key, parse_phase,
 )
 from .gamestate import normalise_gamestate, position_to_gamestate
 from .seat_list import build_seat_position, seat_list_dict
@@ -39,6 +40,8 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     ruleset."""
     if not isinstance(data, Mapping):
         raise PositionError("the position must be a JSON object")
+    if not from_cuttle_cards(data):  # (a cuttle.cards GameState carries fields of its own)
+        check_keys(data, TOP_LEVEL_KEYS)
     data = normalise_gamestate(data)
     fmt = data.get("format")
     if fmt is not None and fmt != FORMAT_NAME:

@@ -7,9 +7,10 @@ message for a position the engine says cannot happen (``position_error``).
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -344,4 +345,37 @@ def is_position_key(key: str) -> bool:
     """Whether a top-level key is one a position form reads (the v1 form, the seat-list form
     or a cuttle.cards GameState's seat objects); used to name a request's unknown fields."""
     return key in POSITION_KEYS or bool(_SEAT_KEY.match(key))
+
+
+# the fields only a cuttle.cards GameState (row) has: with them, or with a numbered phase or
+# the unpacked seat objects, a position is cuttle.cards' and other fields of it are skipped
+_CUTTLE_CARDS_ONLY = ("id", "gameId", "playedBy", "moveType", "playedCard", "targetCard", "discardedCards",
+                      "createdAt", "updatedAt")
+
+
+def from_cuttle_cards(data: Mapping[str, Any]) -> bool:
+    """Whether ``data`` is a cuttle.cards GameState (row or unpacked form), whose fields the
+    analyser does not all read, rather than a position of this project's forms."""
+    if any(isinstance(data.get(seat), Mapping) for seat in ("p0", "p1")):
+        return True
+    phase = data.get("phase")
+    return any(k in data for k in _CUTTLE_CARDS_ONLY) or (isinstance(phase, int) and not isinstance(phase, bool))
+
+
+SEAT_ENTRY_KEYS = ("hand", "points", "royals", "frozen", "known", "counters")  # a seat of the seat-list form
+TOP_LEVEL_KEYS = (*sorted(POSITION_KEYS), *(f"p{q}{part}" for q in range(2) for part in ("Hand", "Points", "FaceCards")))
+
+
+def check_keys(data: Mapping[str, Any], known: Iterable[str], where: str = "") -> None:
+    """Refuse a key of ``data`` that is not in ``known`` (top level: ``is_position_key``),
+    naming it and the closest known key: a misspelt ``p0FaceCard`` would otherwise be
+    skipped, and its cards taken for hidden ones."""
+    names = list(known)
+    for key in data:
+        if (not where and is_position_key(str(key))) or key in names:
+            continue
+        close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        name = key if isinstance(key, str) and key.isprintable() and len(key) <= 40 else brief(key)
+        raise PositionError(f"{where}{name}: not a field of a {'seat' if where else 'position'}{hint}")
 

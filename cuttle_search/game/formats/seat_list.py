@@ -39,7 +39,7 @@ from ...engine.seats import seat_count
 from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 from .fields import (
     FORMAT_NAME, SeenCards, check_view_deck_known, match_stack, card_list, default_actions, frozen_cards, impossible,
-    int_field, list_field,
+    int_field, list_field, check_keys, SEAT_ENTRY_KEYS,
     parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
@@ -198,6 +198,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
         where = f"seats[{q}]"
         if not isinstance(entry, Mapping):
             raise PositionError(f"{where}: expected an object with hand, points and royals")
+        check_keys(entry, SEAT_ENTRY_KEYS, f"{where}.")
         hand = f"{where}.hand"
         unknown_in_hand[q] = read_hand(s, seen, list_field(entry.get("hand"), hand, cards), q, view, hand)
     # base cards first (every stack's owner), then the attachments bottom up
