@@ -69,7 +69,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except CuttleError as e:
             raise InputError(str(e)) from None
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        except KeyboardInterrupt:  # Ctrl-C: the shell's exit code for it, not click's "Aborted!" and 1
+            click.echo("interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as e:
             if os.environ.get("CUTTLE_DEBUG"):
@@ -373,9 +376,12 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
     Win rates are from that player's point of view; a draw counts half in the score
     (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
+    import threading
+
     from .analysis import Limit, SearchError, calibration, run_search, search_viewer
     from .analysis.ismcts import best_reply_refusal, check_search_options
     from .analysis.solve_first import solver_applies
+    from .analysis.solve_threads import watched
 
     pos = _load(position, rules, search=True)
     if solver_applies(pos):  # nothing hidden: the exact solver answers first (compiled with the rest)
@@ -390,13 +396,17 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     if refusal is not None:
         raise InputError(f"--best-reply: {refusal}")
     bar, update = _live_progress(limit.effective_iterations)
-    try:
-        result = run_search(pos, limit, threads, seed, rollout, exploration, progress=update, model=model, widen=widen,
-                            best_reply=best_reply)
+    cancel = threading.Event()
+    found = []
+    try:  # on a worker thread: Ctrl-C stops the search at its next check and keeps what it found
+        interrupted = watched(lambda: found.append(run_search(pos, limit, threads, seed, rollout, exploration,
+                                                              progress=update, cancel=cancel, model=model,
+                                                              widen=widen, best_reply=best_reply)),
+                              cancel.set, lambda: None, interruptible=True)
     finally:
         if bar is not None:
             bar.close()
-    result = calibration.annotate(result, pos)
+    result = calibration.annotate(found[0], pos)
     result.position = pos.name or position
     if top is not None:
         result.moves = result.moves[:top]
@@ -404,6 +414,9 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
         _emit_json(result.to_json())
     else:
         click.echo(_analysis_table(result))
+    if interrupted:
+        click.echo(f"interrupted: the search stopped after {result.iterations:,} iterations (shown above)", err=True)
+        sys.exit(130)
 
 
 def _analysis_table(result) -> str:

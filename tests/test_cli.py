@@ -134,3 +134,46 @@ def test_analyse_moves_proven_in_the_tree_get_a_proven_column_and_keep_their_lin
         assert move["proven"] == "loss"  # p1 wins whatever p0 plays
         # the proven cell, then the line, shown whole (it was cut off: no header for the cell)
         assert re.search(r"  loss +" + re.escape(", ".join(move["pv"][:8])) + "$", row), row
+
+
+def test_analyse_ctrl_c_keeps_the_search_so_far_and_exits_130(monkeypatch):
+    # Ctrl-C half a second after the search has started (it waits on its worker thread the
+    # way solve does): the table of what was searched, a line on stderr, exit 130; it was
+    # click's "Aborted!", exit 1, with the search lost
+    import _thread
+    import signal
+    import threading
+
+    import cuttle_search.analysis.solve_threads as T
+
+    real = T.watched
+
+    def pressed(*args, **kwargs):
+        timer = threading.Timer(0.5, _thread.interrupt_main)
+        timer.start()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            timer.cancel()
+
+    was = signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr(T, "watched", pressed)
+    try:
+        r = CliRunner().invoke(main, ["analyse", str(POS / "opening-p0.json"), "-n", "100000000", "--json"])
+    finally:
+        signal.signal(signal.SIGINT, was)
+    assert r.exit_code == 130, r.output
+    data = json.loads(r.stdout)
+    assert data["rootInfo"]["stopReason"] == "cancelled" and data["rootInfo"]["iterations"] < 100_000_000
+    assert r.stderr.strip().splitlines()[-1].startswith("interrupted: the search stopped after ")
+
+
+def test_any_command_stopped_by_ctrl_c_says_so_and_exits_130(monkeypatch):
+    import cuttle_search.cli as cli
+
+    def pressed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_load", pressed)
+    r = CliRunner().invoke(main, ["show", str(POS / "opening-p0.json")])
+    assert r.exit_code == 130 and r.stderr == "interrupted\n" and "Aborted" not in r.output

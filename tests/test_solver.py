@@ -442,13 +442,13 @@ def ctrl_c_during_the_search(monkeypatch):
     import cuttle_search.analysis.solve as S
 
     was = signal.signal(signal.SIGINT, signal.default_int_handler)
-    monkeypatch.setattr(S, "_watched", _with_ctrl_c_after_half_a_second(S._watched))
+    monkeypatch.setattr(S, "watched", _with_ctrl_c_after_half_a_second(S.watched))
     yield
     signal.signal(signal.SIGINT, was)
 
 
 def _with_ctrl_c_after_half_a_second(real):
-    """``_watched`` (the solver's wait for its worker thread) with a Ctrl-C half a second in."""
+    """``watched`` (the solver's wait for its worker thread) with a Ctrl-C half a second in."""
     def watched(*args, **kwargs):
         timer = _interrupt_after(0.5)
         try:

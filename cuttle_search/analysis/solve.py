@@ -26,7 +26,7 @@ from ..game.seats import seat_name, whole
 from ..game.formats import as_position
 from .limits import MAX_NODES, Limit, SearchError
 from .solve_result import VALUES, SolvedMove, SolveResult, solve_table
-from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, _watched
+from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, watched
 
 # the solver's names, wherever they live (solve_result: the answer and its table;
 # solve_threads: the worker thread and its progress): callers import them from here
@@ -345,7 +345,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
                     progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, name,
                                            int(done[index].sum()), n))
 
-            interrupted = _watched(work, sv.ctl, report, interruptible)
+            interrupted = watched(work, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1), report, interruptible)
     finally:
         if timer is not None:
             timer.cancel()

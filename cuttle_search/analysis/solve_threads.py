@@ -1,6 +1,7 @@
 """A solve on a worker thread: the progress it reports (``SolveProgress``, every
 ``PROGRESS_EVERY`` seconds), the stage it is in, and the wait that keeps the calling thread
-responsive to Ctrl-C and stops the search on an interrupt (``_watched``)."""
+responsive to Ctrl-C and stops the search on an interrupt (``watched``: the command
+line's ``analyse`` waits on its search the same way)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..engine import solver as V
 
 @dataclass(frozen=True)
 class SolveProgress:
@@ -42,13 +42,15 @@ class _Stage:
         self.now = (name, done)  # one store: a reader never sees one stage's name with another's array
 
 
-def _watched(work: Callable[[], None], ctl: np.ndarray, report: Callable[[], None], interruptible: bool) -> bool:
+def watched(work: Callable[[], None], stop: Callable[[], None], report: Callable[[], None],
+            interruptible: bool) -> bool:
     """Run ``work`` on a worker thread, calling ``report`` every ``PROGRESS_EVERY`` seconds
     until it ends; returns whether a ``KeyboardInterrupt`` stopped it (raised again unless
     ``interruptible``). Whatever ends the wait early (an interrupt, an exception from
-    ``report``) sets the stop flag of the kernel's ``ctl`` and waits for the worker, which ends within
-    ``CHECK_EVERY`` nodes, so no search outlives the call; a second interrupt meanwhile is
-    ignored. The worker's own exceptions come back to this thread."""
+    ``report``) calls ``stop`` (the solver: its kernel's stop flag, which it reads every
+    ``CHECK_EVERY`` nodes; a search: its cancel event) and waits for the worker, so no
+    search outlives the call; a second interrupt meanwhile is ignored. The worker's own
+    exceptions come back to this thread."""
     failure: list[BaseException] = []
     finished = threading.Event()  # (not Thread.join: an interrupted join can return early later)
 
@@ -66,7 +68,7 @@ def _watched(work: Callable[[], None], ctl: np.ndarray, report: Callable[[], Non
         while not finished.wait(PROGRESS_EVERY):
             report()
     except BaseException as e:
-        ctl[V.CTL_STOP] = 1
+        stop()
         while not finished.is_set():
             try:
                 finished.wait(PROGRESS_EVERY)
