@@ -886,6 +886,9 @@ def play(rules, seat, opponents, seed, hints, save):
         field, _, message = str(e).partition(": ")
         raise click.BadParameter(message, param_hint=f"--{field}") from None
     _check_writable(save and os.path.expanduser(save), "--save")  # now, not after the game (as play saves it)
+    if save and os.path.isfile(os.path.expanduser(save)):
+        raise click.BadParameter(f"{save!r} already exists; give a new name (play never replaces a file)",
+                                 param_hint="--save")
     # a hint prints analyse's table, with analyse's live progress bar
     code = Terminal(session, hints=hints == "on", save_path=save, table=_analysis_table, progress=_live_progress).run()
     if code:

@@ -394,6 +394,15 @@ def test_log_dir_is_checked_before_play_and_logs_are_written_as_games_finish(tmp
     assert sorted(p.name for p in (tmp_path / "logs").glob("*.json")) == [
         "pair00000-game0.json", "pair00000-game1.json", "pair00001-game0.json", "pair00001-game1.json"]
     assert [u["index"] for u in _lines(tmp_path / "m.jsonl")[1:]] == [0, 1]
+    # a new match refuses that folder (it would replace four logs and mix two matches); the
+    # interrupted one goes on in it
+    monkeypatch.setattr(arena_mod, "_play_unit", real)
+    before = (tmp_path / "logs" / "pair00000-game0.json").read_text()
+    r = _arena_cli("greedy", "random", "-n", "2", "--seed", "9", "--log-dir", str(tmp_path / "logs"))
+    assert r.exit_code == 2 and "already holds game logs (pair00000-game0.json, ...): give a new or empty" in r.output
+    assert (tmp_path / "logs" / "pair00000-game0.json").read_text() == before
+    done = run_arena("greedy", "random", 10, seed=1, log_dir=tmp_path / "logs", resume=tmp_path / "m.jsonl")
+    assert done.pairs == 5 and len(list((tmp_path / "logs").glob("pair*-game*.json"))) >= 6
 
 
 def test_sprt_stops_when_it_decides_whatever_the_workers():

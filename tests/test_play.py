@@ -310,3 +310,18 @@ def test_a_line_that_is_not_text_is_refused():
     r = CliRunner().invoke(main, ["play", "--seed", "3"], input=b"\xff\xfe\n1\nquit\n")
     assert r.exit_code == 0, r.output
     assert "Traceback" not in r.output
+
+
+def test_save_never_replaces_a_file_it_did_not_write(tmp_path):
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text("a finished game\n")
+    r = play("--seed", 4, "--opponents", "random", "--save", earlier)
+    assert r.exit_code == 2 and "already exists; give a new name" in r.output
+    assert earlier.read_text() == "a finished game\n"
+    mine = tmp_path / "mine.json"
+    r = play("--seed", 4, "--opponents", "random", input=f"save {earlier}\nsave {mine}\n1\nsave {mine}\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert "already exists; give a new name (only this game's own file is replaced)" in r.stdout
+    assert earlier.read_text() == "a finished game\n"  # kept
+    assert r.stdout.count(f"wrote {mine}") == 2  # this game's own file, saved again
+    assert len(read_game_log(mine)["moves"]) >= 1

@@ -304,9 +304,16 @@ class ResultsFile:
         self.file.close()
 
 
-def _prepare_log_dir(log_dir: str | Path) -> Path:
-    """Create the log directory and prove it writable before any game is played."""
+def _prepare_log_dir(log_dir: str | Path, resuming: bool = False) -> Path:
+    """Create the log directory and prove it writable before any game is played. A new
+    match (not ``resuming``) refuses a directory that already holds game logs: it would
+    replace some of them and leave the others, mixing two matches."""
     d = Path(log_dir)
+    if not resuming and d.is_dir():
+        earlier = sorted(p.name for pattern in ("pair*-game*.json", "deal*-game*.json") for p in d.glob(pattern))
+        if earlier:
+            raise ArenaError(f"log-dir: {log_dir} already holds game logs ({earlier[0]}, ...): give a new or empty "
+                             "folder, so that two matches' logs are not mixed (--resume goes on in its own)")
     try:
         d.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=d, prefix=".write-test-"):

@@ -300,12 +300,17 @@ class GameSession:
                             res["status"])
         return record.to_json()
 
-    def save(self, path: str | Path) -> Path:
-        """Write :meth:`log` to ``path``; a file that cannot be written raises :class:`PlayError`."""
+    def save(self, path: str | Path, replace: bool = False) -> Path:
+        """Write :meth:`log` to ``path``; a file that cannot be written raises :class:`PlayError`,
+        and so does one that exists, unless ``replace`` (nothing the person wrote before is
+        lost: the terminal replaces only this game's own file)."""
         import json
 
         p = Path(path).expanduser()
         check_writable(p, PlayError, "save")  # (a named pipe nobody reads would wait forever)
+        if p.is_file() and not replace:
+            raise PlayError(f"save: {brief(str(path))} already exists; give a new name (only this game's own file "
+                            "is replaced)")
         try:
             p.write_text(json.dumps(self.log()) + "\n", encoding="utf-8")
         except OSError as e:

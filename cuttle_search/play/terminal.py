@@ -9,6 +9,7 @@ prints exactly what ``analyse`` prints.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Callable, TextIO
 
 import click
@@ -48,6 +49,8 @@ class Terminal:
         self.session = session
         self.hints = hints
         self.save_path = save_path
+        # the files this game writes (--save's, and each save FILE): saved again, they are replaced
+        self.own_files = {self._where(save_path)} if save_path else set()
         self.table = table
         self.progress = progress
         self.stdin = stdin if stdin is not None else sys.stdin
@@ -187,7 +190,7 @@ class Terminal:
         elif cmd == "save":
             if not arg:
                 raise PlayError("save: name the file, as in: save game.json")
-            path = s.save(arg)
+            path = self.save(arg)
             self.say(f"wrote {path}; review it with: {self.review_command(str(path))}")
             if not s.is_over:  # a game log starts from the deal: every hand and the deck order
                 self.say("note: the log holds the whole deal (every hand and the deck order); "
@@ -258,7 +261,7 @@ class Terminal:
         self.say(self.outcome())
         if self.save_path:
             try:
-                path = s.save(self.save_path)
+                path = self.save(self.save_path)
                 self.say(f"wrote {path}; review the game with: {self.review_command(str(path))}")
             except PlayError as e:
                 self.save_error(e)
@@ -287,13 +290,27 @@ class Terminal:
             except CuttleError as e:
                 self.say(str(e))
 
+    @staticmethod
+    def _where(path: str) -> Path:
+        try:
+            return Path(path).expanduser().resolve()
+        except (OSError, ValueError, RuntimeError):  # (a NUL in the name, a loop of links: save says so)
+            return Path(path)
+
+    def save(self, path: str) -> Path:
+        """The game's log to ``path``: a file this game wrote is replaced, any other refused."""
+        where = self._where(path)
+        written = self.session.save(path, replace=where in self.own_files)
+        self.own_files.add(where)
+        return written
+
     def leave(self, why: str) -> None:
         """The person leaves before the end: say so, and write --save's file."""
         s = self.session
         self.say(f"{why}: the game stops at move {len(s.moves) + 1}")
         if self.save_path:
             try:
-                path = s.save(self.save_path)
+                path = self.save(self.save_path)
             except PlayError as e:
                 self.save_error(e)
                 return
