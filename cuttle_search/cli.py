@@ -11,7 +11,7 @@ from . import startup  # noqa: F401  (first: pauses the collector during the hea
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -170,13 +170,26 @@ def _emit_json(obj: Any) -> None:
 RULES_HELP = (f"Ruleset, optionally with options: NAME[:opt=value,...]. Names: {', '.join(RULESETS)}. "
               f"Options: {', '.join(OPTION_NAMES)} (docs/rules.md).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout instead of text.")
-rules_option = click.option(
-    "--rules",
-    "rules",
-    default=None,
-    envvar="CUTTLE_RULES",
-    help=RULES_HELP,
-)
+RULES_HINT = "--rules (or CUTTLE_RULES)"  # where a ruleset given to a command comes from
+
+
+def _checked_rules(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A ``--rules`` value, refused at once naming the option (not the file it would be read
+    with, nor only ``--rules`` when it came from ``CUTTLE_RULES``)."""
+    if value is not None:
+        try:
+            get_ruleset(value)
+        except RulesError as e:
+            raise click.BadParameter(str(e), param_hint=RULES_HINT) from None
+    return value
+
+
+def _rules_option(default: str | None) -> Callable[[Any], Any]:
+    return click.option("--rules", "rules", default=default, envvar="CUTTLE_RULES", help=RULES_HELP,
+                        callback=_checked_rules)
+
+
+rules_option = _rules_option(None)  # None: the file's own ruleset
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
@@ -288,16 +301,13 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 @click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=1000,
               help="Number of games (at most 10,000,000).")
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
-@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=RULES_HELP)
+@_rules_option("cuttle-cards")
 @json_option
 def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
     """Play random games from fresh deals and summarise the results."""
     from .play.selfplay import run_selfplay
 
-    try:
-        rs = get_ruleset(rules)
-    except RulesError as e:
-        raise click.BadParameter(str(e), param_hint="--rules") from None
+    rs = get_ruleset(rules)  # (checked by --rules' callback)
     warn_if_compiling()
     summary = run_selfplay(rs, games, seed, progress=True)
     if as_json:
@@ -637,7 +647,7 @@ def bench(quick: bool, as_json: bool) -> None:
 @click.argument("agent_b")
 @click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=100,
               help="Games, played in pairs on the same deal (with --match: matches, in pairs); with --sprt, the most to play.")
-@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES", help=RULES_HELP)
+@_rules_option("cuttle-cards")
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1,
               help="Worker processes (--backend ray: the CPUs of the local Ray instance it starts).")
@@ -673,10 +683,6 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     from .play.backends import BackendError
     from .play.statistics import SprtError
 
-    try:
-        get_ruleset(rules)
-    except RulesError as e:
-        raise click.BadParameter(str(e), param_hint="--rules (or CUTTLE_RULES)") from None
     try:
         result = run_arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, progress=not as_json,
                            backend=backend, address=address, save=save, resume=resume, sprt=sprt, sprt_model=sprt_model)
@@ -850,8 +856,7 @@ def _moves_played(log: dict, played: int) -> str:
 
 # ---------------------------------------------------------------- play
 @main.command()
-@click.option("--rules", "rules", default="cuttle-cards", envvar="CUTTLE_RULES",
-              help=RULES_HELP)
+@_rules_option("cuttle-cards")
 @click.option("--seat", default="p0", help="Your seat: p0, p1, ... (of the game's seats).")
 @click.option("--opponents", default="greedy", metavar="SPEC",
               help="The agent in every other seat (team partner too), or one spec a seat in seat order, separated by "
@@ -873,10 +878,7 @@ def play(rules, seat, opponents, seed, hints, save):
     from .play.session import PlayError, new_session
     from .play.terminal import Terminal
 
-    try:
-        rs = get_ruleset(rules)
-    except RulesError as e:
-        raise click.BadParameter(str(e), param_hint="--rules") from None
+    rs = get_ruleset(rules)  # (checked by --rules' callback)
     if seed is None:
         seed = secrets.randbelow(1 << 31)
     warn_if_compiling()

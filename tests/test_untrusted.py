@@ -972,7 +972,7 @@ def test_play_save_where_no_file_can_be_written(tmp_path):
     assert "you are p0" not in r.output  # refused before the game
     from cuttle_search.play.session import GameSession, PlayError
 
-    def full(self, path):  # the write fails after the early check passed (a full disk)
+    def full(self, path, replace=False):  # the write fails after the early check passed (a full disk)
         raise PlayError(f"save: cannot write {str(path)!r}: No space left on device")
 
     with pytest.MonkeyPatch.context() as patch:
@@ -1022,3 +1022,13 @@ def test_a_misspelt_field_is_refused_with_the_closest_name_not_skipped(tmp_path)
     assert nested["error"] == "p1Hnad: not a field of a position (did you mean 'p1Hand'?)"
     mixed = H.answer(json.dumps({"id": 2, **position("midgame-main-p0"), "p1Hnad": [], "iterations": 50}), {})
     assert "error" not in mixed and "'p1Hnad'" in mixed["warning"]
+
+
+def test_a_bad_ruleset_names_the_option_not_the_file_in_every_command():
+    for args in (["analyse", POS / "midgame-main-p0.json"], ["show", POS / "opening-p0.json"], ["play"],
+                 ["selfplay", "--games", "1"]):
+        for env, extra in (({}, ["--rules", "cuttle-card"]), ({"CUTTLE_RULES": "cuttle-card"}, [])):
+            r = CliRunner().invoke(main, [str(a) for a in args] + extra, env=env)
+            assert r.exit_code == 2, (args, r.output)
+            assert "Invalid value for --rules (or CUTTLE_RULES): unknown ruleset 'cuttle-card'" in r.stderr, r.stderr
+            assert ".json" not in r.stderr.splitlines()[-1]
