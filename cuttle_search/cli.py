@@ -703,6 +703,10 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
         click.echo(result.rounding)
     click.echo(f"{agent_a} vs {agent_b}: {result.pairs} {dealt}, {result.games} games, rules {result.rules}, seed {seed}"
                + (f" ({result.resumed} pairs from {resume})" if result.resumed else ""))
+    if result.saved_beyond:
+        kind = "pairs" if result.seats == 2 else "deals"
+        click.echo(f"  note: {resume} holds {result.saved_beyond} more {kind} past the {result.pairs} this --games "
+                   "plans; they are not counted (a larger --games counts them)")
     click.echo(f"  games: A won {result.wins}, drew {result.draws}, lost {result.losses} of {result.games}")
     if result.matches:
         m = result.matches
@@ -835,6 +839,11 @@ def replay(log, ply, export, view):
         except PositionError as e:  # ("path: cannot write ...": the path is this option's)
             raise InputError(f"--export: {str(e).removeprefix('path: ')}") from None
         click.echo(f"wrote {export}: {pos.about}")
+        if seat is not None and not pos.is_over and pos.actor != seat:  # (analyse answers the seat to act)
+            who = "chance" if pos.actor < 0 else seat_name(pos.actor)
+            click.echo(f"note: it is {who}'s decision there, so analyse and hint refuse {seat_name(seat)}'s view; "
+                       + (f"export --view {seat_name(pos.actor)} to analyse it" if pos.actor >= 0 else
+                          "export another ply to analyse it"), err=True)
     else:
         click.echo(_moves_played(data, played))
         click.echo("")

@@ -474,3 +474,13 @@ def test_ray_backend_without_the_extra_is_one_line(monkeypatch):
     r = _arena_cli("greedy", "random", "-n", "2", "--backend", "ray")
     assert r.exit_code == 2 and r.output.strip() == (
         "Error: backend: ray is not installed; install the extra: pip install 'cuttle-search[ray]'")
+
+
+def test_resuming_with_fewer_games_says_what_it_leaves_out(tmp_path):
+    saved = tmp_path / "m.jsonl"
+    assert _arena_cli("greedy", "random", "-n", "8", "--seed", "3", "--save", str(saved)).exit_code == 0
+    r = _arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(saved))
+    assert r.exit_code == 0 and "(2 pairs from" in r.output
+    assert "holds 2 more pairs past the 2 this --games plans; they are not counted" in r.output
+    j = json.loads(_arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(saved), "--json").output)
+    assert j["pairsResumed"] == 2 and j["pairsSavedBeyond"] == 2

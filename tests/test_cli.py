@@ -177,3 +177,17 @@ def test_any_command_stopped_by_ctrl_c_says_so_and_exits_130(monkeypatch):
     monkeypatch.setattr(cli, "_load", pressed)
     r = CliRunner().invoke(main, ["show", str(POS / "opening-p0.json")])
     assert r.exit_code == 130 and r.stderr == "interrupted\n" and "Aborted" not in r.output
+
+
+def test_replay_points_a_history_to_review_and_an_export_to_the_view_analyse_takes(tmp_path):
+    (tmp_path / "history.json").write_text("[]")
+    r = run("replay", tmp_path / "history.json")
+    assert r.exit_code == 2 and "got a list: a cuttle.cards history, which review reads, not replay" in r.output
+    assert run("arena", "greedy", "random", "-n", "2", "--seed", "5", "--log-dir", tmp_path / "logs").exit_code == 0
+    log = tmp_path / "logs" / "pair00000-game0.json"
+    other = run("replay", log, "--ply", "4", "--view", "p1", "--export", tmp_path / "p1.json")
+    assert other.exit_code == 0 and (tmp_path / "p1.json").exists()
+    assert "note: it is p0's decision there, so analyse and hint refuse p1's view; export --view p0" in other.stderr
+    own = run("replay", log, "--ply", "4", "--view", "p0", "--export", tmp_path / "p0.json")
+    assert own.exit_code == 0 and "note:" not in own.stderr
+    assert run("analyse", tmp_path / "p0.json", "-n", "100").exit_code == 0

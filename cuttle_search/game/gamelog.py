@@ -46,6 +46,9 @@ def read_json_file(path: str | Path) -> Any:
 
 def check_game_log(data: Any) -> dict[str, Any]:
     """``data`` if it has the shape of a game log (the moves are checked by :func:`replay`)."""
+    if isinstance(data, list):
+        raise GameLogError("log: expected a game log (a JSON object, as arena --log-dir and play --save write), "
+                           "got a list: a cuttle.cards history, which review reads, not replay")
     if not isinstance(data, Mapping):
         raise GameLogError(f"log: expected a JSON object, got {type(data).__name__}")
     if data.get("format") != GAME_FORMAT:

@@ -146,6 +146,7 @@ def run_arena(
         if results_file is not None:
             done = {i: u for i, u in results_file.units.items() if i < pairs}
         resumed = len(done)
+        beyond = 0 if results_file is None else len(results_file.units) - resumed  # (a smaller --games)
         # the sequential test folds pairs in index order, whatever order they finish in
         counts = [0] * 5
         nxt = 0
@@ -203,5 +204,6 @@ def run_arena(
     result = summarise(units, spec_a, spec_b, rs.spec, seats, seed, match, sprt, elapsed, be.name, workers, resumed,
                        rs.sides)
     result.pool_restarts = getattr(be, "restarts", None)
+    result.saved_beyond = beyond
     result.games_asked, result.games_planned, result.rounding = games, planned, rounding
     return result

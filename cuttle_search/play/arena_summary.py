@@ -65,6 +65,7 @@ class ArenaResult:
     backend: str = "local"
     workers: int = 1
     resumed: int = 0  # pairs taken from the results file rather than played
+    saved_beyond: int = 0  # pairs of the results file past the match's planned ones (not counted)
     pool_restarts: int | None = None  # local backend: pools rebuilt after a worker died (their pairs replayed)
     units: list[dict[str, Any]] = field(default_factory=list, repr=False)  # per pair, by index
     seats: int = 2  # more seats: units are seat rotations, scores are shares (1/sides is even)
@@ -120,6 +121,7 @@ class ArenaResult:
             "backend": self.backend,
             "workers": self.workers,
             "pairsResumed": self.resumed,
+            "pairsSavedBeyond": self.saved_beyond,
             "poolRestarts": self.pool_restarts,
             "gamesAsked": self.games_asked,
             "gamesPlanned": self.games_planned,
@@ -158,6 +160,7 @@ class ArenaResult:
             "backend": self.backend,
             "workers": self.workers,
             "dealsResumed": self.resumed,
+            "dealsSavedBeyond": self.saved_beyond,
             "poolRestarts": self.pool_restarts,
             "gamesAsked": self.games_asked,
             "gamesPlanned": self.games_planned,
