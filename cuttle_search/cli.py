@@ -628,7 +628,8 @@ def warmup() -> None:
 
 
 @main.command()
-@click.option("--quick", is_flag=True, help="Smaller budgets: a rough figure in a few seconds.")
+@click.option("--quick", is_flag=True,
+              help="Smaller budgets: a rough figure in about half a minute, most of it the cold compile it times.")
 @json_option
 def bench(quick: bool, as_json: bool) -> None:
     """Run the rollout and search benchmarks and print one summary."""
