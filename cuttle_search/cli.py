@@ -578,7 +578,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     A request is a position (our format or a cuttle.cards GameState, hidden cards as ??),
     either as the whole line or under "position", with optional "id", "iterations",
     "time", "seed", "threads", "rules", "runnersUp", "reportDuringSearchEvery", "stop",
-    "allowMoves", "avoidMoves", "rollout", "exploration", and a game's "moves" with
+    "allowMoves", "avoidMoves", "rollout", "exploration", "widen", "bestReply", and a game's "moves" with
     "analyzeTurns"; {"action": "query_version"}, {"action": "terminate", "terminateId": ID}
     and {"action": "terminate_all"} are answered at once. The options set the defaults and, with --max-*, the caps. A bad request gets
     {"id", "error", "field"} and the server keeps going. See docs/hint-protocol.md."""
@@ -672,9 +672,11 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     """Play AGENT_A against AGENT_B on paired deals and report A's score.
 
     Agents: random, greedy, cuttlebot, pimc[:iterations=N,rollout=R],
-    ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1,model=M,widen=W], oracle[:...] (ismcts that sees every card: a
-    ceiling, not a fair player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U] (the exact
-    solver on W sampled deals when at most U cards are unseen, else ismcts; two seats),
+    ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1,model=M,widen=W,solver=0] (solver=0: no exact
+    solver first, nor in the tree), oracle[:...] (ismcts that sees every card: a ceiling, not a fair
+    player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U,c=X,rollout=R,widen=V] (the exact
+    solver on W sampled deals when at most U cards are unseen, else ismcts with c, rollout and widen;
+    two seats),
     openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy,
     heuristic, random, greedy-cut or value (two seats, Team); pimc plays greedy unless told,
     the others the analyser's default (value with two seats and in Team, else greedy). See
