@@ -696,18 +696,20 @@ def test_tree_solver_settles_a_node_whose_every_move_is_lost():
 
 
 def test_a_budget_proves_the_quick_moves_before_a_hard_one_takes_it_all():
-    # a 36-card deck: four of p0's moves are hard to settle, five lose at once to p1's 9C
-    # (or a counter, then 9C); the moves take turns with a growing allowance of nodes, so
-    # those five are proven, plies and lines included, however the budget is spent
+    # a 36-card deck: p1 holds 9C and wins whatever p0 plays, some lines soon, some later.
+    # Searched one root move at a time to the end, a minute proved none of p0's nine moves;
+    # the moves take turns with a growing allowance, each first looking for a win or a loss
+    # within a short horizon, so a small budget proves the quick ones, and 200,000 nodes all
     pos = Position.load(Path(__file__).resolve().parent.parent / "positions" / "gamestate-cuttle-cards.json")
-    result = solve(pos, nodes=200_000)
-    assert result.stop_reason == "nodes"
-    proven = {m.move.text(): (m.value, m.plies, [x.text() for x in m.pv]) for m in result.moves if m.value}
-    assert proven == {
-        "points 8C": ("loss", 2, ["points 8C", "points 9C"]),
-        "points 3D": ("loss", 2, ["points 3D", "points 9C"]),
-        "glasses 8C": ("loss", 2, ["glasses 8C", "points 9C"]),
-        "draw": ("loss", 2, ["draw", "points 9C"]),
-        "one-off 3D": ("loss", 4, ["one-off 3D", "counter 2D", "resolve", "points 9C"]),
-    }
-    assert [m.move.text() for m in result.moves][0] == "one-off 3D"  # the longest loss first
+    losses = {"jack JS TH": 9, "scuttle 8C 3C": 8, "scuttle 3D 3C": 7, "jack JS 3C": 6, "one-off 3D": 4,
+              "points 8C": 2, "points 3D": 2, "glasses 8C": 2, "draw": 2}
+    whole = solve(pos, nodes=200_000)
+    assert whole.stop_reason == "complete" and whole.proven
+    assert {m.move.text(): (m.value, m.plies) for m in whole.moves} == {k: ("loss", v) for k, v in losses.items()}
+    assert [m.move.text() for m in whole.moves][0] == "jack JS TH"  # the longest loss first
+    line = [x.text() for x in next(m for m in whole.moves if m.move.text() == "one-off 3D").pv]
+    assert line == ["one-off 3D", "counter 2D", "resolve", "points 9C"]
+    part = solve(pos, nodes=10_000)
+    assert part.stop_reason == "nodes"
+    assert {m.move.text(): (m.value, m.plies) for m in part.moves if m.value} == {
+        k: ("loss", v) for k, v in losses.items() if k != "jack JS TH"}

@@ -36,6 +36,7 @@ __all__ = ["DEFAULT_TT_BITS", "PROGRESS_EVERY", "VALUES", "SolveProgress", "Solv
 DEFAULT_TT_BITS = 20  # 2**20 table slots of 64 bytes in pairs (pages are touched only as used)
 FIRST_ALLOWANCE = 1 << 12  # nodes each root move may take in a stage's first round (``_in_rounds``)
 ALLOWANCE_GROWTH = 4  # and how much more in each round after
+FIRST_HORIZON = 8  # plies of a root move's first short look for a win or a loss (``_RootMoves._value``)
 
 
 def _in_rounds(sv: Solver, search: Callable[[np.ndarray], None], done: np.ndarray) -> None:
@@ -175,6 +176,7 @@ class _RootMoves:
         self._low = np.ones(n, dtype=np.int64)  # plies: no fewer than this (the root move included)
         self._high = np.full(n, int(self.r[L.R_ACTION_LIMIT]) - pos.actions, dtype=np.int64)  # nor more
         self._values = np.zeros(n, dtype=np.float64)
+        self._horizon = np.full(n, FIRST_HORIZON, dtype=np.int64)  # plies of the next short look (``_value``)
         self._lo = np.full(n, -V.INF)
         self._hi = np.full(n, V.INF)
 
@@ -188,10 +190,41 @@ class _RootMoves:
                       *sv.tt(), sv.ctl, sv.ff, sv.fi, sv.fkey, sv.rkey)
         return bool(mask[i])
 
+    def _decided_within(self, i: int, plies: int) -> bool | None:
+        """Whether root move ``i`` wins, or loses, within ``plies`` plies (itself included):
+        two tests of the plies pass's kind, each cut at that horizon, so cheap where the
+        game is long. True when one holds (the value and a bound on the plies are then
+        known), False when neither does, None when a budget stopped them."""
+        actions, n = self.pos.actions, self.n
+        end = float(actions + plies)
+        lo, hi, values = np.full(n, -V.INF), np.full(n, V.INF), self._values
+        for sign in (1.0, -1.0):  # a win by then, then a loss by then
+            if sign > 0:
+                lo[i], hi[i] = V.WIN - end - 1, V.WIN - end
+            else:
+                lo[i], hi[i] = -(V.WIN - end), -(V.WIN - end) + 1
+            if not self._search(i, lo, hi, 1, values):
+                return None
+            if (values[i] >= hi[i]) if sign > 0 else (values[i] <= lo[i]):
+                self.wdl[i] = sign * V.WIN
+                shown = int(round(V.WIN - abs(float(values[i])))) - actions
+                self._high[i] = min(int(self._high[i]), shown)
+                return True
+        return False
+
     def _value(self, i: int) -> bool:
         n, wdl = self.n, self.wdl
         if self.r[L.R_FOUR_RANDOM]:
             return self._search(i, np.full(n, -V.INF), np.full(n, V.INF), 0, wdl)
+        if not self._tested[i] and 0 < self._horizon[i] < self._high[i]:
+            # first a short look: a move that wins or loses soon is settled before the full
+            # tests search the whole game (the horizon doubles each turn the move takes)
+            decided = self._decided_within(i, int(self._horizon[i]))
+            if decided is None:
+                return False
+            if decided:
+                return True
+            self._horizon[i] *= 2
         if not self._tested[i]:
             if not self._search(i, np.zeros(n), np.full(n, V.WIN), 0, self._first):
                 return False
