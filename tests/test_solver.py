@@ -697,7 +697,7 @@ def test_tree_solver_settles_a_node_whose_every_move_is_lost():
 
 def test_a_budget_proves_the_quick_moves_before_a_hard_one_takes_it_all():
     # a 36-card deck: p1 holds 9C and wins whatever p0 plays, some lines soon, some later.
-    # Searched one root move at a time to the end, a minute proved none of p0's nine moves;
+    # Searched one root move at a time to the end, ten seconds proved none of p0's nine moves;
     # the moves take turns with a growing allowance, each first looking for a win or a loss
     # within a short horizon, so a small budget proves the quick ones, and 200,000 nodes all
     pos = Position.load(Path(__file__).resolve().parent.parent / "positions" / "gamestate-cuttle-cards.json")
