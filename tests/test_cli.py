@@ -136,10 +136,9 @@ def test_analyse_moves_proven_in_the_tree_get_a_proven_column_and_keep_their_lin
         assert re.search(r"  loss +" + re.escape(", ".join(move["pv"][:8])) + "$", row), row
 
 
-def test_analyse_ctrl_c_keeps_the_search_so_far_and_exits_130(monkeypatch):
-    # Ctrl-C half a second after the search has started (it waits on its worker thread the
-    # way solve does): the table of what was searched, a line on stderr, exit 130; it was
-    # click's "Aborted!", exit 1, with the search lost
+def _analyse_with_ctrl_c(monkeypatch, *args):
+    """``analyse ARGS`` with Ctrl-C pressed half a second after its search started (it waits
+    on its worker thread the way solve does)."""
     import _thread
     import signal
     import threading
@@ -148,24 +147,41 @@ def test_analyse_ctrl_c_keeps_the_search_so_far_and_exits_130(monkeypatch):
 
     real = T.watched
 
-    def pressed(*args, **kwargs):
+    def pressed(*a, **kw):
         timer = threading.Timer(0.5, _thread.interrupt_main)
         timer.start()
         try:
-            return real(*args, **kwargs)
+            return real(*a, **kw)
         finally:
             timer.cancel()
 
     was = signal.signal(signal.SIGINT, signal.default_int_handler)
     monkeypatch.setattr(T, "watched", pressed)
     try:
-        r = CliRunner().invoke(main, ["analyse", str(POS / "opening-p0.json"), "-n", "100000000", "--json"])
+        return CliRunner().invoke(main, ["analyse", *map(str, args), "--json"])
     finally:
         signal.signal(signal.SIGINT, was)
+
+
+def test_analyse_ctrl_c_keeps_the_search_so_far_and_exits_130(monkeypatch):
+    # the table of what was searched, a line on stderr, exit 130; it was click's "Aborted!",
+    # exit 1, with the search lost
+    r = _analyse_with_ctrl_c(monkeypatch, POS / "opening-p0.json", "-n", 100_000_000)
     assert r.exit_code == 130, r.output
     data = json.loads(r.stdout)
     assert data["rootInfo"]["stopReason"] == "cancelled" and data["rootInfo"]["iterations"] < 100_000_000
     assert r.stderr.strip().splitlines()[-1].startswith("interrupted: the search stopped after ")
+
+
+def test_analyse_ctrl_c_stops_the_exact_solver_that_answers_first(monkeypatch):
+    # nothing hidden: the solver runs first with 40 nodes an iteration (20 million here), and
+    # Ctrl-C stops it too, not only the tree search after it (it ran its whole budget)
+    hard = Path(__file__).parent / "data" / "deck-out-eight-each.json"
+    r = _analyse_with_ctrl_c(monkeypatch, hard, "-n", 500_000)
+    assert r.exit_code == 130, r.output
+    info = json.loads(r.stdout)["rootInfo"]
+    assert info["stopReason"] == "cancelled" and info["iterations"] == 0
+    assert info["solver"]["nodeBudget"] == 20_000_000 and info["solver"]["nodes"] < 20_000_000
 
 
 def test_any_command_stopped_by_ctrl_c_says_so_and_exits_130(monkeypatch):

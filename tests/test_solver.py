@@ -713,3 +713,22 @@ def test_a_budget_proves_the_quick_moves_before_a_hard_one_takes_it_all():
     assert part.stop_reason == "nodes"
     assert {m.move.text(): (m.value, m.plies) for m in part.moves if m.value} == {
         k: ("loss", v) for k, v in losses.items() if k != "jack JS TH"}
+
+
+def test_a_cancel_stops_a_solve_on_the_calling_thread():
+    import threading
+
+    hard = Path(__file__).resolve().parent / "data" / "deck-out-eight-each.json"
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    try:
+        res = solve(hard, nodes=200_000_000, cancel=cancel)
+    finally:
+        timer.cancel()
+    assert res.stop_reason == "cancelled" and not res.proven and res.nodes < 200_000_000
+    already = threading.Event()
+    already.set()
+    assert solve(hard, cancel=already).stop_reason == "cancelled"
+    with pytest.raises(SearchError, match="cancel: expected a threading.Event"):
+        solve(hard, cancel=True)

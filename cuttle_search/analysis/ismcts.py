@@ -289,7 +289,7 @@ def run_search(
     if len(legal) == 1:  # nothing to choose: answer at once, whatever the budget
         return only_move(pos, viewer, int(legal[0]), threads, seed, rollout, exploration, model, widen)
     # exact when nothing is hidden, within the budget (a two-sided proof: not under a model of random opponents)
-    first = solve_first(pos, limit) if solver and model_id != MODEL_RANDOM else None
+    first = solve_first(pos, limit, cancel) if solver and model_id != MODEL_RANDOM else None
     if first is not None and first.proven:
         solved = first.analysis(pos, threads, seed, rollout, exploration, model, widen)
         solved.stop_reason = "proven"

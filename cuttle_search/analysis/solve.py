@@ -24,9 +24,9 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name, whole
 from ..game.formats import as_position
-from .limits import MAX_NODES, Limit, SearchError
+from .limits import MAX_NODES, CancelEvent, Limit, SearchError, check_cancel
 from .solve_result import VALUES, SolvedMove, SolveResult, solve_table
-from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, watched
+from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, cancel_watch, watched
 
 # the solver's names, wherever they live (solve_result: the answer and its table;
 # solve_threads: the worker thread and its progress): callers import them from here
@@ -312,7 +312,7 @@ def _classify(wdl: float, pos: Position) -> tuple[str, float]:
 
 def solve(position, nodes: int | None = None, time: float | None = None, tt_bits: int = DEFAULT_TT_BITS,
           solver: Solver | None = None, progress: Callable[[SolveProgress], None] | None = None,
-          interruptible: bool = False) -> SolveResult:
+          interruptible: bool = False, cancel: CancelEvent | None = None) -> SolveResult:
     """Solve ``position`` (a Position, a path, a dict or JSON text) exactly within the budgets:
     ``nodes`` (a node count, looked at every 1,024 nodes) and ``time`` (seconds), whichever
     runs out first; with neither, to the end.
@@ -328,10 +328,13 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     release the GIL) while this thread calls ``progress`` with a ``SolveProgress`` about
     every ``PROGRESS_EVERY`` seconds and stays responsive to Ctrl-C: a ``KeyboardInterrupt``
     stops the search at once and, with ``interruptible``, the result is what was proven so
-    far (``stop_reason`` "interrupted"); without it the interrupt is raised again."""
+    far (``stop_reason`` "interrupted"); without it the interrupt is raised again. Setting
+    ``cancel`` (anything with ``is_set()``, looked at every ``CANCEL_POLL`` seconds) stops
+    the search too, with what was proven so far (``stop_reason`` "cancelled")."""
     pos = as_position(position)
     check_solvable(pos)
     _check_budget(nodes, time)
+    check_cancel(cancel)
     sv = solver if solver is not None else Solver(pos, tt_bits)
     r = pos.rules_array
     sv.states[0] = pos.state
@@ -368,17 +371,19 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     if timer is not None:
         timer.start()
     interrupted = False
+    watch = cancel_watch(cancel, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1))
     try:
-        if progress is None and not interruptible:
-            work()
-        else:
-            def report() -> None:
-                if progress is not None:
-                    name, done = stage.now
-                    progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, name,
-                                           int(done[index].sum()), n))
+        with watch:
+            if progress is None and not interruptible:
+                work()
+            else:
+                def report() -> None:
+                    if progress is not None:
+                        name, done = stage.now
+                        progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, name,
+                                               int(done[index].sum()), n))
 
-            interrupted = watched(work, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1), report, interruptible)
+                interrupted = watched(work, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1), report, interruptible)
     finally:
         if timer is not None:
             timer.cancel()
@@ -387,6 +392,8 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         reason = "complete"
     elif interrupted:
         reason = "interrupted"
+    elif watch.fired:
+        reason = "cancelled"
     elif nodes is not None and sv.ctl[V.CTL_NODES] >= nodes:
         reason = "nodes"
     else:

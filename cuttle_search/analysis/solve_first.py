@@ -10,7 +10,7 @@ from typing import Any
 
 from ..engine import layout as L
 from ..game.position import Position
-from .limits import DEFAULT_MODEL, DEFAULT_WIDEN, Limit
+from .limits import DEFAULT_MODEL, DEFAULT_WIDEN, CancelEvent, Limit
 from .solve import is_single_state, solve
 from .solve_result import SolveResult
 
@@ -106,11 +106,12 @@ class FirstSolve:
         return tree
 
 
-def solve_first(pos: Position, limit) -> FirstSolve | None:
-    """Run the solver within ``limit`` (a search ``Limit``) when it applies, else None."""
+def solve_first(pos: Position, limit, cancel: CancelEvent | None = None) -> FirstSolve | None:
+    """Run the solver within ``limit`` (a search ``Limit``) when it applies, else None;
+    ``cancel`` (the search's) stops it too."""
     if not solver_applies(pos):
         return None
     iterations = limit.effective_iterations
     nodes = None if iterations is None else iterations * NODES_PER_ITERATION
     seconds = None if limit.time is None else limit.time / 2
-    return FirstSolve(solve(pos, nodes=nodes, time=seconds))
+    return FirstSolve(solve(pos, nodes=nodes, time=seconds, cancel=cancel))

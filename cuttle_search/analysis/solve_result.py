@@ -56,7 +56,7 @@ class SolveResult:
     node_budget: int | None
     time_budget: float | None
     position: str = ""
-    stop_reason: str = "complete"  # complete | nodes | time | interrupted
+    stop_reason: str = "complete"  # complete | nodes | time | interrupted | cancelled
     compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
 
     @property
@@ -101,7 +101,7 @@ def solve_table(result: SolveResult) -> str:
     """The text form of a solve: a header and one row per move."""
     pov = seat_name(result.actor)
     solved = sum(m.proven for m in result.moves)
-    why = {"interrupted": "interrupted", "nodes": "the node budget ran out",
+    why = {"interrupted": "interrupted", "cancelled": "cancelled", "nodes": "the node budget ran out",
            "time": "the time budget ran out"}.get(result.stop_reason, "")
     if result.proven:
         verdict = f"proven: {result.value} for {pov}"
