@@ -885,6 +885,7 @@ def play(rules, seat, opponents, seed, hints, save):
     answer with a number or the move's notation. At the prompt: hint [N], undo, save FILE,
     moves, board, help, quit. See docs/play.md."""
     import os
+    import pathlib
     import secrets
 
     from .play.session import PlayError, new_session
@@ -900,7 +901,7 @@ def play(rules, seat, opponents, seed, hints, save):
         field, _, message = str(e).partition(": ")
         raise click.BadParameter(message, param_hint=f"--{field}") from None
     _check_writable(save and os.path.expanduser(save), "--save")  # now, not after the game (as play saves it)
-    if save and os.path.isfile(os.path.expanduser(save)):
+    if save and pathlib.Path(save).expanduser().is_file():  # (as Path reads it: "x.json/" is x.json)
         raise click.BadParameter(f"{save!r} already exists; give a new name (play never replaces a file)",
                                  param_hint="--save")
     # a hint prints analyse's table, with analyse's live progress bar

@@ -24,7 +24,7 @@ from .analysis.limits import is_finite_number
 from .game.moves import Move
 from .game.position import Position
 from .game.seats import whole
-from .game.formats import is_position_key, load_position
+from .game.formats import TOP_LEVEL_KEYS, from_cuttle_cards, is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
 from .analysis.analyser import MAX_RUNNERS_UP
 from .analysis.ismcts import best_reply_refusal
@@ -101,15 +101,18 @@ def unknown_fields(req: Mapping[str, Any]) -> list[str]:
     ``warning``. A cuttle.cards GameState mixed into the request is not checked (it carries
     fields of its own that the analyser does not read)."""
     nested = "position" in req
-    if not nested and any(k in req for k in ("p0", "p1")):
+    if not nested and from_cuttle_cards(req):
         return []
     return [k for k in req if k not in REQUEST_KEYS and (nested or not is_position_key(str(k)))]
 
 
-def _warning(unknown: list[str]) -> str:
+def _warning(unknown: list[str], mixed: bool) -> str:
+    """The warning naming ``unknown`` fields, each with the closest field of the request (or,
+    with the position ``mixed`` into it, of either)."""
+    names = list(REQUEST_KEYS) + (list(TOP_LEVEL_KEYS) if mixed else [])
     parts = []
     for key in unknown:
-        close = difflib.get_close_matches(str(key), REQUEST_KEYS, n=1, cutoff=0.75)
+        close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.75)
         parts.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return f"unknown request field{'s' if len(parts) > 1 else ''} ignored: {', '.join(parts)}"
 
@@ -226,6 +229,8 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
     ``analyzeTurns``. Partial answers, when the request asks for them, go to ``emit``
     first; ``cancel`` ends the search early. An error is the one answer."""
     req_id = None
+    unknown: list[str] = []
+    req: Mapping[str, Any] = {}
     try:
         req = line if isinstance(line, Mapping) else parse_request(line)
         req_id = _request_id(req)
@@ -271,7 +276,7 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         refusal = best_reply_refusal(turns[0][1]) if best_reply else None  # every turn is of the one game
         if refusal is not None:
             raise RequestError(f"bestReply: {refusal}")
-        extra: dict[str, Any] = {"warning": _warning(unknown)} if unknown else {}
+        extra: dict[str, Any] = {"warning": _warning(unknown, "position" not in req)} if unknown else {}
         out = []
         for turn, pos, history in turns:
             here = {**extra, **({"turnNumber": turn} if turn >= 0 else {})}
@@ -303,7 +308,10 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         return out
     except CuttleError as e:
         field = "request" if str(e).startswith("request:") else None
-        return [_error(req_id, str(e), field)]
+        refusal = _error(req_id, str(e), field)
+        if unknown:  # (the cause may be a field the warning names: a misspelt one left out)
+            refusal["warning"] = _warning(unknown, "position" not in req)
+        return [refusal]
     except Exception as e:  # a defect, not the client's fault: say so, log it, keep serving
         print(f"hint: internal error on request id {brief(req_id)}:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)

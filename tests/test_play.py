@@ -315,9 +315,10 @@ def test_a_line_that_is_not_text_is_refused():
 def test_save_never_replaces_a_file_it_did_not_write(tmp_path):
     earlier = tmp_path / "earlier.json"
     earlier.write_text("a finished game\n")
-    r = play("--seed", 4, "--opponents", "random", "--save", earlier)
-    assert r.exit_code == 2 and "already exists; give a new name" in r.output
-    assert earlier.read_text() == "a finished game\n"
+    for name in (str(earlier), f"{earlier}/"):  # (a slash after it names the same file)
+        r = play("--seed", 4, "--opponents", "random", "--save", name, input="quit\n")
+        assert r.exit_code == 2 and "already exists; give a new name" in r.output
+        assert earlier.read_text() == "a finished game\n"
     mine = tmp_path / "mine.json"
     r = play("--seed", 4, "--opponents", "random", input=f"save {earlier}\nsave {mine}\n1\nsave {mine}\nquit\n")
     assert r.exit_code == 0, r.output

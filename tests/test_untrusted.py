@@ -314,7 +314,7 @@ def _log(tmp_path):
 def test_replay_refuses_malformed_logs(tmp_path):
     log = _log(tmp_path)
     cases = [
-        ([log], "log: expected a JSON object"),
+        ([log], "log: expected a game log (a JSON object, as arena --log-dir and play --save write), got a list"),
         (log | {"moves": [7]}, "moves[0]: expected a move in text notation"),
         (log | {"players": None}, None),  # optional: replays, described without names
         (log | {"players": {"p0": 3}}, "players: expected an object"),
@@ -1022,6 +1022,15 @@ def test_a_misspelt_field_is_refused_with_the_closest_name_not_skipped(tmp_path)
     assert nested["error"] == "p1Hnad: not a field of a position (did you mean 'p1Hand'?)"
     mixed = H.answer(json.dumps({"id": 2, **position("midgame-main-p0"), "p1Hnad": [], "iterations": 50}), {})
     assert "error" not in mixed and "'p1Hnad'" in mixed["warning"]
+    # a required field misspelt in a mixed request: the refusal says which field was left out
+    data = position("midgame-main-p0")
+    data["p0Hnad"] = data.pop("p0Hand")
+    refusal = H.answer(json.dumps({"id": 3, **data, "iterations": 50}), {})
+    assert "error" in refusal and refusal["warning"].endswith("'p0Hnad' (did you mean 'p0Hand'?)")
+    # p2's fields in a two-seat file, and a record field beside a typo, are refused too
+    for extra in ({"p2Hand": []}, {"id": 7, "p0FaceCard": []}):
+        with pytest.raises(PositionError, match="not a field of a position"):
+            Position.from_dict({**position("midgame-main-p0"), **extra})
 
 
 def test_a_bad_ruleset_names_the_option_not_the_file_in_every_command():

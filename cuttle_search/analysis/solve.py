@@ -317,12 +317,12 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     ``nodes`` (a node count, looked at every 1,024 nodes) and ``time`` (seconds), whichever
     runs out first; with neither, to the end.
 
-    Two passes: the first proves every move a win, draw or loss (the values the search
-    prunes best with), by two null-window tests; the second finds the plies of each win
-    and loss under best play (the shortest win, the longest loss) like a mate search.
-    Moves whose results are the same position up to the suits of a royal rank share one
-    search. A move the first pass did not reach is unproven (``value`` None); a proven
-    move the second pass did not reach has ``plies`` None.
+    Each root move in turn (``_in_rounds``, ``_RootMoves``): a short look for a win or a
+    loss, then its value (win, draw or loss: the values the search prunes best with) by
+    two null-window tests, then the plies of a win or loss under best play (the shortest
+    win, the longest loss) like a mate search. Moves whose results are the same position
+    up to the suits of a royal rank share one search. A move whose value was not reached
+    is unproven (``value`` None); a proven move whose plies were not is ``plies`` None.
 
     With ``progress`` or ``interruptible`` the search runs on a worker thread (the kernels
     release the GIL) while this thread calls ``progress`` with a ``SolveProgress`` about

@@ -313,7 +313,7 @@ def _prepare_log_dir(log_dir: str | Path, resuming: bool = False) -> Path:
         earlier = sorted(p.name for pattern in ("pair*-game*.json", "deal*-game*.json") for p in d.glob(pattern))
         if earlier:
             raise ArenaError(f"log-dir: {log_dir} already holds game logs ({earlier[0]}, ...): give a new or empty "
-                             "folder, so that two matches' logs are not mixed (--resume goes on in its own)")
+                             "folder, so that two matches' logs are not mixed (--resume writes on into its match's)")
     try:
         d.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=d, prefix=".write-test-"):

@@ -49,8 +49,9 @@ class Terminal:
         self.session = session
         self.hints = hints
         self.save_path = save_path
-        # the files this game writes (--save's, and each save FILE): saved again, they are replaced
-        self.own_files = {self._where(save_path)} if save_path else set()
+        # the files this game has written (--save's, and each save FILE): saved again, they
+        # are replaced; any other file is refused
+        self.own_files: set[Path] = set()
         self.table = table
         self.progress = progress
         self.stdin = stdin if stdin is not None else sys.stdin

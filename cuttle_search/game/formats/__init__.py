@@ -105,6 +105,7 @@ def as_position(source: PositionSource) -> Position:
 register_formats(build_position, position_from_json, read_position_file, position_to_dict, dump_position_dict,
                  position_to_gamestate)
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CUTTLE_CARDS_PHASE", "POSITION_KEYS", "PositionSource", "as_position",
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CUTTLE_CARDS_PHASE", "POSITION_KEYS", "TOP_LEVEL_KEYS", "PositionSource",
+           "as_position", "from_cuttle_cards",
            "build_position", "dump_position_dict", "is_position_key", "load_position", "parse_phase",
            "position_from_json", "position_to_dict", "position_to_gamestate", "read_position_file"]

@@ -338,41 +338,36 @@ POSITION_KEYS = frozenset({
     "id", "gameId", "playedBy", "moveType", "playedCard", "targetCard", "discardedCards", "createdAt", "updatedAt",
 })
 
-_SEAT_KEY = re.compile(r"^p\d(Hand|Points|FaceCards)?$")
+# the top-level keys of a position (the v1 form's seats are p0 and p1; the seat-list form
+# has its ``seats`` list, whose entries hold ``SEAT_ENTRY_KEYS``)
+TOP_LEVEL_KEYS = (*sorted(POSITION_KEYS), *(f"p{q}{part}" for q in range(2) for part in ("Hand", "Points", "FaceCards")))
+SEAT_ENTRY_KEYS = ("hand", "points", "royals", "frozen", "known", "counters")
 
 
 def is_position_key(key: str) -> bool:
-    """Whether a top-level key is one a position form reads (the v1 form, the seat-list form
-    or a cuttle.cards GameState's seat objects); used to name a request's unknown fields."""
-    return key in POSITION_KEYS or bool(_SEAT_KEY.match(key))
-
-
-# the fields only a cuttle.cards GameState (row) has: with them, or with a numbered phase or
-# the unpacked seat objects, a position is cuttle.cards' and other fields of it are skipped
-_CUTTLE_CARDS_ONLY = ("id", "gameId", "playedBy", "moveType", "playedCard", "targetCard", "discardedCards",
-                      "createdAt", "updatedAt")
+    """Whether a top-level key is one a position form reads; used to name a request's
+    unknown fields (a cuttle.cards GameState is not checked: ``from_cuttle_cards``)."""
+    return key in TOP_LEVEL_KEYS
 
 
 def from_cuttle_cards(data: Mapping[str, Any]) -> bool:
-    """Whether ``data`` is a cuttle.cards GameState (row or unpacked form), whose fields the
-    analyser does not all read, rather than a position of this project's forms."""
-    if any(isinstance(data.get(seat), Mapping) for seat in ("p0", "p1")):
+    """Whether ``data`` is a cuttle.cards GameState, whose fields the analyser does not all
+    read, rather than a position of this project's forms: the unpacked form (``p0``/``p1``
+    seat objects) or the row form, whose phase is cuttle.cards' number (this project's
+    forms name it)."""
+    if "p0" in data or "p1" in data:  # (the unpacked form's reader says what is wrong in them)
         return True
     phase = data.get("phase")
-    return any(k in data for k in _CUTTLE_CARDS_ONLY) or (isinstance(phase, int) and not isinstance(phase, bool))
-
-
-SEAT_ENTRY_KEYS = ("hand", "points", "royals", "frozen", "known", "counters")  # a seat of the seat-list form
-TOP_LEVEL_KEYS = (*sorted(POSITION_KEYS), *(f"p{q}{part}" for q in range(2) for part in ("Hand", "Points", "FaceCards")))
+    return isinstance(phase, int) and not isinstance(phase, bool)
 
 
 def check_keys(data: Mapping[str, Any], known: Iterable[str], where: str = "") -> None:
-    """Refuse a key of ``data`` that is not in ``known`` (top level: ``is_position_key``),
-    naming it and the closest known key: a misspelt ``p0FaceCard`` would otherwise be
+    """Refuse a key of ``data`` that is not in ``known``, naming it and the closest known
+    key: a misspelt ``p0FaceCard`` would otherwise be
     skipped, and its cards taken for hidden ones."""
     names = list(known)
     for key in data:
-        if (not where and is_position_key(str(key))) or key in names:
+        if key in names:
             continue
         close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
