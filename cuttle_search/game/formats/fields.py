@@ -363,8 +363,8 @@ def from_cuttle_cards(data: Mapping[str, Any]) -> bool:
 
 def check_keys(data: Mapping[str, Any], known: Iterable[str], where: str = "") -> None:
     """Refuse a key of ``data`` that is not in ``known``, naming it and the closest known
-    key: a misspelt ``p0FaceCard`` would otherwise be
-    skipped, and its cards taken for hidden ones."""
+    key: a misspelt ``p0FaceCard`` would otherwise be skipped, and its cards taken for
+    hidden ones."""
     names = list(known)
     for key in data:
         if key in names:
