@@ -60,7 +60,8 @@ def one_line(text: str) -> str:
 class _Group(click.Group):
     """The command group, and the one error boundary of the command line: any input error
     (a ``CuttleError``) becomes one line and exit code 2; anything unexpected becomes one
-    line and exit code 1 (``CUTTLE_DEBUG=1`` shows the traceback)."""
+    line and exit code 1 (``CUTTLE_DEBUG=1`` shows the traceback); Ctrl-C exits with 130,
+    and an output its reader closed (``| head``) quietly with 141, as SIGPIPE would."""
 
     def invoke(self, ctx: click.Context) -> Any:
         import os
@@ -74,13 +75,38 @@ class _Group(click.Group):
             raise click.exceptions.Exit(130) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError as e:
+            if not _output_gone():  # another pipe than the output's: a defect, as below
+                raise _internal_error(e) from None
+            # the output was closed (`... | head`): stop quietly, as SIGPIPE would
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # (so that the exit's flush does not fail again)
+            raise click.exceptions.Exit(141) from None
         except Exception as e:
             if os.environ.get("CUTTLE_DEBUG"):
                 raise
-            raise click.ClickException(
-                f"internal error: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''} "
-                "(a defect; rerun with CUTTLE_DEBUG=1 for the traceback and report it)"
-            ) from None
+            raise _internal_error(e) from None
+
+
+def _internal_error(e: Exception) -> click.ClickException:
+    """The one line of an unexpected exception: a defect of the program, not of the input."""
+    return click.ClickException(
+        f"internal error: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''} "
+        "(a defect; rerun with CUTTLE_DEBUG=1 for the traceback and report it)"
+    )
+
+
+def _output_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (poll sees an error on
+    it): a BrokenPipeError there is the reader's choice, not a defect."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLERR)
+        return any(events & select.POLLERR for _fd, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll here, or no real file behind stdout
+        return False
 
 
 class _Number(click.ParamType):

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from cuttle_search.play.agents import AgentError, make_agent
 from cuttle_search.game.cards import parse_card
 from cuttle_search.play.arena import _play_unit, elo, match_score_interval, play_game, replay, run_arena
+from cuttle_search.play.arena_games import ArenaError
 from cuttle_search.cli import main
 from cuttle_search.game.position import Position
 from cuttle_search.game.rules import PRESETS, get_ruleset
@@ -403,6 +404,10 @@ def test_log_dir_is_checked_before_play_and_logs_are_written_as_games_finish(tmp
     assert (tmp_path / "logs" / "pair00000-game0.json").read_text() == before
     done = run_arena("greedy", "random", 10, seed=1, log_dir=tmp_path / "logs", resume=tmp_path / "m.jsonl")
     assert done.pairs == 5 and len(list((tmp_path / "logs").glob("pair*-game*.json"))) >= 6
+    # another match resumed into that folder is refused: its first log is of seed 1's deals
+    run_arena("greedy", "random", 2, seed=2, save=tmp_path / "other.jsonl")
+    with pytest.raises(ArenaError, match=r"pair00000-game0.json is not of the match --resume continues"):
+        run_arena("greedy", "random", 4, seed=2, log_dir=tmp_path / "logs", resume=tmp_path / "other.jsonl")
 
 
 def test_sprt_stops_when_it_decides_whatever_the_workers():

@@ -207,3 +207,17 @@ def test_replay_points_a_history_to_review_and_an_export_to_the_view_analyse_tak
     own = run("replay", log, "--ply", "4", "--view", "p0", "--export", tmp_path / "p0.json")
     assert own.exit_code == 0 and "note:" not in own.stderr
     assert run("analyse", tmp_path / "p0.json", "-n", "100").exit_code == 0
+
+
+def test_an_output_closed_by_its_reader_ends_the_command_quietly():
+    # `cuttle-search arena ... | head -0`: the reader closes the pipe; it was "internal error:
+    # BrokenPipeError" (the code of a defect)
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "cuttle_search.cli", "arena", "greedy", "random", "-n", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the command's first line (it starts in a fraction of a second at best)
+    err = proc.stderr.read()
+    assert proc.wait() == 141, err  # (stderr may hold a first run's compile notice, nothing else)
+    assert b"internal error" not in err and b"Traceback" not in err and b"BrokenPipe" not in err, err

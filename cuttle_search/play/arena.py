@@ -134,7 +134,8 @@ def run_arena(
     if progress and rounding and sys.stderr.isatty():
         tqdm.write(rounding, file=sys.stderr)  # said above the progress bar, before the first game
     keep_logs = log_dir is not None
-    logs = _prepare_log_dir(log_dir, resume is not None) if keep_logs else None  # type: ignore[arg-type]  # keep_logs: a log_dir was given
+    resuming = (rs.spec, seed, match) if resume is not None else None
+    logs = _prepare_log_dir(log_dir, resuming) if keep_logs else None  # type: ignore[arg-type]  # keep_logs: a log_dir was given
     be = make_backend(backend, workers, address)  # fails now if ray is missing or the cluster unreachable
     results_file = None
     bar = None

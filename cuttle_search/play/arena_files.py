@@ -13,7 +13,7 @@ from ..version import __version__
 from ..engine import layout as L
 from ..game.inputs import check_writable, parse_json
 from ..game.rules import Ruleset
-from .arena_games import MATCH_WINS, MAX_GAMES, MAX_ROUNDS, ArenaError, dealers
+from .arena_games import MATCH_WINS, MAX_GAMES, MAX_ROUNDS, ArenaError, deal_seed, dealers
 
 # ---------------------------------------------------------------- the results file
 RESULTS_FORMAT = "cuttle-search/arena-results"
@@ -304,16 +304,20 @@ class ResultsFile:
         self.file.close()
 
 
-def _prepare_log_dir(log_dir: str | Path, resuming: bool = False) -> Path:
+def _prepare_log_dir(log_dir: str | Path, resuming: tuple[str, int, str] | None = None) -> Path:
     """Create the log directory and prove it writable before any game is played. A new
-    match (not ``resuming``) refuses a directory that already holds game logs: it would
-    replace some of them and leave the others, mixing two matches."""
+    match refuses a directory that already holds game logs: it would replace some of them
+    and leave the others, mixing two matches. A match ``resuming`` (its rules, seed and
+    format) takes one whose first log is of that match: the same rules and the deal of
+    that pair."""
     d = Path(log_dir)
-    if not resuming and d.is_dir():
-        earlier = sorted(p.name for pattern in ("pair*-game*.json", "deal*-game*.json") for p in d.glob(pattern))
-        if earlier:
-            raise ArenaError(f"log-dir: {log_dir} already holds game logs ({earlier[0]}, ...): give a new or empty "
-                             "folder, so that two matches' logs are not mixed (--resume writes on into its match's)")
+    earlier = sorted(p.name for pattern in ("pair*-game*.json", "deal*-game*.json") for p in d.glob(pattern)) \
+        if d.is_dir() else []
+    if earlier and resuming is None:
+        raise ArenaError(f"log-dir: {log_dir} already holds game logs ({earlier[0]}, ...): give a new or empty "
+                         "folder, so that two matches' logs are not mixed (--resume writes on into its match's)")
+    if earlier and resuming is not None:
+        _check_match_log(d / earlier[0], *resuming)
     try:
         d.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=d, prefix=".write-test-"):
@@ -321,6 +325,21 @@ def _prepare_log_dir(log_dir: str | Path, resuming: bool = False) -> Path:
     except OSError as e:
         raise ArenaError(f"log-dir: cannot create or write {log_dir}: {e.strerror or e}") from None
     return d
+
+
+def _check_match_log(path: Path, rules: str, seed: int, match: str) -> None:
+    """A log the resumed match wrote into its folder: a game of its rules on the deal its
+    pair (or rotation) index and seed give (the first round of a match format)."""
+    index_text = path.name[4:9]
+    try:
+        log = parse_json(path.read_text(encoding="utf-8"), ArenaError, "log")
+        index = int(index_text)
+    except (OSError, UnicodeDecodeError, ValueError):
+        raise ArenaError(f"log-dir: cannot read {path} to check it is of this match") from None
+    deal = deal_seed(seed, index if match == "quick" else index * 1000)
+    if not isinstance(log, dict) or log.get("rules") != rules or log.get("dealSeed", deal) != deal:
+        raise ArenaError(f"log-dir: {path} is not of the match --resume continues (rules {rules}, seed {seed}): "
+                         "give that match's folder, or a new one")
 
 
 def _write_logs(d: Path, unit: dict[str, Any], seats: int = 2) -> None:
