@@ -177,6 +177,8 @@ class _RootMoves:
         self._high = np.full(n, int(self.r[L.R_ACTION_LIMIT]) - pos.actions, dtype=np.int64)  # nor more
         self._values = np.zeros(n, dtype=np.float64)
         self._horizon = np.full(n, FIRST_HORIZON, dtype=np.int64)  # plies of the next short look (``_value``)
+        # the short looks pay where the deck is long; once it is out the full tests do better
+        self._looks = pos.deck_size > 0
         self._lo = np.full(n, -V.INF)
         self._hi = np.full(n, V.INF)
 
@@ -216,7 +218,7 @@ class _RootMoves:
         n, wdl = self.n, self.wdl
         if self.r[L.R_FOUR_RANDOM]:
             return self._search(i, np.full(n, -V.INF), np.full(n, V.INF), 0, wdl)
-        if not self._tested[i] and 0 < self._horizon[i] < self._high[i]:
+        if self._looks and not self._tested[i] and 0 < self._horizon[i] < self._high[i]:
             # first a short look: a move that wins or loses soon is settled before the full
             # tests search the whole game (the horizon doubles each turn the move takes)
             decided = self._decided_within(i, int(self._horizon[i]))
