@@ -77,6 +77,8 @@ class _Group(click.Group):
             raise
         except BrokenPipeError as e:
             if not _output_gone():  # another pipe than the output's: a defect, as below
+                if os.environ.get("CUTTLE_DEBUG"):
+                    raise
                 raise _internal_error(e) from None
             # the output was closed (`... | head`): stop quietly, as SIGPIPE would
             devnull = os.open(os.devnull, os.O_WRONLY)

@@ -404,10 +404,17 @@ def test_log_dir_is_checked_before_play_and_logs_are_written_as_games_finish(tmp
     assert (tmp_path / "logs" / "pair00000-game0.json").read_text() == before
     done = run_arena("greedy", "random", 10, seed=1, log_dir=tmp_path / "logs", resume=tmp_path / "m.jsonl")
     assert done.pairs == 5 and len(list((tmp_path / "logs").glob("pair*-game*.json"))) >= 6
-    # another match resumed into that folder is refused: its first log is of seed 1's deals
+    # another match resumed into that folder is refused: its first log is of seed 1's deals,
+    # or, on the same deals, of other agents
     run_arena("greedy", "random", 2, seed=2, save=tmp_path / "other.jsonl")
     with pytest.raises(ArenaError, match=r"pair00000-game0.json is not of the match --resume continues"):
         run_arena("greedy", "random", 4, seed=2, log_dir=tmp_path / "logs", resume=tmp_path / "other.jsonl")
+    run_arena("random", "random", 2, seed=1, save=tmp_path / "agents.jsonl")
+    with pytest.raises(ArenaError, match=r"is not of the match --resume continues \(random against random"):
+        run_arena("random", "random", 4, seed=1, log_dir=tmp_path / "logs", resume=tmp_path / "agents.jsonl")
+    # a wrong --seed is named as the results file's mismatch, before the folder is looked at
+    with pytest.raises(ArenaError, match=r"seed: the file's match has 1, but this one has 5"):
+        run_arena("greedy", "random", 10, seed=5, log_dir=tmp_path / "logs", resume=tmp_path / "m.jsonl")
 
 
 def test_sprt_stops_when_it_decides_whatever_the_workers():

@@ -221,3 +221,16 @@ def test_an_output_closed_by_its_reader_ends_the_command_quietly():
     err = proc.stderr.read()
     assert proc.wait() == 141, err  # (stderr may hold a first run's compile notice, nothing else)
     assert b"internal error" not in err and b"Traceback" not in err and b"BrokenPipe" not in err, err
+
+
+def test_a_broken_pipe_that_is_not_the_output_is_a_defect_with_its_traceback_on_request(monkeypatch):
+    import cuttle_search.cli as cli
+
+    def broken(*args, **kwargs):
+        raise BrokenPipeError("a pipe of its own")
+
+    monkeypatch.setattr(cli, "_load", broken)
+    r = CliRunner().invoke(main, ["show", str(POS / "opening-p0.json")])
+    assert r.exit_code == 1 and "internal error: BrokenPipeError: a pipe of its own" in r.output
+    r = CliRunner().invoke(main, ["show", str(POS / "opening-p0.json")], env={"CUTTLE_DEBUG": "1"})
+    assert isinstance(r.exception, BrokenPipeError)

@@ -1027,8 +1027,9 @@ def test_a_misspelt_field_is_refused_with_the_closest_name_not_skipped(tmp_path)
     data["p0Hnad"] = data.pop("p0Hand")
     refusal = H.answer(json.dumps({"id": 3, **data, "iterations": 50}), {})
     assert "error" in refusal and refusal["warning"].endswith("'p0Hnad' (did you mean 'p0Hand'?)")
-    # p2's fields in a two-seat file, and a record field beside a typo, are refused too
-    for extra in ({"p2Hand": []}, {"id": 7, "p0FaceCard": []}):
+    # p2's fields in a two-seat file, a record field beside a typo, and this project's own
+    # form with a numbered phase (read as cuttle.cards' numbers) are refused too
+    for extra in ({"p2Hand": []}, {"id": 7, "p0FaceCard": []}, {"phase": 1, "p0FaceCard": []}, {"p0": None}):
         with pytest.raises(PositionError, match="not a field of a position"):
             Position.from_dict({**position("midgame-main-p0"), **extra})
 

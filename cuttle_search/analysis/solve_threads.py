@@ -96,6 +96,7 @@ class cancel_watch:
     def __init__(self, cancel: CancelEvent | None, stop: Callable[[], None]) -> None:
         self.cancel, self.stop, self.fired = cancel, stop, False
         self._done = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def _watch(self) -> None:
         while not self._done.wait(CANCEL_POLL):
@@ -110,9 +111,12 @@ class cancel_watch:
                 self.fired = True
                 self.stop()
             else:
-                threading.Thread(target=self._watch, name="cuttle-solve-cancel", daemon=True).start()
+                self._thread = threading.Thread(target=self._watch, name="cuttle-solve-cancel", daemon=True)
+                self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._done.set()
+        if self._thread is not None:  # (it wakes at once): no stop after the block has ended
+            self._thread.join()
 

@@ -134,8 +134,6 @@ def run_arena(
     if progress and rounding and sys.stderr.isatty():
         tqdm.write(rounding, file=sys.stderr)  # said above the progress bar, before the first game
     keep_logs = log_dir is not None
-    resuming = (rs.spec, seed, match) if resume is not None else None
-    logs = _prepare_log_dir(log_dir, resuming) if keep_logs else None  # type: ignore[arg-type]  # keep_logs: a log_dir was given
     be = make_backend(backend, workers, address)  # fails now if ray is missing or the cluster unreachable
     results_file = None
     bar = None
@@ -143,6 +141,9 @@ def run_arena(
         if save is not None or resume is not None:
             results_file = ResultsFile(save if save is not None else resume, _header(spec_a, spec_b, rs.spec, seed, match),  # type: ignore[arg-type]  # one of them is set
                                        resume=resume is not None, seats=seats, sides=rs.sides, rules=rs)
+        # the log folder after the results file: a resumed match's own mismatch is named first
+        resuming = (rs.spec, seed, match, (spec_a, spec_b)) if resume is not None else None
+        logs = _prepare_log_dir(log_dir, resuming) if keep_logs else None  # type: ignore[arg-type]  # keep_logs: a log_dir was given
         done: dict[int, dict[str, Any]] = {}
         if results_file is not None:
             done = {i: u for i, u in results_file.units.items() if i < pairs}

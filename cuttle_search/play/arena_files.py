@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -304,15 +305,18 @@ class ResultsFile:
         self.file.close()
 
 
-def _prepare_log_dir(log_dir: str | Path, resuming: tuple[str, int, str] | None = None) -> Path:
+_LOG_NAME = re.compile(r"^(pair|deal)(\d{5,})-game(\d+)\.json$")  # the arena's game logs (``_write_logs``)
+
+
+def _prepare_log_dir(log_dir: str | Path, resuming: tuple[str, int, str, tuple[str, str]] | None = None) -> Path:
     """Create the log directory and prove it writable before any game is played. A new
     match refuses a directory that already holds game logs: it would replace some of them
-    and leave the others, mixing two matches. A match ``resuming`` (its rules, seed and
-    format) takes one whose first log is of that match: the same rules and the deal of
-    that pair."""
+    and leave the others, mixing two matches. A match ``resuming`` (its rules, seed,
+    format and agents) takes one whose first log is of that match: the same rules, the
+    deal of that pair and its agents."""
     d = Path(log_dir)
-    earlier = sorted(p.name for pattern in ("pair*-game*.json", "deal*-game*.json") for p in d.glob(pattern)) \
-        if d.is_dir() else []
+    earlier = sorted((p.name for p in d.iterdir() if _LOG_NAME.match(p.name)),
+                     key=lambda name: tuple(map(int, _LOG_NAME.match(name).group(2, 3)))) if d.is_dir() else []  # type: ignore[union-attr]  # (matched above)
     if earlier and resuming is None:
         raise ArenaError(f"log-dir: {log_dir} already holds game logs ({earlier[0]}, ...): give a new or empty "
                          "folder, so that two matches' logs are not mixed (--resume writes on into its match's)")
@@ -327,19 +331,21 @@ def _prepare_log_dir(log_dir: str | Path, resuming: tuple[str, int, str] | None 
     return d
 
 
-def _check_match_log(path: Path, rules: str, seed: int, match: str) -> None:
-    """A log the resumed match wrote into its folder: a game of its rules on the deal its
-    pair (or rotation) index and seed give (the first round of a match format)."""
-    index_text = path.name[4:9]
+def _check_match_log(path: Path, rules: str, seed: int, match: str, agents: tuple[str, str]) -> None:
+    """A log the resumed match wrote into its folder: a game of its rules, between its
+    agents, on the deal its pair (or rotation) index and seed give (the first round of a
+    match format)."""
+    index = int(_LOG_NAME.match(path.name).group(2))  # type: ignore[union-attr]  # (listed by that pattern)
     try:
         log = parse_json(path.read_text(encoding="utf-8"), ArenaError, "log")
-        index = int(index_text)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError):
         raise ArenaError(f"log-dir: cannot read {path} to check it is of this match") from None
     deal = deal_seed(seed, index if match == "quick" else index * 1000)
-    if not isinstance(log, dict) or log.get("rules") != rules or log.get("dealSeed", deal) != deal:
-        raise ArenaError(f"log-dir: {path} is not of the match --resume continues (rules {rules}, seed {seed}): "
-                         "give that match's folder, or a new one")
+    players = log.get("players") if isinstance(log, dict) else None
+    if (not isinstance(log, dict) or log.get("rules") != rules or log.get("dealSeed", deal) != deal
+            or not isinstance(players, dict) or not set(players.values()) <= set(agents)):
+        raise ArenaError(f"log-dir: {path} is not of the match --resume continues ({agents[0]} against "
+                         f"{agents[1]}, rules {rules}, seed {seed}): give that match's folder, or a new one")
 
 
 def _write_logs(d: Path, unit: dict[str, Any], seats: int = 2) -> None:

@@ -352,9 +352,11 @@ def is_position_key(key: str) -> bool:
 
 def from_cuttle_cards(data: Mapping[str, Any]) -> bool:
     """Whether ``data`` is a cuttle.cards GameState, whose fields the analyser does not all
-    read, rather than a position of this project's forms: the unpacked form (``p0``/``p1``
-    seat objects) or the row form, whose phase is cuttle.cards' number (this project's
-    forms name it)."""
+    read, rather than a position of this project's forms (which carry ``format``,
+    ``version`` or ``seats``, and name their phase): the unpacked form (``p0``/``p1`` seat
+    objects) or the row form, whose phase is cuttle.cards' number."""
+    if any(k in data for k in ("format", "version", "seats")):  # this project's forms name themselves
+        return False
     if "p0" in data or "p1" in data:  # (the unpacked form's reader says what is wrong in them)
         return True
     phase = data.get("phase")
