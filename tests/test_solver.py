@@ -715,7 +715,7 @@ def test_a_budget_proves_the_quick_moves_before_a_hard_one_takes_it_all():
         k: ("loss", v) for k, v in losses.items() if k != "jack JS TH"}
 
 
-def test_a_cancel_stops_a_solve_on_the_calling_thread():
+def test_a_cancel_stops_a_solve():
     import threading
 
     hard = Path(__file__).resolve().parent / "data" / "deck-out-eight-each.json"

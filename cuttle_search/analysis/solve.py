@@ -26,7 +26,7 @@ from ..game.seats import seat_name, whole
 from ..game.formats import as_position
 from .limits import MAX_NODES, CancelEvent, Limit, SearchError, check_cancel
 from .solve_result import VALUES, SolvedMove, SolveResult, solve_table
-from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, cancel_watch, watched
+from .solve_threads import PROGRESS_EVERY, SolveProgress, _Stage, watched
 
 # the solver's names, wherever they live (solve_result: the answer and its table;
 # solve_threads: the worker thread and its progress): callers import them from here
@@ -330,9 +330,10 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     release the GIL) while this thread calls ``progress`` with a ``SolveProgress`` about
     every ``PROGRESS_EVERY`` seconds and stays responsive to Ctrl-C: a ``KeyboardInterrupt``
     stops the search at once and, with ``interruptible``, the result is what was proven so
-    far (``stop_reason`` "interrupted"); without it the interrupt is raised again. Setting
-    ``cancel`` (anything with ``is_set()``, looked at every ``CANCEL_POLL`` seconds) stops
-    the search too, with what was proven so far (``stop_reason`` "cancelled")."""
+    far (``stop_reason`` "interrupted"); without it the interrupt is raised again. With
+    ``cancel`` (anything with ``is_set()``) the search runs on a worker thread too, and this
+    thread looks at it every ``PROGRESS_EVERY`` seconds: once set, the search stops with
+    what was proven so far (``stop_reason`` "cancelled")."""
     pos = as_position(position)
     check_solvable(pos)
     _check_budget(nodes, time)
@@ -373,19 +374,29 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     if timer is not None:
         timer.start()
     interrupted = False
-    watch = cancel_watch(cancel, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1))
-    try:
-        with watch:
-            if progress is None and not interruptible:
-                work()
-            else:
-                def report() -> None:
-                    if progress is not None:
-                        name, done = stage.now
-                        progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, name,
-                                               int(done[index].sum()), n))
+    cancelled = False
 
-                interrupted = watched(work, lambda: sv.ctl.__setitem__(V.CTL_STOP, 1), report, interruptible)
+    def stop() -> None:
+        sv.ctl[V.CTL_STOP] = 1
+
+    try:
+        if progress is None and not interruptible and cancel is None:
+            work()
+        else:
+            def report() -> None:  # (every PROGRESS_EVERY seconds, from this thread)
+                nonlocal cancelled
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                    stop()
+                if progress is not None:
+                    name, done = stage.now
+                    progress(SolveProgress(int(sv.ctl[V.CTL_NODES]), _time.perf_counter() - start, name,
+                                           int(done[index].sum()), n))
+
+            if cancel is not None and cancel.is_set():  # (set already: no search at all)
+                cancelled = True
+                stop()
+            interrupted = watched(work, stop, report, interruptible)
     finally:
         if timer is not None:
             timer.cancel()
@@ -394,7 +405,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
         reason = "complete"
     elif interrupted:
         reason = "interrupted"
-    elif watch.fired:
+    elif cancelled:
         reason = "cancelled"
     elif nodes is not None and sv.ctl[V.CTL_NODES] >= nodes:
         reason = "nodes"

@@ -11,8 +11,6 @@ from typing import Callable
 
 import numpy as np
 
-from .limits import CancelEvent
-
 
 @dataclass(frozen=True)
 class SolveProgress:
@@ -82,41 +80,3 @@ def watched(work: Callable[[], None], stop: Callable[[], None], report: Callable
     if failure:
         raise failure[0]
     return interrupted
-
-
-CANCEL_POLL = 0.05  # seconds between two looks at a solve's ``cancel`` (``cancel_watch``)
-
-
-class cancel_watch:
-    """While in the ``with`` block, a daemon thread looks at ``cancel.is_set()`` every
-    ``CANCEL_POLL`` seconds and calls ``stop`` once it is set: how a solve that runs on the
-    calling thread (the analyser's first answer) hears a search's ``cancel`` (Ctrl-C in
-    ``analyse``, ``terminate`` in the hint server). ``fired`` says whether it did."""
-
-    def __init__(self, cancel: CancelEvent | None, stop: Callable[[], None]) -> None:
-        self.cancel, self.stop, self.fired = cancel, stop, False
-        self._done = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def _watch(self) -> None:
-        while not self._done.wait(CANCEL_POLL):
-            if self.cancel is not None and self.cancel.is_set():
-                self.fired = True
-                self.stop()
-                return
-
-    def __enter__(self) -> "cancel_watch":
-        if self.cancel is not None:
-            if self.cancel.is_set():
-                self.fired = True
-                self.stop()
-            else:
-                self._thread = threading.Thread(target=self._watch, name="cuttle-solve-cancel", daemon=True)
-                self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        if self._thread is not None:  # (it wakes at once): no stop after the block has ended
-            self._thread.join()
-

@@ -333,7 +333,7 @@ class Position:
         whole(seed, "seed", 0, 2**64 - 1, PositionError)
         rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
         s = np.zeros(L.STATE_SIZE, dtype=np.int64)
-        rng = np.array([seed & (2**64 - 1)], dtype=np.uint64)
+        rng = np.array([seed], dtype=np.uint64)
         deal(s, rs.array, rng)
         return cls(rs, s)
 
