@@ -232,7 +232,7 @@ def test_illegal_move_is_refused():
 
 
 def test_a_seats_points_are_the_sum_of_its_point_cards_values():
-    """``table.points_of`` (ten popcounts of shifted masks) against the plain sum of each
+    """``table.points_of`` (five masked popcounts) against the plain sum of each
     point card's value, Ace 1 to Ten 10, on random masks; cards above the Tens are not points."""
     import numpy as np
 

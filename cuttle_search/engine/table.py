@@ -55,16 +55,23 @@ from .layout import (
 from .seats import opponent, same_side
 
 
+# the point cards (Ace to Ten: rank index k, 4k to 4k + 3) whose rank index has bit b set
+_RANK_BIT0 = np.int64(0xF0F0F0F0F0)
+_RANK_BIT1 = np.int64(0xFF00FF00)
+_RANK_BIT2 = np.int64(0xFFFF0000)
+_RANK_BIT3 = np.int64(0xFF00000000)
+
+
 @njit(cache=True)
 def points_of(x):
     """The points of the point-card mask ``x``: the sum of its cards' values, Ace 1 to Ten
-    10, as ten popcounts of the mask shifted down a rank at a time (a card of rank k is
-    counted once in each of the first k + 1 shifts; faster than weighing each rank's count)."""
+    10. A card of rank index k (Ace 0) is worth k + 1: one for the card, plus k written in
+    binary, so the sum is the card count plus the counts under the masks of the ranks whose
+    index has bit 0, 1, 2 or 3 set, weighed 1, 2, 4 and 8: five popcounts (hot in every
+    win check and every greedy score; ten shifted popcounts before)."""
     x &= POINT_RANKS
-    total = 0
-    for rank in range(10):
-        total += popcount(x >> (4 * rank))
-    return total
+    return (popcount(x) + popcount(x & _RANK_BIT0) + 2 * popcount(x & _RANK_BIT1)
+            + 4 * popcount(x & _RANK_BIT2) + 8 * popcount(x & _RANK_BIT3))
 
 
 @njit(cache=True)
