@@ -1007,6 +1007,20 @@ def test_a_misspelt_field_is_refused_with_the_closest_name_not_skipped(tmp_path)
     seats = position("cutthroat-opening-p0")
     seats["seats"][1]["royal"] = seats["seats"][1].pop("royals")
     refused(run("analyse", write(tmp_path, seats), "-n", 10), "seats[1].royal: not a field of a seat (did you mean 'royals'?)")
+    # the two-seat form's seat fields beside a seat list were skipped, their cards lost
+    seats = position("cutthroat-opening-p0")
+    seats["p0Hand"] = ["AS"]
+    refused(run("moves", write(tmp_path, seats)),
+            "p0Hand: a field of the two-seat form (version 1); this position lists its seats under 'seats', each "
+            "seat's cards as 'hand' there")
+    del seats["p0Hand"]
+    seats["p2FaceCards"] = ["KS"]
+    refused(run("moves", write(tmp_path, seats)), "p2FaceCards: a field of the two-seat form (version 1); this "
+            "position lists its seats under 'seats', each seat's cards as 'royals' there")
+    data = position("midgame-main-p0")
+    data["p2Hand"] = []  # not "did you mean 'p1Hand'": no two-seat field is meant
+    refused(run("moves", write(tmp_path, data)), "p2Hand: the two-seat form (version 1) has seats p0 and p1 only; "
+            "a game of more seats lists them under 'seats' (version 2)")
     data = position("midgame-main-p0")
     data["comment\n"] = 1
     with pytest.raises(PositionError, match=r"^'comment\\n': not a field of a position$"):
@@ -1029,9 +1043,11 @@ def test_a_misspelt_field_is_refused_with_the_closest_name_not_skipped(tmp_path)
     assert "error" in refusal and refusal["warning"].endswith("'p0Hnad' (did you mean 'p0Hand'?)")
     # p2's fields in a two-seat file, a record field beside a typo, and this project's own
     # form with a numbered phase (read as cuttle.cards' numbers) are refused too
-    for extra in ({"p2Hand": []}, {"id": 7, "p0FaceCard": []}, {"phase": 1, "p0FaceCard": []}, {"p0": None}):
+    for extra in ({"id": 7, "p0FaceCard": []}, {"phase": 1, "p0FaceCard": []}, {"p0": None}):
         with pytest.raises(PositionError, match="not a field of a position"):
             Position.from_dict({**position("midgame-main-p0"), **extra})
+    with pytest.raises(PositionError, match="^p2Hand: the two-seat form"):
+        Position.from_dict({**position("midgame-main-p0"), "id": 7, "p2Hand": []})
 
 
 def test_a_bad_ruleset_names_the_option_not_the_file_in_every_command():

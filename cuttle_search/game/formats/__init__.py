@@ -20,7 +20,7 @@ from ..inputs import parse_json, read_text_file
 from ..position import Position, PositionError, register_formats
 from ..rules import Ruleset, RulesError, get_ruleset
 from .fields import (
-    CUTTLE_CARDS_PHASE, FORMAT_NAME, FORMAT_VERSION, POSITION_KEYS, TOP_LEVEL_KEYS, check_keys, dump_position_dict,
+    CUTTLE_CARDS_PHASE, FORMAT_NAME, FORMAT_VERSION, POSITION_KEYS, TOP_LEVEL_KEYS, check_position_keys, dump_position_dict,
     from_cuttle_cards, is_position_key, parse_phase,
 )
 from .gamestate import normalise_gamestate, position_to_gamestate
@@ -41,7 +41,7 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     if not isinstance(data, Mapping):
         raise PositionError("the position must be a JSON object")
     if not from_cuttle_cards(data):  # (a cuttle.cards GameState carries fields of its own)
-        check_keys(data, TOP_LEVEL_KEYS)
+        check_position_keys(data)
     data = normalise_gamestate(data)
     fmt = data.get("format")
     if fmt is not None and fmt != FORMAT_NAME:

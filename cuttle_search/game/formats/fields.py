@@ -344,6 +344,28 @@ TOP_LEVEL_KEYS = (*sorted(POSITION_KEYS), *(f"p{q}{part}" for q in range(2) for 
 SEAT_ENTRY_KEYS = ("hand", "points", "royals", "frozen", "known", "counters")
 
 
+_TWO_SEAT_KEY = re.compile(r"p(\d+)(Hand|Points|FaceCards)")
+_SEAT_ENTRY_OF = {"Hand": "hand", "Points": "points", "FaceCards": "royals"}
+
+
+def check_position_keys(data: Mapping[str, Any]) -> None:
+    """``check_keys`` for the form ``data`` is written in: the two-seat form's ``p0Hand`` ...
+    ``p1FaceCards`` beside a ``seats`` list (or in version 2) would be skipped, and a
+    ``p2Hand`` has no two-seat form to belong to, so each is refused by what it is."""
+    seat_list = "seats" in data or data.get("version") == 2
+    for key in data:
+        match = _TWO_SEAT_KEY.fullmatch(key) if isinstance(key, str) else None
+        if match is None:
+            continue
+        if seat_list:
+            raise PositionError(f"{key}: a field of the two-seat form (version 1); this position lists its seats "
+                                f"under 'seats', each seat's cards as {_SEAT_ENTRY_OF[match[2]]!r} there")
+        if int(match[1]) >= 2:
+            raise PositionError(f"{key}: the two-seat form (version 1) has seats p0 and p1 only; a game of more "
+                                "seats lists them under 'seats' (version 2)")
+    check_keys(data, sorted(POSITION_KEYS) if seat_list else TOP_LEVEL_KEYS)
+
+
 def is_position_key(key: str) -> bool:
     """Whether a top-level key is one a position form reads; used to name a request's
     unknown fields (a cuttle.cards GameState is not checked: ``from_cuttle_cards``)."""
