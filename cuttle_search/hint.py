@@ -118,11 +118,16 @@ def _warning(unknown: list[str], mixed: bool) -> str:
 
 
 def _budget(req: Mapping[str, Any], defaults: Mapping[str, Any], limits: ServerLimits) -> Limit:
-    """The request's own budget when it names one (``iterations`` and/or ``time``), else the
-    server's defaults; either way within the server's caps."""
-    source = req if ("iterations" in req or "time" in req) else defaults
-    iterations = _whole(source, "iterations", None, 1, limits.max_iterations)
-    seconds = _seconds(source, "time", None, limits.max_time)
+    """The request's own budget when it names one (``iterations`` and/or ``time``: refused
+    above the server's caps), else the server's defaults, lowered to its caps."""
+    if "iterations" in req or "time" in req:
+        iterations = _whole(req, "iterations", None, 1, limits.max_iterations)
+        seconds = _seconds(req, "time", None, limits.max_time)
+    else:  # the server's own defaults, held within its caps: the request asked for nothing to refuse
+        iterations = defaults.get("iterations")
+        seconds = defaults.get("time")
+        iterations = None if iterations is None else min(int(iterations), limits.max_iterations)
+        seconds = None if seconds is None else min(float(seconds), limits.max_time)
     if iterations is None and seconds is None:
         iterations = min(DEFAULT_ITERATIONS, limits.max_iterations)
     return Limit(iterations, seconds)

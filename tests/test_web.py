@@ -156,6 +156,32 @@ def test_play_a_two_seat_game_by_clicking(page):
     assert log["players"]["p0"] == "human" and log["players"]["p1"] == "random"
 
 
+def test_a_seed_past_what_a_javascript_number_holds_keeps_its_deal_and_its_log(page):
+    """The seed typed and the log downloaded keep every digit: a 64-bit seed read as a
+    JavaScript number rounds, and Multiplayer's log rebuilds its deal from ``dealSeed``."""
+    from cuttle_search.game.gamelog import check_game_log, replay
+    from cuttle_search.game.rules import get_ruleset
+    from cuttle_search.play.session import new_session
+
+    seed = 2**53 + 1
+    _new_game(page, "multiplayer", "p0", "random", seed)
+    rng = random.Random(seed)
+    for _ in range(3):
+        game = _game(page)
+        if game["over"]:
+            break
+        _click_move(page, rng.choice(game["moves"]))
+        _wait_played(page, game["ply"])
+    with page.expect_download() as info:
+        page.click("#download")
+    log = json.loads(open(info.value.path(), encoding="utf-8").read())
+    expected = new_session(get_ruleset("multiplayer"), "p0", "random", seed)
+    expected.advance()
+    assert log["dealSeed"] == expected.log()["dealSeed"]
+    assert len(log["moves"]) >= 3
+    replay(check_game_log(log))  # the deal rebuilt from dealSeed: each logged move legal in it
+
+
 def test_play_a_cutthroat_game_by_clicking(page):
     _new_game(page, "cutthroat", "p1", "random", 5)
     board = _game(page)["board"]
@@ -467,6 +493,51 @@ def test_requests_are_untrusted(server):
                       ("error", "move"), ("error", "move"), ("error", "move"), ("error", "iterations"), ("error", "time"),
                       ("error", "position"), ("error", "start"), ("error", "request")]
     assert all("\n" not in r["error"] and len(json.dumps(r)) < 500 for r in replies if r["type"] == "error")
+
+
+def test_a_small_cap_holds_the_default_budgets_and_the_opponents_defaults():
+    """Under ``serve --max-iterations 500`` a blank budget is the default lowered to the cap,
+    not a refusal of a number nobody typed; and an opponent's own default budget counts as
+    much as one it is given (``ismcts`` searches 10,000 iterations a move unless told)."""
+    from cuttle_search.hint import RequestError, SearchError, request_limit
+    from cuttle_search.web.app import _check_agents
+
+    small = ServerLimits(max_iterations=500, max_time=1.0, max_threads=1, max_request_bytes=4096)
+    assert request_limit({}, {"iterations": 10_000}, small).iterations == 500
+    assert request_limit({"iterations": 200}, {"iterations": 10_000}, small).iterations == 200
+    with pytest.raises(SearchError, match="^iterations: "):
+        request_limit({"iterations": 501}, {"iterations": 10_000}, small)
+    for spec in ("ismcts", "pimc", "pimc-solver", "greedy;oracle"):
+        with pytest.raises(RequestError, match=r"searches iterations=10000 by default, above the server's limit of "
+                                               r"500 \(give it iterations=N within the limit\)"):
+            _check_agents(spec, small)
+    with pytest.raises(RequestError, match=r"^opponents: 'ismcts:time=5' asks for time=5\.0, above .* of 1 s$"):
+        _check_agents("ismcts:time=5", small)
+    with pytest.raises(RequestError, match="asks for worlds=600"):
+        _check_agents("pimc-solver:iterations=100,worlds=600", small)
+    _check_agents("ismcts:iterations=500;greedy;random;ismcts:time=1", small)  # within the caps
+
+
+def test_a_refused_request_leaves_no_pane_searching(page):
+    from pathlib import Path
+
+    _new_game(page, "cuttle-cards", "p0", "random", 3)
+    for typed, words in (("99999999", "from 1 to 300,000"), ("5k", "'5k'")):
+        page.fill("#hint-iterations", typed)
+        page.click("#hint")
+        page.wait_for_function("() => !document.getElementById('error').hidden")
+        assert page.get_attribute("#error", "data-field") == "iterations"
+        assert words in page.text_content("#error")
+        assert page.text_content("#hint-status") == "not done: see the error message"
+        assert page.is_disabled("#hint-stop")
+    page.click("#tab-analyse")
+    page.fill("#pos-text", (Path(__file__).parent.parent / "positions" / "midgame-main-p0.json").read_text())
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    page.fill("#an-iterations", "abc")
+    page.click("#an-run")
+    page.wait_for_function("() => document.getElementById('an-result-status').textContent.startsWith('not done')")
+    assert page.get_attribute("#error", "data-field") == "iterations"
 
 
 HOSTILE = [None, True, -1, 0, 1, 3, 2**64, 1.5, float("nan"), float("inf"), "", " ", "x", "p0", "p9", "random",

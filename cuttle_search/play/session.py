@@ -300,19 +300,24 @@ class GameSession:
                             res["status"])
         return record.to_json()
 
+    def log_text(self) -> str:
+        """:meth:`log` as the text of a log file (what :meth:`save` writes, and the web page's
+        download: its 64-bit ``dealSeed`` stays exact, which a JavaScript number would not)."""
+        import json
+
+        return json.dumps(self.log()) + "\n"
+
     def save(self, path: str | Path, replace: bool = False) -> Path:
         """Write :meth:`log` to ``path``; a file that cannot be written raises :class:`PlayError`,
         and so does one that exists, unless ``replace`` (nothing the person wrote before is
         lost: the terminal replaces only this game's own file)."""
-        import json
-
         p = Path(path).expanduser()
         check_writable(p, PlayError, "save")  # (a named pipe nobody reads would wait forever)
         if p.is_file() and not replace:
             raise PlayError(f"save: {brief(str(path))} already exists; give a new name (only this game's own file "
                             "is replaced)")
         try:
-            p.write_text(json.dumps(self.log()) + "\n", encoding="utf-8")
+            p.write_text(self.log_text(), encoding="utf-8")
         except OSError as e:
             raise PlayError(f"save: cannot write {brief(str(path))}: {e.strerror or e}") from None
         except ValueError:  # a NUL in the name

@@ -215,6 +215,8 @@ class Client:
             import secrets
 
             seed = secrets.randbelow(1 << 31)
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
+            seed = int(seed)  # the page sends the digits typed: a JavaScript number rounds above 2^53
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
             raise RequestError(f"seed: expected a whole number from 0 to 2^63 - 1, got {brief(seed)}")
         _check_agents(opponents, self.limits)
@@ -248,7 +250,7 @@ class Client:
 
     def on_log(self, req_id: Any, msg: Mapping[str, Any]) -> None:
         session = self._session()
-        self.post({"type": "log", "id": req_id, "log": session.log(),
+        self.post({"type": "log", "id": req_id, "log": session.log(), "text": session.log_text(),
                    "filename": f"cuttle-{session.rules.name}-seed{session.seed}-ply{len(session.moves)}.json"})
 
     def on_hint(self, req_id: Any, msg: Mapping[str, Any]) -> None:
@@ -399,24 +401,26 @@ def _field(e: CuttleError, kind: str) -> str:
 
 
 def _check_agents(opponents: str, limits: ServerLimits) -> None:
-    """Opponents whose own searches ask more than a request may: refused, naming them."""
+    """Opponents whose own searches ask more than a request may: refused, naming them. Each
+    agent is built and asked its budget, so a default (``ismcts`` searches 10,000 iterations a
+    move unless told otherwise) counts as much as a number given."""
+    from ..play.agents import AgentError, make_agent
     from ..play.session import split_specs
 
     for spec in split_specs(opponents):
-        _name, _, params = spec.partition(":")
-        for part in params.split(","):
-            key, _, value = part.partition("=")
-            key = key.strip().lower()
-            try:
-                number = float(value)
-            except ValueError:
+        try:
+            agent = make_agent(spec)
+        except AgentError:
+            continue  # (the session names what is wrong with it)
+        for key, cap, unit in (("iterations", limits.max_iterations, ""), ("worlds", limits.max_iterations, ""),
+                               ("time", limits.max_time, " s")):
+            value = getattr(agent, key, None)
+            if value is None or value <= cap:
                 continue
-            if key in ("iterations", "worlds") and number > limits.max_iterations:
-                raise RequestError(f"opponents: {brief(spec)} asks for {key}={value.strip()}, above the server's "
-                                   f"limit of {limits.max_iterations:,}")
-            if key == "time" and number > limits.max_time:
-                raise RequestError(f"opponents: {brief(spec)} asks for time={value.strip()}, above the server's "
-                                   f"limit of {limits.max_time:g} s")
+            given = key in agent.params
+            asks = f"asks for {key}={agent.params[key]}" if given else f"searches {key}={value:g} by default"
+            raise RequestError(f"opponents: {brief(spec)} {asks}, above the server's limit of {cap:,g}{unit}"
+                               + ("" if given else f" (give it {key}=N within the limit)"))
 
 
 ANY_ADDRESS = ("0.0.0.0", "")  # every address of the machine (IPv4; the command line refuses IPv6 literals)

@@ -38,6 +38,14 @@ function showError(msg) {
   box.dataset.field = msg.field || '';
   box.hidden = false;
 }
+// a refused or failed request: its message, and its pane no longer says it is working
+const STATUS_OF = { hint: 'hint-status', analyse: 'an-result-status', solve: 'an-result-status', review: 'rv-status' };
+function onError(msg) {
+  showError(msg);
+  if (msg.for === 'play') delete $('play-moves').dataset.waiting;
+  if (msg.for === 'hint') $('hint-stop').disabled = true;
+  if (STATUS_OF[msg.for]) $(STATUS_OF[msg.for]).textContent = 'not done: see the error message';
+}
 function clearError() { $('error').hidden = true; $('error').textContent = ''; }
 
 function send(message) {
@@ -295,6 +303,10 @@ function onHint(msg) {
   $('hint-stop').disabled = !msg.partial;
 }
 
+// a budget field as typed: a whole number as a number, anything else as its text, for the
+// server to refuse by name (Number('5k') is NaN, which JSON sends as null: the default)
+function budgetField(text) { return /^\d{1,15}$/.test(text) ? Number(text) : text; }
+
 function askHint() {
   if (!state.game || !state.game.myTurn) return;
   state.hintUpdates = 0;
@@ -303,7 +315,7 @@ function askHint() {
   $('hint-status').textContent = 'searching…';
   const it = $('hint-iterations').value.trim();
   const message = { type: 'hint' };
-  if (it) message.iterations = Number(it);
+  if (it) message.iterations = budgetField(it);
   state.timing = { asked: performance.now(), updates: [] };
   send(message);
   $('hint-stop').disabled = false;
@@ -437,8 +449,8 @@ function readFile(input, then) {
   reader.readAsText(file);
 }
 
-function download(name, data) {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(data) + '\n'], { type: 'application/json' }));
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
   const a = el('a', { href: url, download: name });
   document.body.append(a);
   a.click();
@@ -458,9 +470,9 @@ function onMessage(event) {
     case 'solveProgress': $('an-result-status').textContent = `solving… ${msg.stage} ${msg.done}/${msg.total} moves, ${msg.nodes.toLocaleString()} nodes`; break;
     case 'review': onReview(msg); break;
     case 'reviewProgress': $('rv-status').textContent = `reviewing… ${msg.done}/${msg.total} decisions`; break;
-    case 'log': download(msg.filename, msg.log); break;
+    case 'log': download(msg.filename, msg.text); break;  // the server's text: JSON.parse would round dealSeed
     case 'stopped': $('hint-stop').disabled = true; break;
-    case 'error': showError(msg); if (msg.for === 'play') delete $('play-moves').dataset.waiting; break;
+    case 'error': onError(msg); break;
     default: break;
   }
 }
@@ -528,7 +540,7 @@ function init() {
     e.preventDefault();
     const seed = $('seed').value.trim();
     const message = { type: 'new', rules: $('rules').value, seat: $('seat').value, opponents: $('opponents').value };
-    if (seed) message.seed = /^\d+$/.test(seed) ? Number(seed) : seed;
+    if (seed) message.seed = seed;  // as typed: the server reads the digits (a Number would round above 2^53)
     send(message);
     if (document.activeElement) document.activeElement.blur();
   });
@@ -546,7 +558,7 @@ function init() {
     state.analysisUpdates = 0;
     const message = { type: 'analyse', position: positionText() };
     const it = $('an-iterations').value.trim();
-    if (it) message.iterations = Number(it);
+    if (it) message.iterations = budgetField(it);
     $('an-result-status').textContent = 'searching…';
     $('an-result-status').dataset.final = '0';
     send(message);
@@ -556,7 +568,7 @@ function init() {
   const startReview = (text) => {
     const message = { type: 'review', game: text };
     const it = $('rv-iterations').value.trim();
-    if (it) message.iterations = Number(it);
+    if (it) message.iterations = budgetField(it);
     $('rv-status').textContent = 'reviewing…';
     $('rv-status').dataset.done = '0';
     send(message);
