@@ -35,6 +35,7 @@ from .analysis.limits import (
     MODEL_NAMES,
     ROLLOUT_NAMES,
     WIDEN_BY_RULESET,
+    widen_error,
 )
 from .game.position import Position, PositionError
 from .game.seats import seat_name, seat_number
@@ -116,8 +117,9 @@ class _Number(click.ParamType):
 
     name = "number"
 
-    def __init__(self, low: float, high: float, low_open: bool = False) -> None:
-        self.low, self.high, self.low_open = low, high, low_open
+    def __init__(self, low: float, high: float, low_open: bool = False,
+                 check: Callable[[float], str | None] | None = None) -> None:
+        self.low, self.high, self.low_open, self.check = low, high, low_open, check
 
     def convert(self, value: Any, param: Any, ctx: Any) -> float:
         import math
@@ -128,8 +130,12 @@ class _Number(click.ParamType):
             self.fail(f"{value!r} is not a number", param, ctx)
         above = x > self.low if self.low_open else x >= self.low
         if not math.isfinite(x) or not above or x > self.high:
-            low = f"above {self.low:g}" if self.low_open else f"from {self.low:g}"
-            self.fail(f"{value!r} is not a finite number {low} to {self.high:g}", param, ctx)
+            high = f"{self.high:,.0f}" if self.high == int(self.high) else f"{self.high:g}"
+            span = f"above {self.low:g} and at most {high}" if self.low_open else f"from {self.low:g} to {high}"
+            self.fail(f"{value!r} is not a finite number {span}", param, ctx)
+        problem = self.check(x) if self.check is not None else None
+        if problem is not None:  # the option's own rule (a widening's gap between 0 and its least)
+            self.fail(problem.partition(": ")[2], param, ctx)
         return x
 
 
@@ -398,7 +404,7 @@ def _live_progress(total: int | None):
 @click.option("--model", type=click.Choice(MODEL_NAMES), default=DEFAULT_MODEL,
               help="Opponent model with more seats: maxn (each seat for itself), paranoid (every opponent "
                    "against you) or random (opponents play at random).")
-@click.option("--widen", type=_Number(0, MAX_WIDEN), default=None,
+@click.option("--widen", type=_Number(0, MAX_WIDEN, check=widen_error), default=None,
               help=f"Progressive widening below the root: a node opens the greedy policy's best moves one "
                    f"by one as its visits grow, more slowly for a larger value; 0 opens every move at once "
                    f"(docs/search.md) [default: {DEFAULT_WIDEN:g}; "
@@ -705,7 +711,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
     player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U,c=X,rollout=R,widen=V] (the exact
     solver on W sampled deals when at most U cards are unseen, else ismcts with c, rollout and widen;
     two seats),
-    openspiel-ismcts[:iterations=N] (needs the openspiel extra). Rollouts R: greedy,
+    openspiel-ismcts[:iterations=N,c=X] (needs the openspiel extra). Rollouts R: greedy,
     heuristic, random, greedy-cut or value (two seats, Team); pimc plays greedy unless told,
     the others the analyser's default (value with two seats and in Team, else greedy). See
     docs/arena.md."""
@@ -729,11 +735,14 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
         return
     j = result.to_json()
     unit = "matches" if match != "quick" else "games"
-    dealt = "paired deals" if result.seats == 2 else "deals (every seat rotation)"
+    one = result.pairs == 1
+    dealt = ("paired deal" if one else "paired deals") if result.seats == 2 else \
+        ("deal" if one else "deals") + " (every seat rotation)"
     if result.rounding:
         click.echo(result.rounding)
     click.echo(f"{agent_a} vs {agent_b}: {result.pairs} {dealt}, {result.games} games, rules {result.rules}, seed {seed}"
-               + (f" ({result.resumed} pairs from {resume})" if result.resumed else ""))
+               + (f" ({result.resumed} {'pair' if result.resumed == 1 else 'pairs'} from {resume})" if result.resumed
+                  else ""))
     if result.saved_beyond:
         kind = "pairs" if result.seats == 2 else "deals"
         click.echo(f"  note: {resume} holds {result.saved_beyond} more {kind} past the {result.pairs} this --games "
@@ -743,7 +752,7 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
         m = result.matches
         click.echo(f"  matches ({match}): A won {m['won']}, drew {m['drawn']}, lost {m['lost']} of {m['played']}")
     lo, hi = j["scoreInterval"]
-    over = "paired deals" if result.seats == 2 else "deals"
+    over = dealt.split(" (")[0]
     click.echo(f"  score ({unit}) {result.score:.3f}  (95% interval {lo:.3f}-{hi:.3f} over the {result.pairs} {over})")
     if result.seats == 2:  # (a game of more seats scores win shares, with no Elo)
         click.echo(f"  Elo difference {j['elo']}  (95% interval {j['eloInterval'][0]} to {j['eloInterval'][1]})")
@@ -774,7 +783,8 @@ def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ..
 @click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
-@click.option("--html", "html_file", default=None, help="Also write a self-contained HTML report (win-rate chart) here.")
+@click.option("--html", "html_file", default=None, metavar="FILE",
+              help="Also write a self-contained HTML report (win-rate chart) here (an existing file is replaced).")
 @click.option("--candidates", is_flag=True, help="List every decision's candidate moves (default: the labelled ones').")
 @click.option("--luck/--no-luck", default=True, help="Measure what the cards did for each player (a search more per draw).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
@@ -839,7 +849,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
 @main.command()
 @click.argument("log")
 @click.option("--ply", type=click.IntRange(0, None), default=None, help="Stop after this many moves [default: the end].")
-@click.option("--export", "export", type=click.Path(dir_okay=False), default=None, help="Write that moment as a position file.")
+@click.option("--export", "export", type=click.Path(dir_okay=False), default=None, help="Write that moment as a position file (an existing file is replaced).")
 @click.option("--view", default="full", help="Whose view: full, or a seat pN of the game.")
 def replay(log, ply, export, view):
     """Replay a game log (from arena --log-dir): the moves played, then the board (or

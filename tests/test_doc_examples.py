@@ -114,3 +114,33 @@ def test_the_readme_python_example_runs_as_written(monkeypatch, capsys):
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("royal KD 1.0 ")  # the win in one, as its comment says
     assert printed[-1] == "{'status': 'won', 'winner': 'p0'}"
+
+
+def test_the_position_format_examples_load():
+    """Each JSON example of docs/position-format.md, its deck's ``...`` written out, is a
+    position the loader takes: the example a reader copies first must not be refused."""
+    import json
+
+    from cuttle_search.game.position import Position
+
+    text = (ROOT / "docs" / "position-format.md").read_text()
+    examples = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.S)]
+    assert len(examples) >= 2
+    for example in examples:
+        if "..." not in example.get("deck", []):
+            Position.from_dict(example)
+            continue
+        loaded = []  # the "..." stands for as many hidden cards as the deck holds: one count fits
+        for n in range(55):
+            try:
+                loaded.append(Position.from_dict({**example, "deck": ["??"] * n}))
+            except Exception:
+                continue
+        assert len(loaded) == 1, (example.get("about") or example.get("rules"), len(loaded))
+
+
+def test_the_docs_count_the_shipped_positions_right():
+    shipped = len(list((ROOT / "positions").glob("*.json")))
+    readme = re.search(r"`positions/` has (\d+) examples", (ROOT / "README.md").read_text())
+    web = re.search(r"every card of all (\d+) counted", (ROOT / "docs" / "web.md").read_text())
+    assert readme and web and int(readme[1]) == int(web[1]) == shipped

@@ -7,7 +7,7 @@ pyspiel = pytest.importorskip("pyspiel")
 A = pytest.importorskip("cuttle_search.interop.openspiel")
 
 from cuttle_search.play.arena import play_game  # noqa: E402
-from cuttle_search.play.agents import make_agent  # noqa: E402
+from cuttle_search.play.agents import AgentError, make_agent  # noqa: E402
 from cuttle_search.game.rules import get_ruleset  # noqa: E402
 from cuttle_search.engine import layout as L  # noqa: E402
 
@@ -74,6 +74,9 @@ def test_openspiel_ismcts_agent_plays_legal_moves():
     for d in range(2):
         rec = play_game(get_ruleset("cuttle-cards"), 77 + d, (bot, other), rng_seed=d)
         assert rec.status != "ongoing"
+    # OpenSpiel's bot has no time budget: a time= it would ignore is refused, not taken
+    with pytest.raises(AgentError, match=r"unknown parameter 'time=0.01' \(parameters: iterations, c\)"):
+        make_agent("openspiel-ismcts:time=0.01")
 
 
 # ---------------------------------------------------------------- three seats (cutthroat)

@@ -3,10 +3,10 @@
 A log is ``{"format": "cuttle-search/game", "rules", "start" (a full-information
 position), "moves" (text notation), "players" (every seat's), "dealSeed", "result"}``; replay
 checks every move for legality against the position it is played in, and the ``result``
-(``status``, ``winner``), when written, against the end the moves reach. A ruleset whose
-positions have no file form yet (``cutthroat``) logs no ``start``: its deal, ``dealSeed``
-and ``dealer`` (the seat that dealt; the engine's default deal without one), is dealt again
-by the engine."""
+(``status``, ``winner``), when written, against the end the moves reach. A deal the
+position file cannot hold whole (Cuttle Multiplayer's: the seed of its later reshuffles is
+in no file) is logged with no ``start``: its ``dealSeed`` and ``dealer`` (the seat that
+dealt; the engine's default deal without one) are dealt again by the engine."""
 
 from __future__ import annotations
 

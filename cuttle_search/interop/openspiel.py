@@ -480,7 +480,7 @@ class OpenSpielIsmcts(Agent):
     the agent ``openspiel-ismcts``, registered as an entry point of ``cuttle_search.agents``
     (pyproject.toml) so the play layer finds it without importing this layer."""
 
-    PARAMS = {"iterations": int, "time": float, "c": float}  # make_agent's parameter schema
+    PARAMS = {"iterations": int, "c": float}  # make_agent's parameter schema (OpenSpiel's bot has no time budget)
 
     def __post_init__(self) -> None:
         self.iterations = int(self.params.get("iterations", 1000))
