@@ -7,6 +7,7 @@ import textwrap
 from .game.cards import card_str, cards_in
 from .engine import layout as L
 from .engine.seats import partner, seat_after
+from .game.formats import taken_stacks
 from .game.position import Position
 from .game.seats import seat_name
 
@@ -14,12 +15,12 @@ from .game.seats import seat_name
 WIDTH = 100  # the board fits a terminal this wide, whatever the seats
 
 
-def _who(pos: Position, p: int) -> str:
+def _who(pos: Position, p: int, you: int | None) -> str:
     tag = seat_name(p)
     mate = int(partner(pos.state, pos.rules_array, p))
     if mate >= 0:
         tag += f" [team {seat_name(min(p, mate))}+{seat_name(max(p, mate))}]"
-    if pos.view == p:
+    if you == p:
         tag += " (you)"
     return tag
 
@@ -41,15 +42,18 @@ def _seat_cards(d: dict, p: int) -> tuple[list[str], list[str], list[str]]:
     return d[f"{seat_name(p)}Points"], d[f"{seat_name(p)}FaceCards"], d[f"{seat_name(p)}Hand"]
 
 
-def render(pos: Position) -> str:
+def render(pos: Position, you: int | None = None) -> str:
     """A plain-text board: the other seats on top in turn order after the viewer (the
     viewer's opponent, with two seats), the viewer at the bottom, hidden cards as ``??``.
-    With more seats, stacks are listed under the seat that played them and show who holds
-    each Jack or Joker."""
+    ``you``: the person's seat, kept at the bottom and marked ``(you)`` on a full-information
+    board too (a game's end); by default the view's seat. With more seats, stacks are listed
+    under the seat that played them and show who holds each Jack or Joker, and the seat that
+    controls a stack another seat played lists it again (``controls:``)."""
     s = pos.state
     d = pos.to_dict()
     n = pos.players
-    bottom = pos.view if pos.view is not None else 0
+    you = pos.view if you is None else pos.seat(you, "you")
+    bottom = you if you is not None else 0
     tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
     header = f"{pos.rules.spec} · turn {pos.turn_count} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}"
@@ -58,9 +62,12 @@ def render(pos: Position) -> str:
     def side(p: int) -> list[str]:
         kings = bin(pos.face(p) & L.KINGS).count("1")
         points, royals, hand = _seat_cards(d, p)
-        out = [f"{_who(pos, p)}  {pos.points(p)}/{pos.goal(p)} points" + (f" ({kings} king{'s' * (kings != 1)})" if kings else "")]
+        out = [f"{_who(pos, p, you)}  {pos.points(p)}/{pos.goal(p)} points" + (f" ({kings} king{'s' * (kings != 1)})" if kings else "")]
         out.append("  points:  " + (" ".join(points) or "-"))
         out.append("  royals:  " + (" ".join(royals) or "-"))
+        taken = taken_stacks(pos, p)
+        if taken:
+            out.append("  controls: " + " ".join(f"{card} (played by {seat_name(q)})" for card, q in taken))
         fz = pos.frozen(p)
         extra = f"   frozen: {' '.join(card_str(c) for c in cards_in(fz))}" if fz else ""
         out.append(f"  hand ({len(hand)}): " + (" ".join(hand) or "-") + extra)

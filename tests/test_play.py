@@ -326,3 +326,31 @@ def test_save_never_replaces_a_file_it_did_not_write(tmp_path):
     assert earlier.read_text() == "a finished game\n"  # kept
     assert r.stdout.count(f"wrote {mine}") == 2  # this game's own file, saved again
     assert len(read_game_log(mine)["moves"]) >= 1
+
+
+def test_a_taken_stack_shows_under_its_controller_and_the_person_stays_at_the_bottom():
+    """With more seats a stack is listed under the seat that played it; the seat that took it
+    lists it too (``controls:``), in the terminal and in the page's board. A game's end shows
+    the full board with the person still at the bottom and marked ``(you)``."""
+    from pathlib import Path
+
+    from cuttle_search.display import render
+    from cuttle_search.game.position import Position
+    from cuttle_search.web.views import board_json
+
+    data = Position.load(Path(__file__).parent.parent / "positions" / "cutthroat-joker-steals-king-p2.json").to_dict()
+    data["seats"][1]["royals"] = ["KD(X1-p2)"]  # p2's Joker took p1's King
+    data["seats"][2]["hand"].remove("X1")
+    pos = Position.from_dict(data)
+    board = render(pos)
+    p1, p2 = board.split("\np1 ")[1].split("\n\n")[0], board.split("\np2 (you) ")[1]
+    assert "royals:  KD(X1-p2)" in p1 and "controls:" not in p1
+    assert "controls: KD (played by p1)" in p2 and "(1 king)" in p2.splitlines()[0]
+    seats = {s["seat"]: s for s in board_json(pos)["seats"]}
+    assert seats["p2"]["controls"] == [{"card": "KD", "from": "p1"}] and seats["p1"]["controls"] == []
+    # the whole board, as at a game's end: the person (p2) stays at the bottom, marked
+    whole = render(Position.deal("cutthroat", seed=3), you=2)
+    assert whole.rstrip().split("\n\n")[-1].startswith("p2 (you) ") and "p0 (you)" not in whole
+    assert board_json(Position.deal("cutthroat", seed=3), you=2)["order"][-1] == "p2"
+    # two seats list each stack under its controller already: no "controls:" line
+    assert "controls:" not in render(Position.load(Path(__file__).parent.parent / "positions" / "jack-war-full.json"))

@@ -190,6 +190,9 @@ def test_play_a_cutthroat_game_by_clicking(page):
     made = _play_out(page, 5)
     assert made > 3
     assert page.text_content("#play-status").startswith("game over")
+    # the whole board at the end, the person still at the bottom
+    assert _game(page)["board"]["view"] == "full" and _game(page)["board"]["order"][-1] == "p1"
+    assert "(you)" in page.text_content("#play-board .seat[data-seat='p1'] .who")
 
 
 def test_a_hint_streams_partial_answers_to_the_page(page):
@@ -324,6 +327,9 @@ def test_review_a_game_and_click_the_chart(page, tmp_path):
     assert decisions[k]["played"] in detail and decisions[k]["best"] in detail
     assert page.locator("#rv-candidates tr").count() == 1 + len(decisions[k]["candidates"])
     assert page.locator("#rv-board .seat").count() == 2
+    # the log's "human" is whoever played that game, not the person reviewing it
+    who = " ".join(page.locator("#rv-board .seat .who").all_text_contents())
+    assert "(human)" in who and "(you)" not in who
     page.keyboard.press("ArrowLeft")
     assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k - 1]["ply"])
     assert "accuracy" in page.text_content("#rv-summary")
@@ -386,6 +392,23 @@ def test_analyse_and_solve_a_position(page):
     page.wait_for_selector("#solve-table tr >> nth=1", timeout=60_000)
     values = page.locator("#solve-table td.proven").all_text_contents()
     assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
+
+
+def test_a_taken_stack_is_drawn_under_the_seat_that_controls_it_too(page):
+    from pathlib import Path
+
+    from cuttle_search.game.position import Position
+
+    data = Position.load(Path(__file__).parent.parent / "positions" / "cutthroat-joker-steals-king-p2.json").to_dict()
+    data["seats"][1]["royals"] = ["KD(X1-p2)"]  # p2's Joker took p1's King
+    data["seats"][2]["hand"].remove("X1")
+    page.click("#tab-analyse")
+    page.fill("#pos-text", json.dumps(data))
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    assert page.locator("#an-board .seat[data-seat='p2'] .zone.taken svg[data-card='KD']").count() == 1
+    assert "of p1" in page.text_content("#an-board .seat[data-seat='p2'] .zone.taken")
+    assert page.locator("#an-board .seat[data-seat='p1'] .zone.taken").count() == 0
 
 
 def test_the_analyse_page_shows_the_honest_figures_where_they_are_given(page):

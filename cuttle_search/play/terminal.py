@@ -79,7 +79,7 @@ class Terminal:
             self.say(line)
 
     def show_board(self) -> None:
-        self.say(render(self.session.view()))
+        self.say(render(self.session.view(), you=self.session.seat))
 
     def show_moves(self) -> None:
         legal = self.session.legal_moves()
@@ -257,7 +257,7 @@ class Terminal:
         into the game."""
         s = self.session
         self.say()
-        self.say(render(s.view()))
+        self.say(render(s.view(), you=s.seat))
         self.say()
         self.say(self.outcome())
         if self.save_path:

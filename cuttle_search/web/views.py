@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from ..display import describe_decision
 from ..engine.seats import partner, seat_after
 from ..game.cards import card_str
+from ..game.formats import taken_stacks
 from ..game.moves import Move
 from ..game.position import Position, seat_name
 
@@ -49,9 +50,10 @@ def _zones(d: Mapping[str, Any], p: int) -> tuple[list[str], list[str], list[str
     return hand, d[f"p{p}Points"], d[f"p{p}FaceCards"], frozen, list(known)
 
 
-def board_json(pos: Position, players: tuple[str, ...] | None = None) -> dict[str, Any]:
-    """The board of ``pos`` as the page draws it, seats in seat order (the page puts the
-    viewer at the bottom)."""
+def board_json(pos: Position, players: tuple[str, ...] | None = None, you: int | None = None) -> dict[str, Any]:
+    """The board of ``pos`` as the page draws it, seats in seat order, and ``order`` from the
+    top down: the viewer (or ``you``, the person's seat, on a full-information board such as
+    a game's end) at the bottom."""
     s = pos.state
     d = pos.to_dict()
     seats = []
@@ -65,6 +67,8 @@ def board_json(pos: Position, players: tuple[str, ...] | None = None) -> dict[st
             "hand": [card_item(c) for c in hand],
             "points": [card_item(c) for c in points],
             "royals": [card_item(c) for c in royals],
+            # the stacks it controls that are listed under the seat that played them
+            "controls": [{"card": card, "from": seat_name(q)} for card, q in taken_stacks(pos, p)],
             "frozen": frozen,
             "known": known,
             # Cuttle Multiplayer: the 2s this seat countered with out of turn, waiting before it
@@ -77,7 +81,7 @@ def board_json(pos: Position, players: tuple[str, ...] | None = None) -> dict[st
         shown = deck[: int(d.get("deckKnown") or 0)]
     else:
         shown = [c for c in deck if c != HIDDEN]
-    bottom = pos.view if pos.view is not None else 0
+    bottom = pos.seat(you, "you") if you is not None else pos.view if pos.view is not None else 0
     order = [int(seat_after(s, bottom, k)) for k in range(1, pos.rules.players)] + [bottom]
     pending = {k: d.get(k) for k in ("oneOff", "oneOffTarget", "oneOffBy", "response", "scuttle") if d.get(k)}
     return {
@@ -135,7 +139,7 @@ def session_json(session: Any) -> dict[str, Any]:
         "seat": seat_name(session.seat),
         "seed": session.seed,
         "players": {seat_name(q): name for q, name in enumerate(players)},
-        "board": board_json(session.view(), players),
+        "board": board_json(session.view(), players, session.seat),
         "moves": moves_json(session.legal_moves()),
         "myTurn": session.my_turn,
         "over": session.is_over,

@@ -24,7 +24,7 @@ from .fields import (
     from_cuttle_cards, is_position_key, parse_phase,
 )
 from .gamestate import normalise_gamestate, position_to_gamestate
-from .seat_list import build_seat_position, seat_list_dict
+from .seat_list import build_seat_position, seat_list_dict, taken_stacks
 from .v1 import build_v1_position, v1_dict
 
 
@@ -108,4 +108,4 @@ register_formats(build_position, position_from_json, read_position_file, positio
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CUTTLE_CARDS_PHASE", "POSITION_KEYS", "TOP_LEVEL_KEYS", "PositionSource",
            "as_position", "from_cuttle_cards",
            "build_position", "dump_position_dict", "is_position_key", "load_position", "parse_phase",
-           "position_from_json", "position_to_dict", "position_to_gamestate", "read_position_file"]
+           "position_from_json", "position_to_dict", "position_to_gamestate", "read_position_file", "taken_stacks"]

@@ -96,6 +96,25 @@ def royal_owner(s: np.ndarray, card: Card) -> int:
     return next(q for q in range(int(seat_count(s))) if (S.seat_get(s, "face", q) >> card) & 1)
 
 
+def taken_stacks(pos: Position, p: int) -> list[tuple[str, int]]:
+    """The stacks seat ``p`` controls that the seat-list form lists under another seat, the
+    one that played their base card: ``(base card, that seat)``, point cards then royals.
+    Empty for a position of the two-seat form, which lists each stack under its controller."""
+    if not pos.rules.seat_list_form:
+        return []
+    s = pos.state
+    q = pos.seat(p)
+    out = []
+    for c in cards_in(S.seat_get(s, "points", q) & ~S.seat_get(s, "owned", q)):
+        owner = next(o for o in range(pos.players) if (S.seat_get(s, "owned", o) >> c) & 1)
+        out.append((card_str(c), owner))
+    for c in cards_in(S.seat_get(s, "face", q)):
+        owner = royal_owner(s, c)
+        if owner != q:
+            out.append((card_str(c), owner))
+    return out
+
+
 def seat_list_dict(pos: Position) -> dict[str, Any]:
     """The seat-list file form of ``pos`` (hidden cards written ``??``)."""
     s, r = pos.state, pos.rules_array

@@ -99,21 +99,27 @@ function zone(label, items, opts = {}) {
 }
 
 // ------------------------------------------------------------ the board
-function renderBoard(container, board, players) {
+// opts.play: the play page's board, where the log's "human" is the person at the page
+function renderBoard(container, board, players, opts = {}) {
   container.replaceChildren();
   const seats = Object.fromEntries(board.seats.map((s) => [s.seat, s]));
   const bottom = board.order[board.order.length - 1];
   const seatBlock = (seat) => {
     const s = seats[seat];
     const name = s.player || (players && players[seat]) || '';
-    const bits = [seat + (name ? ` (${name === 'human' ? 'you' : name})` : ''), `${s.pointsTotal}/${s.goal} points`];
+    const bits = [seat + (name ? ` (${name === 'human' && opts.play ? 'you' : name})` : ''), `${s.pointsTotal}/${s.goal} points`];
     if (s.partner) bits.push(`partner ${s.partner}`);
     if (board.view === seat) bits.push('your view');
     if (s.frozen && s.frozen.length) bits.push(`frozen ${s.frozen.join(' ')}`);
     const block = el('div', { class: 'seat' + (board.actor === seat ? ' actor' : ''), 'data-seat': seat },
       el('div', { class: 'who', text: bits.join(' · ') }));
-    block.append(zone('points', s.points, { stacks: true }), zone('royals', s.royals, { stacks: true }),
-      zone(`hand (${s.hand.length})`, s.hand, { stacks: true }));
+    block.append(zone('points', s.points, { stacks: true }), zone('royals', s.royals, { stacks: true }));
+    if (s.controls.length) {  // stacks this seat took, drawn under the seat that played them
+      const row = el('div', { class: 'zone taken' }, el('span', { class: 'label', text: 'controls' }));
+      for (const c of s.controls) row.append(cardSvg(c.card, { small: true }), el('span', { class: 'muted', text: ` of ${c.from} ` }));
+      block.append(row);
+    }
+    block.append(zone(`hand (${s.hand.length})`, s.hand, { stacks: true }));
     if (s.counters.length) block.append(zone('waiting', s.counters, { small: true }));
     return block;
   };
@@ -194,7 +200,7 @@ function renderGame(game) {
   state.cursor = game.moves.length ? 0 : -1;
   state.digits = '';
   delete $('play-moves').dataset.waiting;
-  renderBoard($('play-board'), game.board, game.players);
+  renderBoard($('play-board'), game.board, game.players, { play: true });
   $('play-board').dataset.ply = game.ply;
   const r = game.result;
   let status;
