@@ -354,3 +354,101 @@ def test_a_taken_stack_shows_under_its_controller_and_the_person_stays_at_the_bo
     assert board_json(Position.deal("cutthroat", seed=3), you=2)["order"][-1] == "p2"
     # two seats list each stack under its controller already: no "controls:" line
     assert "controls:" not in render(Position.load(Path(__file__).parent.parent / "positions" / "jack-war-full.json"))
+
+
+# ---------------------------------------------------------------- at a terminal
+class _Keyboard:
+    """A person at a terminal: ``input`` answers each prompt from ``answer(prompt)`` (a
+    string, or an exception to raise, as Ctrl-C raises KeyboardInterrupt)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str = "") -> str:
+        self.prompts.append(prompt)
+        reply = self.answer(prompt)
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+
+class _TTY:
+    def isatty(self) -> bool:
+        return True
+
+
+def _at_terminal(monkeypatch, answer, save=None, seed=5):
+    from cuttle_search.play.terminal import Terminal
+
+    keyboard = _Keyboard(answer)
+    monkeypatch.setattr("builtins.input", keyboard)
+    session = GameSession(get_ruleset("cuttle-cards"), 0, {1: "random"}, seed=seed)
+    code = Terminal(session, hints=False, save_path=save, stdin=_TTY()).run()
+    return code, keyboard, session
+
+
+def test_at_a_terminal_the_game_over_prompt_offers_what_it_can_do_and_a_ctrl_c_there_ends_quietly(monkeypatch, capsys):
+    over = iter(["help", KeyboardInterrupt()])
+    code, keyboard, session = _at_terminal(monkeypatch, lambda p: "1" if p == "p0> " else next(over))
+    out = capsys.readouterr().out
+    assert session.is_over and code == 130 and keyboard.prompts[-2:] == ["game over> ", "game over> "]
+    help_text = out[out.rindex("the game is over:"):]
+    assert "undo" in help_text and "save FILE" in help_text and "hint" not in help_text and "N or a move" not in help_text
+    assert out.rstrip().endswith("interrupted: the game was over") and "the game stops at move" not in out
+
+
+def test_at_a_terminal_save_writes_the_log_and_the_game_over_prompt_stays(monkeypatch, capsys, tmp_path):
+    log = tmp_path / "game.json"
+    code, keyboard, session = _at_terminal(monkeypatch, lambda p: "1" if p == "p0> " else "quit", save=str(log))
+    out = capsys.readouterr().out
+    assert code == 0 and keyboard.prompts[-1] == "game over> " and log.is_file()
+    assert f"wrote {log}" in out and replay(read_game_log(log)).is_over
+
+
+def test_a_line_that_is_not_utf8_is_asked_again():
+    r = CliRunner().invoke(main, ["play", "--seed", "1", "--opponents", "random"], input=b"\xff\xfe\nquit\n")
+    assert r.exit_code == 0 and "input: that line is not UTF-8 text; type it again" in r.stdout
+    assert "unknown command" not in r.stdout
+
+
+def test_ctrl_c_during_a_hint_shows_what_the_search_found(capsys):
+    import _thread
+
+    from cuttle_search.play.terminal import Terminal
+
+    session = GameSession(get_ruleset("cuttle-cards"), 0, {1: "random"}, seed=2)
+    session.advance()
+    calls = []
+
+    def progress(total):  # the live line's update: the third one presses Ctrl-C
+        def update(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 3:
+                _thread.interrupt_main()
+        return None, update
+
+    terminal = Terminal(session, table=lambda result: f"TABLE {len(result.moves)} moves", progress=progress)
+    terminal.hint("50000000")
+    out = capsys.readouterr().out
+    found = re.search(r"hint stopped after ([\d,]+) iterations \(the table above is what it found\)", out)
+    assert found and 0 < int(found[1].replace(",", "")) < 50_000_000 and "TABLE" in out and "best: " in out
+
+
+def test_a_card_played_from_a_sevens_reveal_is_told_as_such(capsys):
+    from cuttle_search.play.terminal import SEVEN_NOTE, Terminal
+
+    for seed in range(200):
+        session = GameSession(get_ruleset("cuttle-cards"), 0, {1: "random"}, seed=seed)
+        session.advance()
+        while not session.is_over:
+            session.play(1)
+        sevens = [e for e in session.events if e.from_seven]
+        if sevens:
+            break
+    assert sevens, "no 7 played from a reveal in 200 games"
+    assert all(e.text.split()[1] != "??" for e in sevens)  # a card played from the reveal is seen
+    Terminal(session).narrate(session.events)
+    told = capsys.readouterr().out.splitlines()
+    assert len([line for line in told if line.endswith(SEVEN_NOTE)]) == len(sevens) > 0
+    assert SEVEN_NOTE == " (a card its 7 turned up from the deck)"

@@ -118,6 +118,7 @@ class Event:
     text: str
     drawn: tuple[str, ...] = ()
     forced: bool = False  # the person's only legal move, played for them
+    from_seven: bool = False  # a card a 7 turned up from the deck, played from there
 
 
 @dataclass
@@ -211,14 +212,22 @@ class GameSession:
         hidden = {card_str(c) for c in cards_in(int(unseen_cards(pos.state, pos.rules_array, self.seat)))}
         words = ["??" if w in hidden else w for w in move.text().split()]
         drawn = tuple(card_str(c) for c in cards_in(pos.hand(self.seat) & ~before))
-        event = Event(len(self.moves), mover, " ".join(words), drawn, forced)
+        event = Event(len(self.moves), mover, " ".join(words), drawn, forced, move.from_seven)
         self.events.append(event)
         return event
 
-    def advance(self) -> list[Event]:
+    def advance(self, each: Callable[[Event], None] | None = None) -> list[Event]:
         """Play chance and the agents until the person decides or the game ends (and, with
-        ``auto_forced``, the person's only legal move when they have one choice)."""
-        out = []
+        ``auto_forced``, the person's only legal move when they have one choice). ``each``
+        is called with every event as it happens (a terminal shows each opponent's move
+        while the next one thinks)."""
+        out: list[Event] = []
+
+        def step(event: Event) -> None:
+            out.append(event)
+            if each is not None:
+                each(event)
+
         while not self.is_over:
             pos = self.position
             actor = pos.actor
@@ -226,16 +235,16 @@ class GameSession:
                 codes = pos.legal_codes()
                 if not (self.auto_forced and len(codes) == 1):
                     break
-                out.append(self._apply(int(codes[0]), forced=True))
+                step(self._apply(int(codes[0]), forced=True))
             elif actor == L.ACTOR_CHANCE:
                 codes = pos.legal_codes()
-                out.append(self._apply(int(codes[self.rng.integers(len(codes))])))
+                step(self._apply(int(codes[self.rng.integers(len(codes))])))
             else:
                 agent = self.agents[actor]
                 code = int(agent.choose(pos, actor, self.rng))
                 if code not in {int(c) for c in pos.legal_codes()}:
                     raise RuntimeError(f"agent {agent.name} chose an illegal move {Move.from_code(code).text()}")
-                out.append(self._apply(code))
+                step(self._apply(code))
         return out
 
     def choose(self, choice: str | int | Move) -> Move:
@@ -254,12 +263,15 @@ class GameSession:
             return legal[k - 1]
         return Move.parse(choice, legal)
 
-    def play(self, choice: str | int | Move) -> list[Event]:
+    def play(self, choice: str | int | Move, each: Callable[[Event], None] | None = None) -> list[Event]:
         """Play the person's move (see :meth:`choose`), then :meth:`advance`; the events
-        narrated, the person's move first."""
+        narrated, the person's move first (each also handed to ``each`` as it happens)."""
         move = self.choose(choice)
         self._marks.append(_Mark(len(self.moves), self.rng.bit_generator.state))
-        return [self._apply(move.code())] + self.advance()
+        mine = self._apply(move.code())
+        if each is not None:
+            each(mine)
+        return [mine] + self.advance(each)
 
     @property
     def can_undo(self) -> bool:

@@ -9,18 +9,21 @@ prints exactly what ``analyse`` prints.
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 from typing import Callable, TextIO
 
 import click
 
 from ..analysis.limits import DEFAULT_ITERATIONS, MAX_ITERATIONS
+from ..analysis.solve_threads import watched
 from ..display import describe_decision, render
 from ..game.errors import CuttleError, brief
 from ..game.moves import TYPE_OF_KIND, MoveError
 from ..game.seats import seat_name
 from .session import Event, GameSession, PlayError, whole_number
 
+SEVEN_NOTE = " (a card its 7 turned up from the deck)"  # a move played from a 7's reveal
 HINT_ROWS = 10  # a hint lists the best moves, at most this many
 
 HELP = """\
@@ -33,6 +36,14 @@ commands:
   board         show the board again
   help          this list
   quit          leave the game"""
+
+GAME_OVER_HELP = """\
+the game is over:
+  save FILE     write the game as a game log (cuttle-search replay and review read it)
+  undo          back to your last decision, into the game again
+  board         show the final board again
+  help          this list
+  quit          leave"""
 
 COMMANDS = ("hint", "undo", "save", "moves", "board", "help", "quit", "exit")
 
@@ -74,6 +85,8 @@ class Terminal:
             line = f"{self.who(e.mover)}: {e.text}"
             if e.forced:
                 line += " (your only move)"
+            if e.from_seven:
+                line += SEVEN_NOTE
             if e.drawn:
                 line += f" (you get {' '.join(e.drawn)})"
             self.say(line)
@@ -94,8 +107,11 @@ class Terminal:
         text is refused and read again)."""
         while True:
             try:
-                return self._read(prompt)
-            except UnicodeDecodeError:
+                line = self._read(prompt)
+                if line is not None:
+                    line.encode("utf-8")  # (a stream read with surrogate escapes keeps the bytes)
+                return line
+            except (UnicodeDecodeError, UnicodeEncodeError):
                 self.say("input: that line is not UTF-8 text; type it again")
 
     def _read(self, prompt: str) -> str | None:
@@ -127,7 +143,7 @@ class Terminal:
         self.say("type a move's number or its notation; help lists the commands")
         self.say()
         try:
-            self.narrate(s.advance())
+            s.advance(each=lambda e: self.narrate([e]))
             while True:
                 if s.is_over:
                     if not self.finish():
@@ -171,7 +187,7 @@ class Terminal:
                         raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)") from None
                     raise
                 self.say()
-                self.narrate(s.play(move))
+                s.play(move, each=lambda e: self.narrate([e]))
                 return True
             except CuttleError as e:
                 self.say(str(e))
@@ -180,7 +196,7 @@ class Terminal:
         """Run a prompt command; True when the game moved on (an undo)."""
         s = self.session
         if cmd == "help":
-            self.say(HELP.format(default=DEFAULT_ITERATIONS))
+            self.say(GAME_OVER_HELP if s.is_over else HELP.format(default=DEFAULT_ITERATIONS))
         elif cmd == "moves":
             if s.is_over:
                 self.say("the game is over; there are no moves")
@@ -218,14 +234,18 @@ class Terminal:
             if not iterations:
                 raise PlayError(f"hint: N must be a whole number of iterations from 1 to {MAX_ITERATIONS:,}, not {brief(arg)}")
         bar, update = self.progress(iterations or DEFAULT_ITERATIONS) if self.progress else (None, None)
-        try:
-            result = s.hint(iterations, progress=update)
-        except KeyboardInterrupt:
-            self.say("hint stopped")
-            return
+        cancel = threading.Event()
+        found = []
+        try:  # on a worker thread: Ctrl-C stops the search at its next check and keeps what it found
+            interrupted = watched(lambda: found.append(s.hint(iterations, progress=update, cancel=cancel)),
+                                  cancel.set, lambda: None, interruptible=True)
         finally:
             if bar is not None:
                 bar.close()
+        result = found[0]
+        if interrupted and result.iterations == 0:
+            self.say("hint stopped before its first iteration")
+            return
         best = result.moves[0].move
         legal = s.legal_moves()
         where = f", number {legal.index(best) + 1} of your moves (the table's # is its rank)" if best in legal else ""
@@ -236,6 +256,8 @@ class Terminal:
         if more > 0:
             self.say(f"(and {more} more move{'s' * (more != 1)})")
         self.say(f"best: {best.text()}{where}")
+        if interrupted:
+            self.say(f"hint stopped after {result.iterations:,} iterations (the table above is what it found)")
 
     # ------------------------------------------------------------ the end
     def review_command(self, path: str) -> str:
@@ -266,12 +288,13 @@ class Terminal:
                 self.say(f"wrote {path}; review the game with: {self.review_command(str(path))}")
             except PlayError as e:
                 self.save_error(e)
-            return False
-        if not self.interactive:
+        elif not self.interactive:
             self.say("to review a game, keep its log: --save FILE, or save FILE at the prompt; "
                      "then cuttle-search review FILE")
+        if not self.interactive:
             return False
-        self.say("to review the game: save FILE, then cuttle-search review FILE; or undo, board, quit")
+        self.say("undo, board, quit" if self.save_path else
+                 "to review the game: save FILE, then cuttle-search review FILE; or undo, board, quit")
         while True:
             line = self.read("game over> ")
             if line is None:
@@ -308,6 +331,9 @@ class Terminal:
     def leave(self, why: str) -> None:
         """The person leaves before the end: say so, and write --save's file."""
         s = self.session
+        if s.is_over:  # (its result was shown, and --save's file written, when it ended)
+            self.say(f"{why}: the game was over")
+            return
         self.say(f"{why}: the game stops at move {len(s.moves) + 1}")
         if self.save_path:
             try:

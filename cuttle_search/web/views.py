@@ -126,7 +126,7 @@ def event_json(event: Any, players: tuple[str, ...]) -> dict[str, Any]:
     """One narrated move of a game session (``session.Event``)."""
     who = "chance" if event.mover < 0 else seat_name(event.mover)
     return {"ply": event.ply, "mover": who, "player": None if event.mover < 0 else players[event.mover],
-            "text": event.text, "drawn": list(event.drawn), "forced": event.forced}
+            "text": event.text, "drawn": list(event.drawn), "forced": event.forced, "fromSeven": event.from_seven}
 
 
 def session_json(session: Any) -> dict[str, Any]:

@@ -194,6 +194,8 @@ function onCardClick(card) {
   paintSelection();
 }
 
+const SEVEN_NOTE = ' (a card its 7 turned up from the deck)';  // as the terminal says it
+
 function renderGame(game) {
   state.game = game;
   state.selected = null;
@@ -215,7 +217,8 @@ function renderGame(game) {
   const events = $('events');
   events.replaceChildren(...game.events.map((e) => el('li', {
     text: `${e.mover}${e.player ? ' (' + (e.player === 'human' ? 'you' : e.player) + ')' : ''}: ${e.text}` +
-      (e.drawn.length ? ` (you get ${e.drawn.join(' ')})` : '') + (e.forced ? ' (your only move)' : ''),
+      (e.drawn.length ? ` (you get ${e.drawn.join(' ')})` : '') + (e.forced ? ' (your only move)' : '') +
+      (e.fromSeven ? SEVEN_NOTE : ''),
   })));
   events.scrollTop = events.scrollHeight;
   $('undo').disabled = !game.canUndo;
