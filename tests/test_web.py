@@ -216,6 +216,16 @@ def test_a_hint_streams_partial_answers_to_the_page(page):
     assert 0.0 <= float(rows.first.locator("td.best-reply").text_content()) <= 1.0
     assert "calibrated" not in headers  # 250,000 iterations: outside the map's 5,000 to 20,000
     assert "proven" not in headers  # cards are hidden: the solver did not run
+    # a click on a row's figures or line plays nothing; its move's button plays that move
+    ply = _game(page)["ply"]
+    rows.nth(1).locator("td.pv").click()
+    rows.nth(1).locator("td.num").first.click()
+    page.wait_for_timeout(300)
+    assert _game(page)["ply"] == ply
+    chosen = rows.nth(1).get_attribute("data-move")
+    rows.nth(1).locator("button.pick").click()
+    _wait_played(page, ply)
+    assert page.locator("#events li").nth(ply).text_content().endswith(chosen)
 
 
 def test_cutthroat_hint_shows_every_seats_share(page):

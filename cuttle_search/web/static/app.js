@@ -281,8 +281,12 @@ function renderRanked(table, moves, seats, onPick) {
   const calibratedBar = seats <= 2 && moves.some((m) => m.calibratedScore !== undefined);
   const head = el('tr', {}, ...['#', 'move', seats > 2 ? 'shares by side' : calibratedBar ? 'win rate (calibrated)' : 'win rate', 'score', '95% interval',
     ...extra.map(([name]) => name), 'visits', ...(solved ? ['proven'] : []), 'line'].map((t) => el('th', { text: t })));
-  const rows = moves.map((m, i) => el('tr', { class: 'row', 'data-move': m.move, onclick: onPick ? () => onPick(m) : null },
-    el('td', { text: String(i + 1) }), el('td', { text: m.move }), el('td', {}, bar(m, seats)),
+  // onPick: the move's cell is a button that plays it (only the button: a click elsewhere on
+  // the row, to read its line or copy a figure, plays nothing)
+  const moveCell = (m) => (onPick ? el('td', {}, el('button', { class: 'pick', title: 'play this move', text: m.move, onclick: () => onPick(m) }))
+    : el('td', { text: m.move }));
+  const rows = moves.map((m, i) => el('tr', { class: 'row', 'data-move': m.move },
+    el('td', { text: String(i + 1) }), moveCell(m), el('td', {}, bar(m, seats)),
     el('td', { class: 'num', text: fmt(m.score) }), el('td', { class: 'num', text: `${fmt(m.lcb, 2)}-${fmt(m.ucb, 2)}` }),
     ...extra.map(([, field, cls]) => el('td', { class: `num ${cls}`, text: fmt(m[field]) })),
     el('td', { class: 'num', text: String(m.visits) }),
