@@ -98,7 +98,7 @@ def _game(page) -> dict:
 
 
 def _wait_played(page, ply: int) -> None:
-    page.wait_for_function("(ply) => state.game.ply > ply || state.game.over", arg=ply)
+    page.wait_for_function("(ply) => !state.game.partial && (state.game.ply > ply || state.game.over)", arg=ply)
 
 
 def _click_move(page, move: dict) -> None:
@@ -620,6 +620,30 @@ def test_hostile_messages_get_one_answer_each_and_never_an_internal_error(server
         else:
             kinds_answered.add(reply["type"])
     assert {"game", "pong", "position", "analysis"} <= kinds_answered  # not every message was refused
+
+
+def test_the_board_follows_each_opponents_move_before_the_persons_turn(server):
+    """Several opponents: after a move the page gets the board after each of their moves
+    (``partial``), then the final one with the person's next decision."""
+    async def go() -> list[dict]:
+        seen = []
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            await ws.send(json.dumps({"type": "new", "rules": "multiplayer:players=5", "opponents": "random",
+                                      "seed": 6}))
+            first = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            await ws.send(json.dumps({"type": "play", "move": first["moves"][0]["text"]}))
+            while True:
+                reply = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                seen.append(reply)
+                if reply["type"] != "game" or not reply.get("partial"):
+                    return [first, *seen]
+
+    first, *partials, final = _run(go())
+    assert first["myTurn"] and final["type"] == "game" and not final.get("partial")
+    assert final["myTurn"] or final["over"]
+    assert partials and all(p["type"] == "game" and p["partial"] and not p["myTurn"] for p in partials)
+    plies = [p["ply"] for p in partials] + [final["ply"]]
+    assert plies == sorted(plies) and plies[0] > first["ply"]
 
 
 def test_a_new_request_stops_the_running_search(server):

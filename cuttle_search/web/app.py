@@ -236,8 +236,12 @@ class Client:
                 or (isinstance(move, int) and not 1 <= move <= 100_000)):
             raise RequestError(f"move: expected a move's notation or its number in the list, got {brief(move)}")
 
+        def each(_event: Any) -> None:  # the board after each move, while the next seat thinks
+            if not (session.my_turn or session.is_over):  # (else the final answer follows at once)
+                self.post({**views.session_json(session), "id": req_id, "partial": True})
+
         def work(cancel: threading.Event) -> None:
-            session.play(move)
+            session.play(move, each=each)
             self._game(req_id)
 
         self.start(req_id, "play", work)

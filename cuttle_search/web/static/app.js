@@ -201,7 +201,7 @@ function renderGame(game) {
   state.selected = null;
   state.cursor = game.moves.length ? 0 : -1;
   state.digits = '';
-  delete $('play-moves').dataset.waiting;
+  if (!game.partial) delete $('play-moves').dataset.waiting;  // (partial: the opponents are still moving)
   renderBoard($('play-board'), game.board, game.players, { play: true });
   $('play-board').dataset.ply = game.ply;
   const r = game.result;
