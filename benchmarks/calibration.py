@@ -276,6 +276,20 @@ def has_map(rules: str, rollout: str | None = None) -> bool:
     return (rules, _rollout(rollout)) in MAPS
 
 
+def fit_note(run: dict[str, Any]) -> str:
+    """How a run stands to the map it is read with: on a seed the map was fitted on (its
+    calibrated figures are in-sample), outside the iterations the map is given for, or
+    held out."""
+    from cuttle_search.analysis.calibration import FITTED, MAX_ITERATIONS, MIN_ITERATIONS
+
+    if run["seed"] in FITTED["seeds"].get((run["rules"], _rollout(run.get("rollout"))), ()):
+        return "a seed the map was fitted on: its calibrated figures are in-sample"
+    if not MIN_ITERATIONS <= run["iterations"] <= MAX_ITERATIONS:
+        return (f"not used to fit, but at {run['iterations']:,} iterations, outside the {MIN_ITERATIONS:,} to "
+                f"{MAX_ITERATIONS:,} the map is given for")
+    return "not used to fit"
+
+
 def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
     """docs/strength.md's table of a saved run: the search's figures beside the calibrated
     ones (where the ruleset has a map; else the search's alone)."""
@@ -290,7 +304,7 @@ def markdown_table(run: dict[str, Any], resamples: int = 300) -> str:
         lo, hi = f["intervals"][key]
         return f"{fmt.format(f[key])} [{fmt.format(lo)}, {fmt.format(hi)}]"
 
-    fitted = "not used to fit" if mapped else "no map for this ruleset"
+    fitted = fit_note(run) if mapped else "no map for this ruleset"
     lines = [f"**{run['rules']}**, seed {run['seed']} ({fitted}): {run['games']} games, "
              f"{len(run['decisions']):,} decisions, {run['iterations']:,} iterations a decision", "",
              "| decisions | n | observed | predicted: search | obs - pred | slope | ECE (floor) | Brier |"

@@ -207,7 +207,7 @@ def compare_hint(args) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", required=True, help="the old checkout's Python interpreter")
     ap.add_argument("--new", required=True, help="the new checkout's Python interpreter")
     ap.add_argument("--positions", default="opening-p0,midgame-main-p0")

@@ -93,7 +93,7 @@ def _flatten(d: Any, prefix: str = "") -> dict[str, str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="where to write the fingerprints (JSON)")
     ap.add_argument("--compare", help="an earlier fingerprint file to compare with")
     ap.add_argument("--quick", action="store_true", help="smaller budgets (compare quick with quick)")

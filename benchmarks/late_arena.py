@@ -101,7 +101,7 @@ def run(spec_a: str, spec_b: str, pairs: int, deck: int, seed: int, rules_spec: 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--pairs", type=int, default=100)

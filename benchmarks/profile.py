@@ -171,7 +171,7 @@ def _windows(args: argparse.Namespace, ips: collections.Counter) -> list[dict]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
     r = sub.add_parser("run", help="compile afresh, write perf's map, run the search (under `perf record`)")
     r.add_argument("position")

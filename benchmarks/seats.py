@@ -113,7 +113,7 @@ def measure(name: str, playouts: int) -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("positions", nargs="*", default=DEFAULT)
     ap.add_argument("--playouts", type=int, default=5000)
     args = ap.parse_args()

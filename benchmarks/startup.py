@@ -165,7 +165,7 @@ def text(fig: dict) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", help="the old checkout's Python interpreter (its venv's bin/python)")
     ap.add_argument("--new", default=sys.executable, help="the new checkout's Python interpreter")
     ap.add_argument("--rounds", type=int, default=9)

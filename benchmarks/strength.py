@@ -178,7 +178,7 @@ def write_report(results: dict) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2, help="worker processes, or the CPUs of a local Ray instance")
     ap.add_argument("--backend", choices=["local", "ray"], default="local")
     ap.add_argument("--address", default=None, help="with --backend ray: the cluster to join (host:port or auto)")

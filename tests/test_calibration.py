@@ -239,3 +239,14 @@ def test_the_benchmark_scores_the_backup_in_place_of_the_search():
                  {"predicted": 0.4, "bestReply": None, "proven": False},
                  {"predicted": 0.3, "proven": False}]
     assert [d["predicted"] for d in bench.with_best_reply(decisions)] == [0.5, 1.0, 0.4, 0.3]
+
+
+def test_the_benchmark_says_when_a_run_is_in_sample_or_outside_the_maps_budget():
+    bench = _bench()
+    note = bench.fit_note
+    assert note({"rules": "cuttle-cards", "seed": 7100, "iterations": 10_000}).startswith("a seed the map was fitted on")
+    assert note({"rules": "cutthroat", "seed": 7900, "iterations": 10_000, "rollout": "greedy"}).startswith("a seed")
+    assert note({"rules": "cuttle-cards", "seed": 7300, "iterations": 10_000}) == "not used to fit"
+    assert "outside the 5,000 to 20,000" in note({"rules": "cuttle-cards", "seed": 7300, "iterations": 300})
+    # (cuttle-cards with greedy rollouts was fitted on 7100 alone: 7500 is held out there)
+    assert note({"rules": "cuttle-cards", "seed": 7500, "iterations": 10_000, "rollout": "greedy"}) == "not used to fit"

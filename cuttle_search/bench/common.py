@@ -64,7 +64,7 @@ def script_main(doc: str, run, text) -> None:
     import argparse
     import json
 
-    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller runs for a rough figure")
     ap.add_argument("--json", action="store_true", help="print only the JSON figures")
     args = ap.parse_args()
