@@ -645,3 +645,19 @@ def test_greedy_scores_from_the_masks_equal_applying_the_move_with_more_seats(ru
     assert checked > 3000 and removals > 20 and on_jacks > 0
     assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_SCUTTLE, L.MT_JACK, L.MT_JOKER} & offered <= kinds
     assert {L.MT_DRAW, L.MT_POINTS, L.MT_ROYAL, L.MT_JACK, L.MT_ONE_OFF} <= kinds
+
+
+def test_a_partial_result_is_marked_as_such_and_names_no_reason_to_stop():
+    """``analyse_stream``'s partial results: ``during_search``, no ``stop_reason`` yet, and
+    in JSON ``isDuringSearch`` instead of ``stopReason`` (the hint protocol's marks), so a
+    logged partial is never taken for a final answer."""
+    from cuttle_search import analyse_stream
+
+    results = list(analyse_stream(Position.load(POS / "opening-p0.json"), every=0.05, time=0.5, seed=2))
+    *partials, final = results
+    assert partials  # (half a second of search, a partial every twentieth)
+    assert not final.during_search and final.stop_reason == "time"
+    assert final.to_json()["rootInfo"]["stopReason"] == "time" and "isDuringSearch" not in final.to_json()["rootInfo"]
+    for p in partials:
+        info = p.to_json()["rootInfo"]
+        assert p.during_search and p.stop_reason is None and info["isDuringSearch"] is True and "stopReason" not in info

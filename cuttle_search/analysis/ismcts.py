@@ -406,6 +406,7 @@ class Snapshot:
         search on ``opening-p0`` 11-16% slower (docs/search.md, "The result")."""
         result = self.result()
         result.during_search = True
+        result.stop_reason = None  # (the search has not stopped)
         return result
 
     def result(self) -> AnalysisResult:

@@ -120,7 +120,9 @@ class AnalysisResult:
     engine_version: str
     position: str = ""
     compile_seconds: float = 0.0  # loading (or first compiling) the kernels, not in ``seconds``
-    stop_reason: str = "budget"  # budget | time | confident | cancelled | proven | forced (one legal move)
+    # budget | time | confident | cancelled | proven | forced (one legal move); None while the
+    # search goes on (a partial result: during_search)
+    stop_reason: str | None = "budget"
     during_search: bool = False  # a partial result, taken while the search goes on
     solver: dict[str, Any] | None = None  # the exact solver's figures, when it ran first
     seats: int = 2
@@ -172,7 +174,8 @@ class AnalysisResult:
                 "model": self.model,
                 "widen": self.widen,
                 "engineVersion": self.engine_version,
-                "stopReason": self.stop_reason,
+                # as the hint protocol marks them: a partial result has no reason to stop yet
+                **({"isDuringSearch": True} if self.during_search else {"stopReason": self.stop_reason}),
                 **({"solver": self.solver} if self.solver is not None else {}),
             },
         }
