@@ -7,6 +7,8 @@ top of docs/strength.md.
     python benchmarks/strength.py --missing            # only the rows not saved yet
     python benchmarks/strength.py --report-only        # rebuild the table from the saved results
     python benchmarks/strength.py --backend ray --address auto   # on a Ray cluster (docs/arena.md)
+    python benchmarks/strength.py --only cuttlebot --results /tmp/r.json --report /tmp/s.md
+                                                       # reproduce rows without touching the committed files
 
 Every finished row is saved at once to benchmarks/strength-results.json, so a long run that
 stops early loses nothing, and the table is rebuilt from whatever is saved. Every row plays
@@ -96,14 +98,14 @@ LADDER = [
 ]
 
 
-def load_results() -> dict:
-    if RESULTS.exists():
-        return json.loads(RESULTS.read_text())
+def load_results(path: Path = RESULTS) -> dict:
+    if path.exists():
+        return json.loads(path.read_text())
     return {}
 
 
-def save_results(results: dict) -> None:
-    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+def save_results(results: dict, path: Path = RESULTS) -> None:
+    path.write_text(json.dumps(results, indent=1) + "\n")
 
 
 def met_at_low_end(score: float, low: float, target: float, low_target: float | None = None) -> str:
@@ -164,17 +166,17 @@ measurements: every idea tried, the calibration, and the ladder of the 0.3.x sea
 |---|---|---|---|---|---|---|---|---|---|"""
 
 
-def write_report(results: dict) -> None:
+def write_report(results: dict, report: Path = REPORT) -> None:
     lines = HEADER.format(seed=SEED).splitlines()
     lines += [_row_line(row, results.get(row.key)) for row in LADDER]
     lines += ["", "Notes:", ""] + [f"- {row.key}: {row.note}" for row in LADDER if row.note]
     # the sections after the ladder (other benchmarks' results, written by hand) stay
     kept = ""
-    if REPORT.exists():
-        old = REPORT.read_text()
+    if report.exists():
+        old = report.read_text()
         at = old.find("\n## ")
         kept = old[at:] if at >= 0 else ""
-    REPORT.write_text("\n".join(lines) + "\n" + kept)
+    report.write_text("\n".join(lines) + "\n" + kept)
 
 
 def main() -> None:
@@ -185,8 +187,13 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="run only rows whose text contains this")
     ap.add_argument("--missing", action="store_true", help="run only rows with no saved result")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--results", type=Path, default=RESULTS,
+                    help="the saved rows, read and written (default: benchmarks/strength-results.json; another file "
+                         "reproduces rows without touching the committed one)")
+    ap.add_argument("--report", type=Path, default=REPORT,
+                    help="the report written (default: docs/strength.md; its sections after the ladder are kept)")
     args = ap.parse_args()
-    results = load_results()
+    results = load_results(args.results)
     # one Ray connection for the whole ladder: each run_arena finds it and leaves it running
     keeper = make_backend(args.backend, args.workers, args.address) if args.backend == "ray" and not args.report_only else None
     try:
@@ -195,7 +202,7 @@ def main() -> None:
     finally:
         if keeper is not None:
             keeper.close()
-    write_report(results)
+    write_report(results, args.report)
 
 
 def run_ladder(args, results: dict) -> None:
@@ -219,8 +226,8 @@ def run_ladder(args, results: dict) -> None:
         res["command"] = f"cuttle-search arena {spec_a} {row.b}{rules} --games {res['games']} --seed {SEED} --workers {args.workers}"
         res["wallSeconds"] = round(time.perf_counter() - start, 1)
         results[row.key] = res
-        save_results(results)
-        write_report(results)
+        save_results(results, args.results)
+        write_report(results, args.report)
         print(f"{row.key}: {spec_a} scored {res['score']:.3f} {res['scoreInterval']} ({res['wallSeconds']} s, {args.backend})")
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from cuttle_search.play.agent import Agent
 from cuttle_search.play.agents import AgentError, make_agent
 from cuttle_search.game.cards import parse_card
 from cuttle_search.play.arena import _play_unit, elo, match_score_interval, play_game, replay, run_arena
@@ -496,3 +497,58 @@ def test_resuming_with_fewer_games_says_what_it_leaves_out(tmp_path):
     assert "holds 2 more pairs past the 2 this --games plans; they are not counted" in r.output
     j = json.loads(_arena_cli("greedy", "random", "-n", "4", "--seed", "3", "--resume", str(saved), "--json").output)
     assert j["pairsResumed"] == 2 and j["pairsSavedBeyond"] == 2
+
+
+class FirstMove(Agent):
+    """A plugin agent of the kind docs/arena.md describes: plays the first legal move, and
+    declares no PARAMS (the default: none)."""
+
+    def choose(self, game, seat, rng):
+        return int(game.view_of(seat).legal_codes()[0])
+
+
+def test_an_agent_plugin_is_found_and_a_broken_one_is_named(monkeypatch):
+    from importlib.metadata import EntryPoint
+
+    import cuttle_search.play.agents as agents
+    from cuttle_search.game.rules import get_ruleset
+
+    group = agents.AGENT_PLUGINS
+    plugins = [EntryPoint("first", "tests.test_arena:FirstMove", group),
+               EntryPoint("broken", "no_such_module_for_cuttle:Agent", group),
+               EntryPoint("notanagent", "json:dumps", group)]
+    monkeypatch.setattr(agents, "entry_points", lambda group: [e for e in plugins if e.group == group])
+    first = make_agent("first")
+    assert "first" in agents.agent_names() and first.name == "first"
+    rec = play_game(get_ruleset("cuttle-cards"), 5, (first, make_agent("random")), rng_seed=1)
+    assert rec.status != "ongoing"
+    with pytest.raises(AgentError, match=r"^agent 'first': unknown parameter 'x=1' \(parameters: none\)$"):
+        make_agent("first:x=1")
+    with pytest.raises(AgentError, match=r"^agent 'broken': its plugin 'no_such_module_for_cuttle:Agent' cannot be "
+                                         r"imported \(ModuleNotFoundError: \"No module named"):
+        make_agent("broken")
+    with pytest.raises(AgentError, match=r"^agent 'notanagent': its plugin 'json:dumps' is not an Agent class$"):
+        make_agent("notanagent")
+
+
+def test_a_logged_game_plays_again_from_its_deal_seed_and_seat(tmp_path):
+    """docs/arena.md's recipe: a log's dealSeed and the seat A sat in give the game's
+    generator (``game_rng_seed``), so the same agents play the logged game again."""
+    from cuttle_search.game.gamelog import read_game_log
+    from cuttle_search.game.rules import get_ruleset
+    from cuttle_search.play.arena import game_rng_seed
+
+    for rules, games in (("cuttle-cards", 2), ("cutthroat", 3)):
+        out = tmp_path / rules
+        run_arena("pimc:iterations=60", "random", games, seed=9, rules=rules, log_dir=str(out))
+        logs = sorted(out.glob("*.json"))
+        assert len(logs) == games
+        for path in logs:
+            log = read_game_log(path)
+            players = log["players"]
+            a_seat = next(int(q[1:]) for q, name in players.items() if name.startswith("pimc"))
+            agents = [make_agent(players[f"p{q}"]) for q in range(len(players))]
+            dealer = int(log["dealer"][1:]) if "dealer" in log else None
+            again = play_game(get_ruleset(rules), log["dealSeed"], agents, game_rng_seed(log["dealSeed"], a_seat),
+                              dealer=dealer)
+            assert again.moves == log["moves"], (rules, path.name)

@@ -34,6 +34,9 @@ class Agent:
     params: dict[str, Any] = field(default_factory=dict)
     sees_everything = False
     max_seats: ClassVar[int | None] = None  # the most seats of a game this agent can play (None: any)
+    # the parameters ``name:key=value`` may give an agent registered as a plugin (the entry
+    # point group ``cuttle_search.agents``), each key's type (int, float, str): none by default
+    PARAMS: ClassVar[dict[str, Any]] = {}
 
     def __post_init__(self) -> None:
         """Subclasses set up their parameters and scratch buffers here."""

@@ -348,7 +348,7 @@ _SEARCH_PARAMS = {"iterations": int, "time": float, "c": float, "exploration": f
 # numeric parameters with a rule of their own (the search's check, one-line message or None),
 # instead of "> 0" and a cap
 _OWN_CHECKS = {"widen": widen_error}
-AGENTS = {
+AGENTS: dict[str, tuple[type[Agent], dict[str, Any]]] = {
     "random": (RandomAgent, {}),
     "greedy": (Greedy, {}),
     "cuttlebot": (CuttleBot, {}),
@@ -382,8 +382,13 @@ def make_agent(spec: str) -> Agent:
     if plugin is not None:
         try:
             cls = plugin.load()
-        except ImportError:
-            raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
+        except ImportError as e:
+            if plugin.value.startswith("cuttle_search.interop.openspiel"):  # this project's own plugin
+                raise AgentError(f"agent {brief(name)} needs the openspiel extra: pip install 'cuttle-search[openspiel]'") from None
+            raise AgentError(f"agent {brief(name)}: its plugin {brief(plugin.value)} cannot be imported "
+                             f"({type(e).__name__}: {brief(str(e))})") from None
+        if not (isinstance(cls, type) and issubclass(cls, Agent)):
+            raise AgentError(f"agent {brief(name)}: its plugin {brief(plugin.value)} is not an Agent class")
         schema = cls.PARAMS
     else:
         cls, schema = AGENTS[name]

@@ -43,6 +43,7 @@ from .arena_games import (
     _play_unit,
     deal_seed,
     dealers,
+    game_rng_seed,
     play_game,
     replay,
 )
@@ -65,7 +66,7 @@ from .arena_summary import ArenaResult, match_score_interval, summarise
 __all__ = [
     "MATCH_WINS", "MAX_GAMES", "MAX_LINE", "MAX_ROUNDS", "RESULTS_FORMAT", "ROTATION_SALT", "ArenaError",
     "ArenaResult", "GameRecord", "Sprt", "_check_unit", "_play_unit", "deal_seed", "dealers", "elo",
-    "match_score_interval", "max_results_bytes", "max_unit_line", "planned_games", "play_game", "replay",
+    "game_rng_seed", "match_score_interval", "max_results_bytes", "max_unit_line", "planned_games", "play_game", "replay",
     "run_arena",
 ]
 

@@ -167,7 +167,7 @@ def _play_unit(args: tuple) -> dict[str, Any]:
         for k, d in enumerate(deals):
             a_first = (k % 2 == 0) != swap
             agents = (a, b) if a_first else (b, a)
-            rec = play_game(rules, d, agents, rng_seed=d ^ (0x5DEECE66D if swap else 0))
+            rec = play_game(rules, d, agents, rng_seed=game_rng_seed(d, 1 if swap else 0))
             a_seat, b_seat = (0, 1) if a_first else (1, 0)
             score = rec.shares[a_seat]
             out["games"].append(
@@ -187,7 +187,16 @@ def _play_unit(args: tuple) -> dict[str, Any]:
     return out
 
 
-ROTATION_SALT = 0x5DEECE66D  # with A in seat k, a game draws its chance moves from seed deal ^ (k x salt)
+ROTATION_SALT = 0x5DEECE66D
+
+
+def game_rng_seed(deal: int, a_seat: int) -> int:
+    """The seed of an arena game's generator (chance's moves and the agents' own draws): its
+    deal's seed (a log's ``dealSeed``) salted by the seat A sits in (the pair's second game
+    of two seats, or seat k of a rotation), so the games of one deal do not share their
+    draws. ``play_game(rules, dealSeed, agents, game_rng_seed(dealSeed, k))`` plays a logged
+    game again, move for move, with the same agents in the same seats."""
+    return (deal ^ (a_seat * ROTATION_SALT)) & (2**64 - 1)
 
 
 def _play_rotation(rules: Ruleset, spec_a: str, spec_b: str, seed: int, index: int, match: str,
@@ -212,7 +221,7 @@ def _play_rotation(rules: Ruleset, spec_a: str, spec_b: str, seed: int, index: i
         agents.insert(a_seat, a)
         rounds_won = [0] * n
         for k, d in enumerate(deals):
-            rec = play_game(rules, d, agents, rng_seed=(d ^ (a_seat * ROTATION_SALT)) & (2**64 - 1), dealer=by_round[k])
+            rec = play_game(rules, d, agents, rng_seed=game_rng_seed(d, a_seat), dealer=by_round[k])
             b_seats = [q for q in range(n) if q != a_seat]
             out["games"].append(
                 {"score": rec.shares[a_seat], "plies": len(rec.moves), "aSeconds": rec.seconds[a_seat],
