@@ -620,6 +620,25 @@ def test_analyse_falls_back_to_the_tree_and_ranks_proven_moves():
     assert [m.rank for m in r.moves] == list(range(1, len(r.moves) + 1))
 
 
+def test_a_move_the_first_solve_proves_carries_its_exact_figures_whatever_its_visits():
+    """Proven by the solver before the tree searched it much (or at all): its score is the
+    proven value, its interval has no width, its rates say the value, and the gap to a
+    proven win beside it is 0 (an unvisited proven win read 0.0 with the interval 0-1)."""
+    from cuttle_search.analysis import analyse
+
+    pos = Position.load(Path(__file__).parent / "data" / "deck-out-eight-each.json")
+    r = analyse(pos, iterations=5000, seed=1)
+    exact = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+    proven = [m for m in r.moves if m.proven in exact]
+    assert any(m.visits == 0 for m in proven) and any(m.proven == "win" for m in proven)
+    for m in proven:
+        assert m.score == exact[m.proven] and m.interval == (m.score, m.score)
+        assert (m.win_rate, m.draw_rate) == {"win": (1.0, 0.0), "draw": (0.0, 1.0), "loss": (0.0, 0.0)}[m.proven]
+        assert m.seat_scores[r.viewer] == m.score and sum(m.seat_scores) == 1.0
+        if m.proven == "win":
+            assert m.gap == 0.0
+
+
 def test_analyse_keeps_its_keys_when_cards_are_hidden():
     from cuttle_search.analysis import analyse
 

@@ -99,13 +99,34 @@ class FirstSolve:
                      (sm.plies or 0) * (1 if value == "win" else -1) if exact and value in ("win", "loss") else 0, i)
             pv = sm.pv if exact and len(sm.pv) > 1 else ms.pv
             plies = sm.plies if sm is not None and sm.value is not None else None
-            rows.append((order, replace(ms, solved=True, proven=value, plies=plies, pv=pv)))
+            row = replace(ms, solved=True, proven=value, plies=plies, pv=pv)
+            if exact and sm.score is not None:  # the solver's value, not the visits' (a proven move may have none)
+                row = _exact(row, sm.score, value, tree.viewer)
+            rows.append((order, row))
         rows.sort(key=lambda row: row[0])
         tree.moves = [replace(ms, rank=rank) for rank, (_o, ms) in enumerate(rows, 1)]
         best = tree.moves[0].score
         tree.moves = [replace(ms, gap=best - ms.score) for ms in tree.moves]
         tree.solver = self.info()
         return tree
+
+
+def _exact(ms, score: float, value: str, viewer: int):
+    """``ms`` with the figures of a proven ``score`` for ``viewer`` (1 a win, 1/2 a draw, 0 a
+    loss, or an expectation over chance): a zero-width interval, the win and draw rates where
+    the value says them, and each seat's share (the solver's games have two seats)."""
+    from dataclasses import replace
+
+    rates = {"win": (1.0, 0.0), "draw": (0.0, 1.0), "loss": (0.0, 0.0)}.get(value)
+
+    def by_seat(mine: float, theirs: float) -> tuple[float, ...]:
+        return tuple(mine if q == viewer else theirs for q in range(2))
+
+    return replace(ms, score=score, interval=(score, score),
+                   win_rate=rates[0] if rates else ms.win_rate, draw_rate=rates[1] if rates else ms.draw_rate,
+                   seat_scores=None if ms.seat_scores is None else by_seat(score, 1.0 - score),
+                   seat_win_rates=ms.seat_win_rates if ms.seat_win_rates is None or rates is None
+                   else by_seat(rates[0], 1.0 - rates[0] - rates[1]))
 
 
 def solve_first(pos: Position, limit, cancel: CancelEvent | None = None) -> FirstSolve | None:
