@@ -95,6 +95,51 @@ def _request_id(req: Mapping[str, Any]) -> Any:
     return _id_value(req.get("id"), "id")
 
 
+def salvaged_id(line: str | bytes | Mapping[str, Any] | None) -> Any:
+    """The id of a line refused as a whole (a key given twice, a lone surrogate, nesting or a
+    number this reader refuses, a field of the wrong kind) when it can still be read without
+    doubt: the top-level object's one ``id``, a string that is text or a finite number, so
+    that the client waiting for that id gets its refusal. None otherwise."""
+    if isinstance(line, Mapping):
+        return _safe_id(line.get("id"))
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if not isinstance(line, str):
+        return None
+    objects: list[list[tuple[str, Any]]] = []
+    try:
+        json.loads(line, object_pairs_hook=lambda pairs: objects.append(pairs) or dict(pairs))
+    except (ValueError, RecursionError):
+        lead = _LEADING_ID.match(line)  # too broken to read whole: an id written first
+        if lead is None:
+            return None
+        try:
+            return _safe_id(json.loads(lead.group(1)))
+        except ValueError:
+            return None
+    if not objects or not line.lstrip().startswith("{"):
+        return None
+    ids = [v for k, v in objects[-1] if k == "id"]  # (the top-level object is read last)
+    return _safe_id(ids[0]) if len(ids) == 1 else None
+
+
+_LEADING_ID = re.compile(r'\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,30}(?:\.\d{1,30})?(?:[eE][+-]?\d{1,3})?)\s*[,}]')
+
+
+def _safe_id(value: Any) -> Any:
+    """``value`` as an id to echo, or None: a number that is finite, a string that is text."""
+    try:
+        value = _id_value(value, "id")
+        if isinstance(value, str):
+            value.encode("utf-8")  # (a lone surrogate cannot be written back)
+        return value
+    except (RequestError, UnicodeEncodeError):
+        return None
+
+
 def unknown_fields(req: Mapping[str, Any]) -> list[str]:
     """The request's top-level keys that neither the protocol nor (when the position is
     mixed into the request) a position form knows: most likely typos, answered with a
@@ -313,7 +358,7 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         return out
     except CuttleError as e:
         field = "request" if str(e).startswith("request:") else None
-        refusal = _error(req_id, str(e), field)
+        refusal = _error(req_id if req_id is not None else salvaged_id(line), str(e), field)
         if unknown:  # (the cause may be a field the warning names: a misspelt one left out)
             refusal["warning"] = _warning(unknown, "position" not in req)
         return [refusal]
@@ -464,7 +509,8 @@ class Server:
                         ev.set()
                     return
             except CuttleError as e:
-                refusal = _error(req_id, str(e), "request" if str(e).startswith("request:") else None)
+                refusal = _error(req_id if req_id is not None else salvaged_id(line), str(e),
+                                 "request" if str(e).startswith("request:") else None)
         size = len(line) if line is not None and refusal is None else 0
         cancel = threading.Event()
         with self.lock:
@@ -493,9 +539,7 @@ def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: 
     server = Server(stdout, defaults, limits, workers)
     count = 0
     try:
-        for line in request_lines(stdin, limits.max_request_bytes):
-            if server.gone is not None:
-                break
+        for line in _lines_until_gone(stdin, limits.max_request_bytes, server):
             if line is not None and not line.strip():
                 continue
             count += 1
@@ -508,6 +552,47 @@ def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: 
     if server.gone is not None:
         raise OutputGone(server.gone)
     return count
+
+
+_END = object()  # (the end of the input, from the reading thread)
+
+
+def _lines_until_gone(stdin: IO[Any], max_bytes: int, server: Server) -> Iterator[str | bytes | None]:
+    """``request_lines``, read on a thread of its own, ending as soon as ``server``'s output
+    has gone: the read of a line that never comes (a front end that closed its end of our
+    output but not of our input) does not keep the server waiting. One line is read ahead
+    at most, so a full server still holds its input back."""
+    import queue
+
+    lines: queue.Queue = queue.Queue(maxsize=1)
+    if stdin is sys.stdin or stdin is getattr(sys.stdin, "buffer", None):
+        # sys.stdin's reader holds a lock while its read waits, and the interpreter takes that
+        # lock as it exits (a fatal error while our thread waits): read its descriptor apart
+        try:
+            stdin = open(os.dup(stdin.fileno()), "rb")  # noqa: SIM115  (the reading thread's own, to the end)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def read() -> None:
+        try:
+            for line in request_lines(stdin, max_bytes):
+                lines.put(line)
+        except BaseException as e:  # handed to the serving thread
+            lines.put(e)
+        lines.put(_END)
+
+    threading.Thread(target=read, name="cuttle-hint-input", daemon=True).start()
+    while server.gone is None:
+        try:
+            item = lines.get(timeout=0.25)
+        except queue.Empty:
+            continue
+        if item is _END:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        if server.gone is None:
+            yield item
 
 
 class OutputGone(Exception):

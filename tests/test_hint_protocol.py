@@ -2,6 +2,7 @@
 every error, game history with analyzeTurns, per-request rollout and exploration, actions
 that never wait behind searches, and the Python client against a real server process."""
 
+import io
 import json
 import subprocess
 import sys
@@ -227,6 +228,9 @@ def test_client_analyses_streams_stops_and_cleans_up():
         with pytest.raises(HintError) as err:
             engine.analyse(MIDGAME, iterations=10, runners_up=99)
         assert err.value.field == "runnersUp"
+        with pytest.raises(HintError) as err:  # refused as a whole line: it waited forever for id null
+            engine.analyse(MIDGAME, iterations=10, rules="\ud800")
+        assert err.value.field == "request" and "surrogate" in str(err.value)
         process = engine.process
     assert process.returncode == 0
 
@@ -303,3 +307,21 @@ def test_client_fields_are_not_the_clients_own():
         assert engine.analyse(MIDGAME, iterations=10)["move"]
         with pytest.raises(HintError, match="position: the key 'view' appears twice"):  # refused here, not collapsed
             engine.analyse('{"view": "p0", "view": "p1"}', iterations=10)
+
+
+def test_a_line_refused_whole_still_echoes_an_id_it_can_read():
+    """The client waits for its id: a refusal with id null would never reach it."""
+    from cuttle_search import hint as H
+
+    cases = [('{"id": "a", "iterations": 5, "iterations": 6}', "a"), ('{"id": "b", "rules": "\\ud800"}', "b"),
+             ('{"id": 3, "position": ' + "[" * 100 + "]" * 100 + "}", 3),
+             ('{"id": "c", "seed": ' + "7" * 5000 + "}", "c"),
+             ('{"id": "f", "position": ' + "[" * 5000 + "]" * 5000 + "}", "f"),
+             ('{"id": "d", "id": "e"}', None), ("not json", None), ('{"id": "\\ud800"}', None),
+             ('{"x": {"id": "inner"}, "iterations": 0}', None)]
+    for line, expected in cases:
+        out = H.answer(line, {})
+        assert "error" in out and out["id"] == expected, (line[:40], out)
+        served = io.StringIO()
+        H.serve(io.StringIO(line + "\n"), served, {})
+        assert json.loads(served.getvalue())["id"] == expected, line[:40]

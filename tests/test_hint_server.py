@@ -280,3 +280,21 @@ def test_an_interrupted_server_stops_at_once(timed):
     out, _ = proc.communicate(timeout=30)
     assert json.loads(out.splitlines()[0])["stopReason"] == "cancelled"  # (before its 20 s ran out)
     assert time.perf_counter() - t0 < 5 or not timed
+
+
+def test_a_server_whose_reader_went_away_exits_though_its_input_stays_open():
+    """The front end closed its end of our output but not of our input: the next answer's
+    write fails, and the server stops then (status 1, quietly for a closed pipe), without
+    waiting for another line that may never come."""
+    position = json.loads((POS / "opening-p0.json").read_text())
+    proc = _server()
+    _send(proc, {"id": 0, "position": position, "iterations": 10})
+    assert _read(proc)["id"] == 0  # up
+    _send(proc, {"id": 1, "position": position, "time": 2, "reportDuringSearchEvery": 0.1})
+    proc.stdout.close()  # stdin stays open
+    try:
+        code = proc.wait(timeout=60)  # a guard: it exits after its next write, within the second
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    assert code == 1 and proc.stderr.read() == ""
