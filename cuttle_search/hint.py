@@ -256,7 +256,7 @@ def _turns(req: Mapping[str, Any], start: Position) -> list[tuple[int, Position,
                 raise RequestError(f"analyzeTurns: after {k} moves chance decides (a random event), not a seat")
             history = (start, list(played)) if start.rules.players == 2 else None
             positions[k] = (game.view_of(seat), history)
-        if k == len(moves) or k >= max(wanted):
+        if k == len(moves):  # (every move is checked, those after the last turn asked about too)
             break
         if game.is_over:
             raise RequestError(f"moves[{k}]: the game was already over")
@@ -463,6 +463,8 @@ class Server:
             if "terminateId" not in req:
                 raise RequestError("terminateId: the id of the request to cancel is required")
             target = _id_value(req["terminateId"], "terminateId")
+            if target is None:  # (no request can be cancelled by a null id: refused, as documented)
+                raise RequestError("terminateId: expected the id of the request to cancel, a string or a number, got null")
             hits = self._matching(lambda rid: rid == target and rid is not None)
             return {"id": req_id, "action": action, "terminateId": target, "cancelled": len(hits)}, hits
         if action == "terminate_all":
@@ -499,7 +501,7 @@ class Server:
             try:
                 req = parse_request(line)
                 req_id = _request_id(req)
-                if "action" in req:
+                if req.get("action") is not None:  # (null, as any field sent as null: absent)
                     try:
                         reply, cancels = self._action(req, req_id)
                     except CuttleError as e:

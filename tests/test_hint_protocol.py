@@ -142,6 +142,8 @@ def test_a_game_history_is_analysed_turn_by_turn_from_each_deciders_view():
     ({"moves": [5]}, "moves[0]", "expected a move in text or as a JSON body"),
     ({"moves": [None]}, "moves[0]", "expected a move in text or as a JSON body"),
     ({"moves": [{"moveType": "scuttle"}]}, "moves[0]", ""),
+    # a move after the last turn asked about is checked too
+    ({"moves": ["draw", "draw", "points ZZ"], "analyzeTurns": [0]}, "moves[2]", "ZZ"),
 ])
 def test_bad_histories_are_refused_naming_the_field(extra, field, fragment):
     start, _ = _game(plies=0)
@@ -325,3 +327,15 @@ def test_a_line_refused_whole_still_echoes_an_id_it_can_read():
         served = io.StringIO()
         H.serve(io.StringIO(line + "\n"), served, {})
         assert json.loads(served.getvalue())["id"] == expected, line[:40]
+
+
+def test_an_action_sent_as_null_is_no_action_and_terminate_needs_an_id():
+    from cuttle_search import hint as H
+
+    lines = [json.dumps({"id": 1, "action": None, "position": MIDGAME, "iterations": 10}),
+             json.dumps({"id": 2, "action": "terminate", "terminateId": None})]
+    out = io.StringIO()
+    H.serve(io.StringIO("\n".join(lines) + "\n"), out, {})
+    first, second = sorted((json.loads(x) for x in out.getvalue().splitlines()), key=lambda a: a["id"])
+    assert "move" in first and "error" not in first
+    assert second["field"] == "terminateId" and "got null" in second["error"]
