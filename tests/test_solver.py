@@ -751,3 +751,14 @@ def test_a_cancel_stops_a_solve():
     assert solve(hard, cancel=already).stop_reason == "cancelled"
     with pytest.raises(SearchError, match="cancel: expected a threading.Event"):
         solve(hard, cancel=True)
+
+
+def test_a_hints_seconds_count_the_first_solve_too():
+    from dataclasses import replace
+
+    from cuttle_search.analysis import best_move
+
+    hint = best_move(Path(__file__).parent / "data" / "deck-out-eight-each.json", iterations=3000, seed=1)
+    assert hint.result.solver is not None and hint.result.solver["seconds"] > 0
+    result = replace(hint.result, seconds=0.25, solver={**hint.result.solver, "seconds": 1.5})
+    assert replace(hint, result=result).to_json()["seconds"] == 1.75
