@@ -354,7 +354,7 @@ AGENTS: dict[str, tuple[type[Agent], dict[str, Any]]] = {
     "cuttlebot": (CuttleBot, {}),
     "pimc": (Pimc, {"iterations": int, "rollout": str}),
     "ismcts": (Ismcts, _SEARCH_PARAMS),
-    "oracle": (Oracle, _SEARCH_PARAMS),
+    "oracle": (Oracle, {k: v for k, v in _SEARCH_PARAMS.items() if k != "infer"}),  # (it sees the hands)
     "pimc-solver": (PimcSolver, {"iterations": int, "time": float, "c": float, "exploration": float, "rollout": str,
                                  "widen": float, "worlds": int, "unseen": int}),
 }

@@ -36,7 +36,7 @@ def match_score_interval(pair_scores: Iterable[float]) -> tuple[float, float, fl
         return 0.5, 0.0, 1.0
     mean = float(x.mean())
     sd = float(x.std(ddof=1)) if n > 1 else 0.5
-    half = Z95 * max(sd, 1e-12) / math.sqrt(n)
+    half = Z95 * sd / math.sqrt(n)  # (every pair alike: no width, and an Elo interval of one value)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
