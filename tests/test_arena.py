@@ -558,8 +558,7 @@ def test_a_score_of_every_pair_alike_has_an_interval_of_one_value_and_oracle_tak
     from cuttle_search.play.arena_summary import match_score_interval
 
     assert match_score_interval([1.0, 1.0, 1.0]) == (1.0, 1.0, 1.0)
-    result = run_arena("greedy", "random", 4, seed=3)
-    if result.score == 1.0:
-        assert result.to_json()["eloInterval"] == ["inf", "inf"]
+    result = run_arena("greedy", "random", 4, seed=3)  # (greedy wins all four)
+    assert result.score == 1.0 and result.to_json()["eloInterval"] == ["inf", "inf"]
     with pytest.raises(AgentError, match="unknown parameter 'infer=1'"):
         make_agent("oracle:infer=1")  # it sees every hand: there is nothing to infer
