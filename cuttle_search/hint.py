@@ -522,6 +522,8 @@ class Server:
             ticket = self.ticket
             self.active[ticket] = (req_id if refusal is None else None, cancel)
             self.waiting_bytes += size
+            if self.gone is not None:  # (the output went while this line was read: nothing will be written)
+                cancel.set()
         self.pool.submit(self._run, ticket, None if refusal is not None else line, cancel, refusal, size)
 
     def cancel_all(self) -> None:
@@ -562,8 +564,9 @@ _END = object()  # (the end of the input, from the reading thread)
 def _lines_until_gone(stdin: IO[Any], max_bytes: int, server: Server) -> Iterator[str | bytes | None]:
     """``request_lines``, read on a thread of its own, ending as soon as ``server``'s output
     has gone: the read of a line that never comes (a front end that closed its end of our
-    output but not of our input) does not keep the server waiting. One line is read ahead
-    at most, so a full server still holds its input back."""
+    output but not of our input) does not keep the server waiting. Two lines are read ahead
+    at most (one waiting here, one in the reading thread's hand), so a full server still
+    holds its input back."""
     import queue
 
     lines: queue.Queue = queue.Queue(maxsize=1)

@@ -531,28 +531,28 @@ def test_an_agent_plugin_is_found_and_a_broken_one_is_named(monkeypatch):
         make_agent("notanagent")
 
 
-def test_a_logged_game_plays_again_from_its_deal_seed_and_seat(tmp_path):
-    """docs/arena.md's recipe: a log's dealSeed and the seat A sat in give the game's
-    generator (``game_rng_seed``), so the same agents play the logged game again."""
+def test_a_logged_game_plays_again_from_its_seeds(tmp_path):
+    """docs/arena.md's recipe: a log's dealSeed and rngSeed, and its players in their seats,
+    play the logged game again, move for move (two seats, a match, three seats)."""
     from cuttle_search.game.gamelog import read_game_log
     from cuttle_search.game.rules import get_ruleset
     from cuttle_search.play.arena import game_rng_seed
 
-    for rules, games in (("cuttle-cards", 2), ("cutthroat", 3)):
-        out = tmp_path / rules
-        run_arena("pimc:iterations=60", "random", games, seed=9, rules=rules, log_dir=str(out))
+    for rules, games, match in (("cuttle-cards", 2, "quick"), ("cuttle-cards", 2, "bo3"), ("cutthroat", 3, "quick")):
+        out = tmp_path / f"{rules}-{match}"
+        run_arena("pimc:iterations=60", "random", games, seed=9, rules=rules, log_dir=str(out), match=match)
         logs = sorted(out.glob("*.json"))
-        assert len(logs) == games
+        assert len(logs) >= games
         for path in logs:
             log = read_game_log(path)
             players = log["players"]
-            a_seat = next(int(q[1:]) for q, name in players.items() if name.startswith("pimc"))
             agents = [make_agent(players[f"p{q}"]) for q in range(len(players))]
             dealer = int(log["dealer"][1:]) if "dealer" in log else None
-            again = play_game(get_ruleset(rules), log["dealSeed"], agents, game_rng_seed(log["dealSeed"], a_seat),
-                              dealer=dealer)
-            assert again.moves == log["moves"], (rules, path.name)
-
+            again = play_game(get_ruleset(rules), log["dealSeed"], agents, log["rngSeed"], dealer=dealer)
+            assert again.moves == log["moves"], (rules, match, path.name)
+            if match == "quick":  # (the rule the arena seeds quick games by)
+                a_seat = next(int(q[1:]) for q, name in players.items() if name.startswith("pimc"))
+                assert log["rngSeed"] == game_rng_seed(log["dealSeed"], a_seat)
 
 def test_a_score_of_every_pair_alike_has_an_interval_of_one_value_and_oracle_takes_no_inference():
     from cuttle_search.play.arena_summary import match_score_interval

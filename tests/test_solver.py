@@ -627,14 +627,14 @@ def test_a_move_the_first_solve_proves_carries_its_exact_figures_whatever_its_vi
     from cuttle_search.analysis import analyse
 
     pos = Position.load(Path(__file__).parent / "data" / "deck-out-eight-each.json")
-    r = analyse(pos, iterations=5000, seed=1)
+    r = analyse(pos, iterations=5000, seed=1, best_reply=True)
     exact = {"win": 1.0, "draw": 0.5, "loss": 0.0}
     proven = [m for m in r.moves if m.proven in exact]
     assert any(m.visits == 0 for m in proven) and any(m.proven == "win" for m in proven)
     for m in proven:
         assert m.score == exact[m.proven] and m.interval == (m.score, m.score)
         assert (m.win_rate, m.draw_rate) == {"win": (1.0, 0.0), "draw": (0.0, 1.0), "loss": (0.0, 0.0)}[m.proven]
-        assert m.seat_scores[r.viewer] == m.score and sum(m.seat_scores) == 1.0
+        assert m.seat_scores[r.viewer] == m.score and sum(m.seat_scores) == 1.0 and m.best_reply_score is None
         if m.proven == "win":
             assert m.gap == 0.0
 
@@ -753,12 +753,15 @@ def test_a_cancel_stops_a_solve():
         solve(hard, cancel=True)
 
 
-def test_a_hints_seconds_count_the_first_solve_too():
-    from dataclasses import replace
-
+def test_a_hints_seconds_count_the_first_solve_once():
+    """An answer's time is the solver's and then the tree's: counted once when the solver
+    proves the position alone, and included when the tree goes on after it."""
     from cuttle_search.analysis import best_move
 
-    hint = best_move(Path(__file__).parent / "data" / "deck-out-eight-each.json", iterations=3000, seed=1)
-    assert hint.result.solver is not None and hint.result.solver["seconds"] > 0
-    result = replace(hint.result, seconds=0.25, solver={**hint.result.solver, "seconds": 1.5})
-    assert replace(hint, result=result).to_json()["seconds"] == 1.75
+    partly = best_move(Path(__file__).parent / "data" / "deck-out-eight-each.json", iterations=3000, seed=1)
+    assert partly.result.solver is not None and not partly.result.solver["proven"] and partly.result.iterations > 0
+    assert partly.result.seconds >= partly.result.solver["seconds"] > 0
+    assert partly.to_json()["seconds"] == round(partly.result.seconds, 6)
+    whole = best_move(Path("positions/deck-out-endgame.json"), iterations=3000, seed=1)
+    assert whole.result.stop_reason == "proven" and whole.result.iterations == 0
+    assert whole.to_json()["seconds"] == pytest.approx(whole.result.solver["seconds"], abs=1e-5)

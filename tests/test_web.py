@@ -90,7 +90,7 @@ def _new_game(page, rules: str, seat: str, opponents: str, seed: int) -> None:
     page.fill("#opponents", opponents)
     page.fill("#seed", str(seed))
     page.click("#new")
-    page.wait_for_function(f"() => state.game && state.game.seed === {seed}")
+    page.wait_for_function(f"() => state.game && state.game.seed === {seed} && !state.game.partial")
 
 
 def _game(page) -> dict:
@@ -218,12 +218,17 @@ def test_a_hint_streams_partial_answers_to_the_page(page):
     assert "proven" not in headers  # cards are hidden: the solver did not run
     # a click on a row's figures or line plays nothing; its move's button plays that move
     ply = _game(page)["ply"]
+    page.evaluate("""() => {  // every message the page sends from now on, by type
+      window.sentTypes = [];
+      const send = state.ws.send.bind(state.ws);
+      state.ws.send = (text) => { window.sentTypes.push(JSON.parse(text).type); send(text); };
+    }""")
     rows.nth(1).locator("td.pv").click()
     rows.nth(1).locator("td.num").first.click()
-    page.wait_for_timeout(300)
-    assert _game(page)["ply"] == ply
+    assert page.evaluate("() => window.sentTypes") == [] and _game(page)["ply"] == ply  # (a click sends at once)
     chosen = rows.nth(1).get_attribute("data-move")
     rows.nth(1).locator("button.pick").click()
+    assert page.evaluate("() => window.sentTypes") == ["play"]
     _wait_played(page, ply)
     assert page.locator("#events li").nth(ply).text_content().endswith(chosen)
 
@@ -264,7 +269,7 @@ def test_play_with_the_keyboard_alone(page):
     page.locator("#new").blur()
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press("n")
-    page.wait_for_function("() => state.game && state.game.seed === 23")
+    page.wait_for_function("() => state.game && state.game.seed === 23 && !state.game.partial")
     first = _game(page)
     # digits pick a move, Enter plays it
     page.keyboard.press("2")
@@ -549,6 +554,8 @@ def test_a_small_cap_holds_the_default_budgets_and_the_opponents_defaults():
     with pytest.raises(RequestError, match="asks for worlds=600"):
         _check_agents("pimc-solver:iterations=100,worlds=600", small)
     _check_agents("ismcts:iterations=500;greedy;random;ismcts:time=1", small)  # within the caps
+    with pytest.raises(RequestError, match="above the server's limit of 1,000,000$"):
+        _check_agents("ismcts:iterations=5000000", ServerLimits(1_000_000, 20.0, 1, 4096))
 
 
 def test_a_refused_request_leaves_no_pane_searching(page):
@@ -644,6 +651,20 @@ def test_the_board_follows_each_opponents_move_before_the_persons_turn(server):
     assert partials and all(p["type"] == "game" and p["partial"] and not p["myTurn"] for p in partials)
     plies = [p["ply"] for p in partials] + [final["ply"]]
     assert plies == sorted(plies) and plies[0] > first["ply"]
+
+    async def new_game_late_in_the_order() -> list[dict]:  # the seats before the person's move first
+        seen = []
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            await ws.send(json.dumps({"type": "new", "rules": "multiplayer:players=5", "seat": "p4",
+                                      "opponents": "random", "seed": 6}))
+            while True:
+                seen.append(json.loads(await asyncio.wait_for(ws.recv(), 60)))
+                if not seen[-1].get("partial"):
+                    return seen
+
+    *partials, final = _run(new_game_late_in_the_order())
+    assert final["type"] == "game" and (final["myTurn"] or final["over"]) and partials
+    assert all(p["type"] == "game" and p["partial"] and not p["myTurn"] for p in partials)
 
 
 def test_a_new_request_stops_the_running_search(server):

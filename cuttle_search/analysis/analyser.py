@@ -185,8 +185,7 @@ class Hint:
             "pointOfView": seat_name(self.result.viewer),
             "runnersUp": [m.to_json() for m in self.runners_up],
             "iterations": self.result.iterations,
-            # the tree's time and, where nothing was hidden, the exact solver's before it
-            "seconds": round(self.result.seconds + ((self.result.solver or {}).get("seconds") or 0.0), 6),
+            "seconds": round(self.result.seconds, 6),
             # why the search ended: "cancelled" with 0 iterations is a move never searched
             **({"stopReason": self.result.stop_reason} if not self.result.during_search else {}),
         }

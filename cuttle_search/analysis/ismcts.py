@@ -317,8 +317,10 @@ def run_search(
     compile_seconds = time.perf_counter() - compile_start
     start = time.perf_counter()
 
+    solved_seconds = 0.0 if first is None else first.result.seconds  # (a partial's time counts the solver's too)
+
     def snapshot() -> Snapshot:
-        return Snapshot(workers, pos, viewer, start, threads, seed, rollout, exploration, roots, model)
+        return Snapshot(workers, pos, viewer, start - solved_seconds, threads, seed, rollout, exploration, roots, model)
 
     def work(i: int) -> None:
         w = workers[i]

@@ -59,18 +59,10 @@ class FirstSolve:
         from .result import AnalysisResult, MoveStat
 
         best = self.result.moves[0].score
-        viewer = pos.actor
-
-        def by_seat(mine: float, theirs: float) -> tuple[float, ...]:
-            """The viewer's figure and the other seat's, seat by seat (the solver plays two)."""
-            return tuple(mine if q == viewer else theirs for q in range(pos.rules.players))
-
         stats = [
-            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0, score=m.score,  # type: ignore[arg-type]  # every move here is proven: it has a score
-                     win_rate=1.0 if m.value == "win" else 0.0, draw_rate=1.0 if m.value == "draw" else 0.0,
-                     interval=(m.score, m.score), gap=best - m.score, pv=m.pv, solved=True, proven=m.value,  # type: ignore[arg-type, operator]
-                     plies=m.plies, seat_scores=by_seat(m.score, 1.0 - m.score),  # type: ignore[arg-type, operator]
-                     seat_win_rates=by_seat(float(m.value == "win"), float(m.value == "loss")))
+            MoveStat(rank=m.rank, move=m.move, visits=0, wins=0, draws=0, availability=0,
+                     gap=best - m.score, pv=m.pv, solved=True, proven=m.value, plies=m.plies,  # type: ignore[operator]  # every move here is proven: it has a score
+                     **proven_figures(m.score, m.value, pos.actor, pos.rules.players))  # type: ignore[arg-type]
             for m in self.result.moves
         ]
         return AnalysisResult(
@@ -101,32 +93,30 @@ class FirstSolve:
             plies = sm.plies if sm is not None and sm.value is not None else None
             row = replace(ms, solved=True, proven=value, plies=plies, pv=pv)
             if exact and sm.score is not None:  # the solver's value, not the visits' (a proven move may have none)
-                row = _exact(row, sm.score, value, tree.viewer)
+                row = replace(row, best_reply_score=None,  # (exact already: nothing to back up)
+                              **proven_figures(sm.score, value, tree.viewer, 2))  # (the solver's games: two seats)
             rows.append((order, row))
         rows.sort(key=lambda row: row[0])
         tree.moves = [replace(ms, rank=rank) for rank, (_o, ms) in enumerate(rows, 1)]
         best = tree.moves[0].score
         tree.moves = [replace(ms, gap=best - ms.score) for ms in tree.moves]
         tree.solver = self.info()
+        tree.seconds += self.result.seconds  # the answer's time: the solver's, then the tree's
         return tree
 
 
-def _exact(ms, score: float, value: str, viewer: int):
-    """``ms`` with the figures of a proven ``score`` for ``viewer`` (1 a win, 1/2 a draw, 0 a
-    loss, or an expectation over chance): a zero-width interval, the win and draw rates where
-    the value says them, and each seat's share (the solver's games have two seats)."""
-    from dataclasses import replace
-
-    rates = {"win": (1.0, 0.0), "draw": (0.0, 1.0), "loss": (0.0, 0.0)}.get(value)
-
+def proven_figures(score: float, value: str | None, viewer: int, seats: int) -> dict[str, Any]:
+    """A proven move's ``MoveStat`` figures: its exact ``score`` for ``viewer`` (1 a win, 1/2
+    a draw, 0 a loss, or an expectation over chance) with an interval of no width, the win and
+    draw rates its value says, and each seat's share and win rate (the solver's games have
+    two seats). The one place they are written: the solver's own answer and a tree's
+    proven moves both take them."""
     def by_seat(mine: float, theirs: float) -> tuple[float, ...]:
-        return tuple(mine if q == viewer else theirs for q in range(2))
+        return tuple(mine if q == viewer else theirs for q in range(seats))
 
-    return replace(ms, score=score, interval=(score, score),
-                   win_rate=rates[0] if rates else ms.win_rate, draw_rate=rates[1] if rates else ms.draw_rate,
-                   seat_scores=None if ms.seat_scores is None else by_seat(score, 1.0 - score),
-                   seat_win_rates=ms.seat_win_rates if ms.seat_win_rates is None or rates is None
-                   else by_seat(rates[0], 1.0 - rates[0] - rates[1]))
+    return {"score": score, "interval": (score, score), "win_rate": float(value == "win"),
+            "draw_rate": float(value == "draw"), "seat_scores": by_seat(score, 1.0 - score),
+            "seat_win_rates": by_seat(float(value == "win"), float(value == "loss"))}
 
 
 def solve_first(pos: Position, limit, cancel: CancelEvent | None = None) -> FirstSolve | None:

@@ -76,6 +76,7 @@ class GameRecord:
     dealer: int | None = None  # the seat that dealt, when not the engine's default deal
     shares: list[float] = field(default_factory=list)  # each seat's share (win_share)
     start: Position | None = None  # the position the game started from, when not the deal itself
+    rng_seed: int | None = None  # the seed of the game's generator (chance, the agents' draws), when the arena's
 
     def to_json(self) -> dict[str, Any]:
         start = self.start if self.start is not None else deal_position(find_ruleset(self.rules), self.deal_seed,
@@ -90,6 +91,8 @@ class GameRecord:
         }
         if self.dealer is not None:
             log["dealer"] = seat_name(self.dealer)
+        if self.rng_seed is not None:  # with dealSeed, what plays the game again (docs/arena.md)
+            log["rngSeed"] = self.rng_seed
         form = _start_form(start)
         if form is not None:
             log["start"] = form
@@ -137,7 +140,7 @@ def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int,
     winner = None if res["winner"] is None else pos.winner
     shares = [win_share(pos.state, pos.rules_array, q) for q in range(seats)]
     return GameRecord(rules.spec, deal, tuple(a.name for a in agents), moves, winner, res["status"], seconds, decisions,
-                      dealer, shares, start)
+                      dealer, shares, start, int(rng_seed))
 
 
 def replay(log: dict[str, Any], upto: int | None = None) -> Position:
@@ -190,13 +193,13 @@ def _play_unit(args: tuple) -> dict[str, Any]:
 ROTATION_SALT = 0x5DEECE66D
 
 
-def game_rng_seed(deal: int, a_seat: int) -> int:
+def game_rng_seed(deal: int, k: int) -> int:
     """The seed of an arena game's generator (chance's moves and the agents' own draws): its
-    deal's seed (a log's ``dealSeed``) salted by the seat A sits in (the pair's second game
-    of two seats, or seat k of a rotation), so the games of one deal do not share their
-    draws. ``play_game(rules, dealSeed, agents, game_rng_seed(dealSeed, k))`` plays a logged
-    game again, move for move, with the same agents in the same seats."""
-    return (deal ^ (a_seat * ROTATION_SALT)) & (2**64 - 1)
+    deal's seed salted by ``k``, the game's place among the games of its deal (two seats: 0
+    for the pair's first game or match, 1 for the second, whose seats are swapped; more
+    seats: the seat A sits in), so that those games do not share their draws. Each log
+    writes the result as ``rngSeed``."""
+    return (deal ^ (k * ROTATION_SALT)) & (2**64 - 1)
 
 
 def _play_rotation(rules: Ruleset, spec_a: str, spec_b: str, seed: int, index: int, match: str,

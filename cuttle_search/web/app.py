@@ -201,6 +201,16 @@ class Client:
     def _game(self, req_id: Any) -> None:
         self.post({**views.session_json(self.session), "id": req_id})
 
+    def _moves_as_made(self, session: Any, req_id: Any) -> Callable[[Any], None]:
+        """A session's ``each``: the board after each move, as a partial ``game`` answer,
+        while the next seat thinks (not once the person decides or the game ends: the final
+        answer follows at once)."""
+        def each(_event: Any) -> None:
+            if not (session.my_turn or session.is_over):
+                self.post({**views.session_json(session), "id": req_id, "partial": True})
+
+        return each
+
     def on_new(self, req_id: Any, msg: Mapping[str, Any]) -> None:
         from ..play.session import new_session
 
@@ -223,7 +233,7 @@ class Client:
 
         def work(cancel: threading.Event) -> None:
             session = new_session(rules, seat, opponents, seed)
-            session.advance()
+            session.advance(each=self._moves_as_made(session, req_id))
             self.session = session
             self._game(req_id)
 
@@ -236,12 +246,8 @@ class Client:
                 or (isinstance(move, int) and not 1 <= move <= 100_000)):
             raise RequestError(f"move: expected a move's notation or its number in the list, got {brief(move)}")
 
-        def each(_event: Any) -> None:  # the board after each move, while the next seat thinks
-            if not (session.my_turn or session.is_over):  # (else the final answer follows at once)
-                self.post({**views.session_json(session), "id": req_id, "partial": True})
-
         def work(cancel: threading.Event) -> None:
-            session.play(move, each=each)
+            session.play(move, each=self._moves_as_made(session, req_id))
             self._game(req_id)
 
         self.start(req_id, "play", work)
@@ -418,12 +424,13 @@ def _check_agents(opponents: str, limits: ServerLimits) -> None:
             continue  # (the session names what is wrong with it)
         for key, cap, unit in (("iterations", limits.max_iterations, ""), ("worlds", limits.max_iterations, ""),
                                ("time", limits.max_time, " s")):
+            limit = f"{cap:g}" if key == "time" else f"{cap:,}"
             value = getattr(agent, key, None)
             if value is None or value <= cap:
                 continue
             given = key in agent.params
             asks = f"asks for {key}={agent.params[key]}" if given else f"searches {key}={value:g} by default"
-            raise RequestError(f"opponents: {brief(spec)} {asks}, above the server's limit of {cap:,g}{unit}"
+            raise RequestError(f"opponents: {brief(spec)} {asks}, above the server's limit of {limit}{unit}"
                                + ("" if given else f" (give it {key}=N within the limit)"))
 
 

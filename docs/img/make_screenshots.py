@@ -47,7 +47,7 @@ def main() -> None:
             page.fill("#opponents", opponents)
             page.fill("#seed", str(seed))
             page.click("#new")
-            page.wait_for_function("(s) => state.game && state.game.seed === s", arg=seed)
+            page.wait_for_function("(s) => state.game && state.game.seed === s && !state.game.partial", arg=seed)
 
         def play(decisions: int, seed: int) -> None:
             rng = random.Random(seed)
