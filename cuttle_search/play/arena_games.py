@@ -76,7 +76,7 @@ class GameRecord:
     dealer: int | None = None  # the seat that dealt, when not the engine's default deal
     shares: list[float] = field(default_factory=list)  # each seat's share (win_share)
     start: Position | None = None  # the position the game started from, when not the deal itself
-    rng_seed: int | None = None  # the seed of the game's generator (chance, the agents' draws), when the arena's
+    rng_seed: int | None = None  # the seed of the game's generator (chance, the agents' draws): play_game's
 
     def to_json(self) -> dict[str, Any]:
         start = self.start if self.start is not None else deal_position(find_ruleset(self.rules), self.deal_seed,
