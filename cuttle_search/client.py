@@ -127,6 +127,17 @@ class AnalysisStream:
                 pass
 
 
+def _flag_value(argv: Sequence[str], flag: str) -> str | None:
+    """The value ``argv`` gives ``flag`` (``--flag V`` or ``--flag=V``; the last one), or None."""
+    value = None
+    for i, word in enumerate(argv):
+        if word == flag and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif word.startswith(flag + "="):
+            value = word[len(flag) + 1:]
+    return value
+
+
 class HintEngine:
     """A running ``cuttle-search hint`` process. Use :meth:`popen` and a ``with`` block (or
     call :meth:`close`)."""
@@ -158,7 +169,8 @@ class HintEngine:
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                                    encoding="utf-8", errors="replace")  # a garbled line is skipped, not fatal
         engine = cls(process)
-        engine.max_request_bytes = int(options.get("max_request_bytes", engine.max_request_bytes))
+        engine.max_request_bytes = int(options.get("max_request_bytes", _flag_value(argv, "--max-request-bytes")
+                                                   or engine.max_request_bytes))
         return engine
 
     # ------------------------------------------------------------ the wire

@@ -267,6 +267,12 @@ def test_client_analyse_turns_and_refuses_what_the_server_would():
             engine.analyse({**MIDGAME, "about": "x" * 5000}, iterations=10)
         assert err.value.field == "request" and "longer than the server's limit of 4,096" in str(err.value)
         assert engine.analyse(MIDGAME, iterations=50)["iterations"] == 50  # still serving
+    # the limit given in a command line of one's own is known too (a longer line was sent,
+    # refused with id null, and waited for)
+    command = [sys.executable, "-m", "cuttle_search.cli", "hint", "--max-request-bytes=4096"]
+    with HintEngine.popen(command) as engine:
+        with pytest.raises(HintError, match="longer than the server's limit of 4,096"):
+            engine.analyse({**MIDGAME, "about": "x" * 5000}, iterations=10)
 
 
 FAKE_SERVER = """
