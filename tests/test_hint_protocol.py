@@ -345,3 +345,11 @@ def test_an_action_sent_as_null_is_no_action_and_terminate_needs_an_id():
     first, second = sorted((json.loads(x) for x in out.getvalue().splitlines()), key=lambda a: a["id"])
     assert "move" in first and "error" not in first
     assert second["field"] == "terminateId" and "got null" in second["error"]
+
+
+def test_a_stop_rule_with_a_null_minimum_takes_the_default():
+    from cuttle_search.analysis.analyser import confidence_stop
+
+    assert confidence_stop({"minIterations": None}) is not None
+    out = answer(json.dumps({"id": 5, "position": MIDGAME, "iterations": 50, "stop": {"minIterations": None}}), {})
+    assert "error" not in out and out["iterations"] == 50  # (the default minimum, 1,000, is never reached)

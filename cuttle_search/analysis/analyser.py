@@ -111,7 +111,8 @@ def confidence_stop(stop: Mapping[str, Any] | None) -> Callable[[Snapshot], bool
         return None
     if not isinstance(stop, Mapping) or set(stop) - {"minIterations"}:
         raise SearchError(f"stop: expected an object like {{\"minIterations\": 1000}}, got {brief(stop)}")
-    low = stop.get("minIterations", 1000)
+    low = stop.get("minIterations")
+    low = 1000 if low is None else low  # (null, as any field sent as null: the default)
     whole(low, "stop.minIterations", 1, 10**9, SearchError)
     return lambda snap: snap.iterations >= low and snap.result().separated()
 
