@@ -82,8 +82,7 @@ class _Group(click.Group):
                     raise
                 raise _internal_error(e) from None
             # the output was closed (`... | head`): stop quietly, as SIGPIPE would
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())  # (so that the exit's flush does not fail again)
+            _silence_stdout()
             raise click.exceptions.Exit(141) from None
         except Exception as e:
             if os.environ.get("CUTTLE_DEBUG"):
@@ -97,6 +96,14 @@ def _internal_error(e: Exception) -> click.ClickException:
         f"internal error: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''} "
         "(a defect; rerun with CUTTLE_DEBUG=1 for the traceback and report it)"
     )
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null once its reader has gone, so that the exit's flush of what
+    is left does not fail again."""
+    import os
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _output_gone() -> bool:
@@ -420,12 +427,10 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
 
     Win rates are from that player's point of view; a draw counts half in the score
     (a stalemate 1/n with n seats). With more than two seats every seat's share is shown."""
-    import threading
-
     from .analysis import Limit, SearchError, calibration, run_search, search_viewer
     from .analysis.ismcts import best_reply_refusal, check_search_options
     from .analysis.solve_first import solver_applies
-    from .analysis.solve_threads import watched
+    from .analysis.solve_threads import searched_until_interrupted
 
     pos = _load(position, rules, search=True)
     if solver_applies(pos):  # nothing hidden: the exact solver answers first (compiled with the rest)
@@ -440,17 +445,14 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     if refusal is not None:
         raise InputError(f"--best-reply: {refusal}")
     bar, update = _live_progress(limit.effective_iterations)
-    cancel = threading.Event()
-    found = []
-    try:  # on a worker thread: Ctrl-C stops the search at its next check and keeps what it found
-        interrupted = watched(lambda: found.append(run_search(pos, limit, threads, seed, rollout, exploration,
-                                                              progress=update, cancel=cancel, model=model,
-                                                              widen=widen, best_reply=best_reply)),
-                              cancel.set, lambda: None, interruptible=True)
+    try:  # Ctrl-C stops the search at its next check and keeps what it found
+        found, interrupted = searched_until_interrupted(
+            lambda cancel: run_search(pos, limit, threads, seed, rollout, exploration, progress=update, cancel=cancel,
+                                      model=model, widen=widen, best_reply=best_reply))
     finally:
         if bar is not None:
             bar.close()
-    result = calibration.annotate(found[0], pos)
+    result = calibration.annotate(found, pos)
     result.position = pos.name or position
     if top is not None:
         result.moves = result.moves[:top]
@@ -644,7 +646,7 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     try:
         serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)
     except OutputGone as e:  # the searches were cancelled; nothing more can be said on stdout
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (nor flushed at exit)
+        _silence_stdout()
         if not isinstance(e.args[0], BrokenPipeError):  # a reader that closed the pipe wanted no more
             click.echo(f"hint: cannot write the answers: {e.args[0].strerror or e.args[0]}", err=True)
         sys.exit(1)

@@ -42,6 +42,14 @@ def _seat_cards(d: dict, p: int) -> tuple[list[str], list[str], list[str]]:
     return d[f"{seat_name(p)}Points"], d[f"{seat_name(p)}FaceCards"], d[f"{seat_name(p)}Hand"]
 
 
+def board_order(pos: Position, you: int | None = None) -> list[int]:
+    """The seats from the top of a board to the bottom: the others in turn order after the
+    seat at the bottom, which is ``you`` (the person's seat, on a full-information board such
+    as a game's end), else the view's seat, else p0. Every front end draws them so."""
+    bottom = pos.seat(you, "you") if you is not None else pos.view if pos.view is not None else 0
+    return [int(seat_after(pos.state, bottom, k)) for k in range(1, pos.players)] + [bottom]
+
+
 def render(pos: Position, you: int | None = None) -> str:
     """A plain-text board: the other seats on top in turn order after the viewer (the
     viewer's opponent, with two seats), the viewer at the bottom, hidden cards as ``??``.
@@ -49,12 +57,9 @@ def render(pos: Position, you: int | None = None) -> str:
     board too (a game's end); by default the view's seat. With more seats, stacks are listed
     under the seat that played them and show who holds each Jack or Joker, and the seat that
     controls a stack another seat played lists it again (``controls:``)."""
-    s = pos.state
     d = pos.to_dict()
-    n = pos.players
-    you = pos.view if you is None else pos.seat(you, "you")
-    bottom = you if you is not None else 0
-    tops = [int(seat_after(s, bottom, k)) for k in range(1, n)]
+    *tops, bottom = board_order(pos, you)
+    you = pos.view if you is None else bottom
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
     header = f"{pos.rules.spec} · turn {pos.turn_count} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}"
     lines = textwrap.wrap(header, WIDTH, subsequent_indent="  ") + [""]

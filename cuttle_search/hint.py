@@ -7,7 +7,6 @@ unexpected is answered as an ``internal`` error, logged to stderr, and the serve
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -18,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterator, Mapping
 
-from .game.errors import CuttleError, brief
+from .game.errors import CuttleError, brief, did_you_mean
 from .game.inputs import parse_json
 from .analysis.limits import is_finite_number
 from .game.moves import Move
@@ -157,8 +156,7 @@ def _warning(unknown: list[str], mixed: bool) -> str:
     names = list(REQUEST_KEYS) + (list(TOP_LEVEL_KEYS) if mixed else [])
     parts = []
     for key in unknown:
-        close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.75)
-        parts.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        parts.append(f"{key!r}" + did_you_mean(key, names))
     return f"unknown request field{'s' if len(parts) > 1 else ''} ignored: {', '.join(parts)}"
 
 

@@ -436,7 +436,8 @@ def test_ctrl_c_during_a_hint_shows_what_the_search_found(capsys):
 
 
 def test_a_card_played_from_a_sevens_reveal_is_told_as_such(capsys):
-    from cuttle_search.play.terminal import SEVEN_NOTE, Terminal
+    from cuttle_search.play.session import SEVEN_NOTE
+    from cuttle_search.play.terminal import Terminal
 
     for seed in range(200):
         session = GameSession(get_ruleset("cuttle-cards"), 0, {1: "random"}, seed=seed)

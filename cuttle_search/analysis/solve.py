@@ -39,10 +39,9 @@ ALLOWANCE_GROWTH = 4  # and how much more in each round after
 FIRST_HORIZON = 8  # plies of a root move's first short look for a win or a loss (``_RootMoves._value``)
 
 
-def _in_rounds(sv: Solver, search: Callable[[np.ndarray], None], done: np.ndarray) -> None:
-    """Run ``search(mask)`` (``solve_moves`` over the root moves whose ``mask`` entry is 0,
-    setting it to 1 for each it finishes) on the moves not yet ``done``, one at a time, in
-    rounds: in each round every such move may take an allowance of nodes, which grows
+def _in_rounds(sv: Solver, search: Callable[[int], bool], done: np.ndarray) -> None:
+    """Run ``search(i)`` (root move ``i`` goes on from where it stopped; True once it is
+    finished) on the moves not yet ``done``, one at a time, in rounds: in each round every such move may take an allowance of nodes, which grows
     ``ALLOWANCE_GROWTH``-fold from ``FIRST_ALLOWANCE`` a round, until every move is done or
     the caller's own budget (nodes, time, an interrupt) runs out, which leaves
     ``ctl[CTL_ABORTED]`` set. So a move that settles quickly is proven before a hard one
@@ -52,16 +51,12 @@ def _in_rounds(sv: Solver, search: Callable[[np.ndarray], None], done: np.ndarra
     stay exact and the next round starts from them."""
     budget = int(sv.ctl[V.CTL_BUDGET])
     allowance = FIRST_ALLOWANCE
-    mask = np.ones(len(done), dtype=np.int64)
     try:
         while not done.all():
             for i in np.flatnonzero(done == 0):
-                mask[:] = 1
-                mask[i] = 0
                 cap = int(sv.ctl[V.CTL_NODES]) + allowance
                 sv.ctl[V.CTL_BUDGET] = cap if budget <= 0 else min(cap, budget)
-                search(mask)
-                done[i] = mask[i]
+                done[i] = search(int(i))
                 if sv.ctl[V.CTL_ABORTED]:
                     if sv.ctl[V.CTL_STOP] or 0 < budget <= sv.ctl[V.CTL_NODES]:
                         return  # the caller's budget: the solve stops here
@@ -167,8 +162,7 @@ class _RootMoves:
         self.wdl = np.zeros(n, dtype=np.float64)
         self.proven = np.zeros(n, dtype=np.int64)
         self.exact = np.zeros(n, dtype=np.float64)
-        self.refined = np.zeros(n, dtype=np.int64)
-        self.finished = np.zeros(n, dtype=np.int64)
+        self.refined = np.zeros(n, dtype=np.int64)  # value, line and plies all known: the move is finished
         self.lines: dict[int, tuple[list[Move], bool]] = {}  # a proven move's line (table pass 1)
         self.ply_lines: dict[int, list[Move]] = {}  # a refined move's line (pass 2)
         self._tested = np.zeros(n, dtype=np.int64)  # the moves whose win test is done
@@ -263,23 +257,22 @@ class _RootMoves:
                 self.exact[i] = (V.WIN - end) if wdl[i] == V.WIN else -(V.WIN - end)
                 return True
 
-    def turn(self, mask: np.ndarray) -> None:
-        """Root move ``i`` (the one ``mask`` leaves at 0) goes on from where it stopped: its
-        value, its line, its plies; ``mask[i]`` is 1 once all are done."""
-        i = int(np.flatnonzero(mask == 0)[0])
+    def turn(self, i: int) -> bool:
+        """Root move ``i`` goes on from where it stopped: its value, its line, its plies;
+        True once all are known."""
         if not self.proven[i]:
             if not self._value(i):
-                return
+                return False
             self.proven[i] = 1
             draw = self.wdl[i] == 0.0 and not self.r[L.R_FOUR_RANDOM]
             self.lines[i] = _line(self.pos, self.sv, int(self.moves[i]), 1, bool(draw))
             self.refined[i] = abs(self.wdl[i]) != V.WIN  # draws and expectations have no plies
         if not self.refined[i]:
             if not self._plies(i):
-                return
+                return False
             self.refined[i] = 1
             self.ply_lines[i] = _line(self.pos, self.sv, int(self.moves[i]), 2)[0]
-        mask[i] = 1
+        return True
 
 
 # ---------------------------------------------------------------- twin root moves
@@ -364,12 +357,13 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     stage.enter("values", proven)
 
     def work() -> None:
-        def turn(mask: np.ndarray) -> None:
-            root.turn(mask)
+        def turn(i: int) -> bool:
+            finished = root.turn(i)
             if proven.all():  # every value is known: what is left is plies
                 stage.enter("plies", refined)
+            return finished
 
-        _in_rounds(sv, turn, root.finished)
+        _in_rounds(sv, turn, refined)
 
     if timer is not None:
         timer.start()

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -80,3 +82,13 @@ def watched(work: Callable[[], None], stop: Callable[[], None], report: Callable
     if failure:
         raise failure[0]
     return interrupted
+
+
+def searched_until_interrupted(search: Callable[[threading.Event], T]) -> tuple[T, bool]:
+    """``search(cancel)`` on a worker thread, with Ctrl-C setting ``cancel`` (a search stops at
+    its next check and answers with what it found): that answer, and whether Ctrl-C stopped
+    it. What ``analyse`` and the terminal's ``hint`` show on Ctrl-C."""
+    cancel = threading.Event()
+    found: list[T] = []
+    interrupted = watched(lambda: found.append(search(cancel)), cancel.set, lambda: None, interruptible=True)
+    return found[0], interrupted

@@ -105,16 +105,13 @@ def run_search_benchmark(quick: bool = False, progress: bool = False) -> dict[st
 
 
 def search_text(fig: dict[str, Any]) -> list[str]:
-    rollout = fig["rollout"]
-    if isinstance(rollout, dict):  # each position's own default: "value rollouts (greedy: cutthroat-opening-p0)"
-        kinds: dict[str, list[str]] = {}
-        for name, kind in rollout.items():
-            kinds.setdefault(kind, []).append(name)
-        common_kind = max(kinds, key=lambda k: len(kinds[k]))
-        rest = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in kinds.items() if kind != common_kind)
-        rollout = common_kind + (f" rollouts ({rest})" if rest else " rollouts")
-    else:
-        rollout = f"{rollout} rollouts"
+    # each position's own default: "value rollouts (greedy: cutthroat-opening-p0)"
+    kinds: dict[str, list[str]] = {}
+    for name, kind in fig["rollout"].items():
+        kinds.setdefault(kind, []).append(name)
+    common_kind = max(kinds, key=lambda k: len(kinds[k]))
+    rest = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in kinds.items() if kind != common_kind)
+    rollout = common_kind + (f" rollouts ({rest})" if rest else " rollouts")
     lines = [
         f"search (ISMCTS, {rollout}, median of {fig['repeats']} runs of {fig['iterations_per_run']:,} iterations)"
     ]

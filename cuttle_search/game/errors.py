@@ -7,7 +7,7 @@ with exit code 2 and the hint server answers it as ``{"error", "field"}``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 QUOTE_LIMIT = 40
 
@@ -26,3 +26,12 @@ def brief(value: Any, limit: int = QUOTE_LIMIT) -> str:
     except (RecursionError, ValueError):
         return f"a {type(value).__name__}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def did_you_mean(key: object, names: Iterable[str]) -> str:
+    """`` (did you mean 'name'?)`` naming the closest of ``names`` to a key nobody knows, or
+    "" when none is close (difflib loads only here: a refusal's cost, not every start's)."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key), list(names), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""

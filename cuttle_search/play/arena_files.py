@@ -14,7 +14,7 @@ from ..version import __version__
 from ..engine import layout as L
 from ..game.inputs import check_writable, parse_json
 from ..game.rules import Ruleset
-from .arena_games import MATCH_WINS, MAX_GAMES, MAX_ROUNDS, ArenaError, deal_seed, dealers
+from .arena_games import MATCH_WINS, MAX_GAMES, MAX_ROUNDS, ArenaError, dealers, unit_deals
 
 # ---------------------------------------------------------------- the results file
 RESULTS_FORMAT = "cuttle-search/arena-results"
@@ -340,7 +340,7 @@ def _check_match_log(path: Path, rules: str, seed: int, match: str, agents: tupl
         log = parse_json(path.read_text(encoding="utf-8"), ArenaError, "log")
     except (OSError, UnicodeDecodeError):
         raise ArenaError(f"log-dir: cannot read {path} to check it is of this match") from None
-    deal = deal_seed(seed, index if match == "quick" else index * 1000)
+    deal = unit_deals(seed, index, match)[0]
     players = log.get("players") if isinstance(log, dict) else None
     if (not isinstance(log, dict) or log.get("rules") != rules or log.get("dealSeed", deal) != deal
             or not isinstance(players, dict) or not set(players.values()) <= set(agents)):

@@ -34,6 +34,14 @@ class ArenaError(CuttleError):
     """Bad arena input (a log directory, a results file, an option): one line for the user."""
 
 
+def unit_deals(seed: int, index: int, match: str) -> list[int]:
+    """The deal seeds of unit ``index`` (a pair, or a seat rotation): its one deal, or with a
+    match format a deal for each round it may take."""
+    if MATCH_WINS[match] is None:
+        return [deal_seed(seed, index)]
+    return [deal_seed(seed, index * 1000 + k) for k in range(MAX_ROUNDS)]
+
+
 def deal_seed(seed: int, deal: int) -> int:
     return int(game_seed(np.uint64(seed), deal))
 
@@ -161,10 +169,7 @@ def _play_unit(args: tuple) -> dict[str, Any]:
     a, b = make_agent(spec_a), make_agent(spec_b)
     out: dict[str, Any] = {"index": index, "games": [], "logs": []}
     for swap in (False, True):
-        if match == "quick":
-            deals = [deal_seed(seed, index)]
-        else:
-            deals = [deal_seed(seed, index * 1000 + k) for k in range(MAX_ROUNDS)]
+        deals = unit_deals(seed, index, match)
         a_wins = b_wins = 0
         need = MATCH_WINS[match]
         for k, d in enumerate(deals):
@@ -213,10 +218,7 @@ def _play_rotation(rules: Ruleset, spec_a: str, spec_b: str, seed: int, index: i
     a = make_agent(spec_a)
     others = [make_agent(spec_b) for _ in range(n - 1)]
     need = MATCH_WINS[match]
-    if need is None:
-        deals = [deal_seed(seed, index)]
-    else:
-        deals = [deal_seed(seed, index * 1000 + k) for k in range(MAX_ROUNDS)]
+    deals = unit_deals(seed, index, match)
     by_round = dealers(rules, len(deals))
     out: dict[str, Any] = {"index": index, "games": [], "logs": []}
     for a_seat in range(n):

@@ -120,6 +120,15 @@ class Event:
     forced: bool = False  # the person's only legal move, played for them
     from_seven: bool = False  # a card a 7 turned up from the deck, played from there
 
+    def notes(self) -> str:
+        """What the narration adds after the move, the same in every front end: ``(your only
+        move)``, the 7's reveal, ``(you get 9S)``."""
+        return (" (your only move)" * self.forced + SEVEN_NOTE * self.from_seven
+                + (f" (you get {' '.join(self.drawn)})" if self.drawn else ""))
+
+
+SEVEN_NOTE = " (a card its 7 turned up from the deck)"  # a move played from a 7's reveal
+
 
 @dataclass
 class _Mark:

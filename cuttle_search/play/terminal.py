@@ -9,21 +9,19 @@ prints exactly what ``analyse`` prints.
 from __future__ import annotations
 
 import sys
-import threading
 from pathlib import Path
 from typing import Callable, TextIO
 
 import click
 
 from ..analysis.limits import DEFAULT_ITERATIONS, MAX_ITERATIONS
-from ..analysis.solve_threads import watched
+from ..analysis.solve_threads import searched_until_interrupted
 from ..display import describe_decision, render
 from ..game.errors import CuttleError, brief
 from ..game.moves import TYPE_OF_KIND, MoveError
 from ..game.seats import seat_name
 from .session import Event, GameSession, PlayError, whole_number
 
-SEVEN_NOTE = " (a card its 7 turned up from the deck)"  # a move played from a 7's reveal
 HINT_ROWS = 10  # a hint lists the best moves, at most this many
 
 HELP = """\
@@ -82,14 +80,7 @@ class Terminal:
 
     def narrate(self, events: list[Event]) -> None:
         for e in events:
-            line = f"{self.who(e.mover)}: {e.text}"
-            if e.forced:
-                line += " (your only move)"
-            if e.from_seven:
-                line += SEVEN_NOTE
-            if e.drawn:
-                line += f" (you get {' '.join(e.drawn)})"
-            self.say(line)
+            self.say(f"{self.who(e.mover)}: {e.text}{e.notes()}")
 
     def show_board(self) -> None:
         self.say(render(self.session.view(), you=self.session.seat))
@@ -234,15 +225,12 @@ class Terminal:
             if not iterations:
                 raise PlayError(f"hint: N must be a whole number of iterations from 1 to {MAX_ITERATIONS:,}, not {brief(arg)}")
         bar, update = self.progress(iterations or DEFAULT_ITERATIONS) if self.progress else (None, None)
-        cancel = threading.Event()
-        found = []
-        try:  # on a worker thread: Ctrl-C stops the search at its next check and keeps what it found
-            interrupted = watched(lambda: found.append(s.hint(iterations, progress=update, cancel=cancel)),
-                                  cancel.set, lambda: None, interruptible=True)
+        try:  # Ctrl-C stops the search at its next check and keeps what it found
+            result, interrupted = searched_until_interrupted(
+                lambda cancel: s.hint(iterations, progress=update, cancel=cancel))
         finally:
             if bar is not None:
                 bar.close()
-        result = found[0]
         if interrupted and result.iterations == 0:
             self.say("hint stopped before its first iteration")
             return

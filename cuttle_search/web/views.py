@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..display import describe_decision
-from ..engine.seats import partner, seat_after
+from ..display import board_order, describe_decision
+from ..engine.seats import partner
 from ..game.cards import card_str
 from ..game.formats import taken_stacks
 from ..game.moves import Move
@@ -81,8 +81,7 @@ def board_json(pos: Position, players: tuple[str, ...] | None = None, you: int |
         shown = deck[: int(d.get("deckKnown") or 0)]
     else:
         shown = [c for c in deck if c != HIDDEN]
-    bottom = pos.seat(you, "you") if you is not None else pos.view if pos.view is not None else 0
-    order = [int(seat_after(s, bottom, k)) for k in range(1, pos.rules.players)] + [bottom]
+    order = board_order(pos, you)
     pending = {k: d.get(k) for k in ("oneOff", "oneOffTarget", "oneOffBy", "response", "scuttle") if d.get(k)}
     return {
         "rules": pos.rules.spec,
@@ -126,7 +125,8 @@ def event_json(event: Any, players: tuple[str, ...]) -> dict[str, Any]:
     """One narrated move of a game session (``session.Event``)."""
     who = "chance" if event.mover < 0 else seat_name(event.mover)
     return {"ply": event.ply, "mover": who, "player": None if event.mover < 0 else players[event.mover],
-            "text": event.text, "drawn": list(event.drawn), "forced": event.forced, "fromSeven": event.from_seven}
+            "text": event.text, "drawn": list(event.drawn), "forced": event.forced, "fromSeven": event.from_seven,
+            "notes": event.notes()}  # (what the page prints after the move: as the terminal does)
 
 
 def session_json(session: Any) -> dict[str, Any]:

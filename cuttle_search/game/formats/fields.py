@@ -7,7 +7,6 @@ message for a position the engine says cannot happen (``position_error``).
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any, Iterable, Mapping
@@ -16,7 +15,7 @@ import numpy as np
 
 from .. import cards as C
 from ..cards import Card, CardError, card_str, cards_in, parse_card
-from ..errors import brief
+from ..errors import brief, did_you_mean
 from ...engine import layout as L
 from ...engine import state as S
 from ...engine.setup import POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
@@ -393,8 +392,7 @@ def check_keys(data: Mapping[str, Any], known: Iterable[str], where: str = "") -
     for key in data:
         if key in names:
             continue
-        close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(key, names)
         name = key if isinstance(key, str) and key.isprintable() and len(key) <= 40 else brief(key)
         raise PositionError(f"{where}{name}: not a field of a {'seat' if where else 'position'}{hint}")
 

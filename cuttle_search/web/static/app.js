@@ -194,8 +194,6 @@ function onCardClick(card) {
   paintSelection();
 }
 
-const SEVEN_NOTE = ' (a card its 7 turned up from the deck)';  // as the terminal says it
-
 function renderGame(game) {
   state.game = game;
   state.selected = null;
@@ -217,8 +215,7 @@ function renderGame(game) {
   const events = $('events');
   events.replaceChildren(...game.events.map((e) => el('li', {
     text: `${e.mover}${e.player ? ' (' + (e.player === 'human' ? 'you' : e.player) + ')' : ''}: ${e.text}` +
-      (e.drawn.length ? ` (you get ${e.drawn.join(' ')})` : '') + (e.forced ? ' (your only move)' : '') +
-      (e.fromSeven ? SEVEN_NOTE : ''),
+      e.notes,
   })));
   events.scrollTop = events.scrollHeight;
   $('undo').disabled = !game.canUndo;
