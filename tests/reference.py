@@ -660,11 +660,7 @@ def reference_moves_tm(s, rules: Ruleset) -> set[int]:
         return {discard_move([c]) for c in t.hands[me]}
     if t.phase == L.PH_SEVEN:
         out = plays(t.revealed, True, len(t.deck) + len(t.revealed) - 1)
-        if team:
-            for c in t.revealed:
-                if rank_id(c) in (R_JACK, 13) and not plays([c], True, 0):
-                    out.add(move(L.MT_SEVEN_SCRAP, c))
-        elif not out:
+        if not out:  # (Team keeps the two-seat rule: a card is scrapped only when none plays)
             out = {move(L.MT_SEVEN_SCRAP, c) for c in t.revealed}
         return out
     if t.phase == L.PH_OVER:

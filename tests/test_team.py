@@ -443,6 +443,32 @@ def test_the_seven_shows_its_cards_to_its_player_only():
         assert t.pos.view_of(p).to_dict()["revealed"] == ["??", "??"]
 
 
+def test_the_seven_scraps_a_revealed_jack_only_when_no_revealed_card_plays():
+    # docs/rules.md, Team: the two-seat 7 but for who sees it. A Jack with no target beside a
+    # playable card is not scrapped (Cutthroat's card-by-card scrap is not Team's rule).
+    t = T((["7C"], ["3D"], ["3H"], ["3S"]), deck_top=["JC", "4C"])
+    t.play("one-off 7C", "resolve", "resolve", "resolve")
+    assert t.moves() == {"points 4C", "one-off 4C p1", "one-off 4C p3"}
+
+
+def test_the_seven_scraps_either_revealed_card_when_neither_plays():
+    t = T((["7C"], ["3D"], ["3H"], ["3S"]), deck_top=["JC", "X1", "5S"])
+    t.play("one-off 7C", "resolve", "resolve", "resolve")
+    assert t.moves() == {"scrap JC", "scrap X1"}
+    t.play("scrap X1")
+    assert "X1" in t.scrap() and t.deck()[:2] == ["JC", "5S"] and t.turn == 1
+
+
+def test_a_four_whose_victim_countered_with_its_last_card_loads_back():
+    # The pending 4 was legal when played (p1 held a card): the check puts the chain's 2s
+    # back into the other hands. It had asked of the table as it is, and refused it.
+    t = T((["4C", "3C"], ["2C"], ["3H"], ["3S"]))
+    t.play("one-off 4C p1", "counter 2C")
+    d = t.pos.to_dict()
+    assert d["seats"][1]["hand"] == [] and d["twos"] == ["2C"] and d["oneOff"] == "4C"
+    assert Position.from_dict(d).to_dict() == d
+
+
 def test_a_random_team_deal_is_a_full_information_position_of_54_cards():
     pos = Position.deal("team", seed=3)
     d = pos.to_dict()

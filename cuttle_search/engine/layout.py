@@ -221,7 +221,7 @@ R_TEAMS = 25  # 0 every seat for itself; 2 partners sit opposite (engine/seats.p
 R_JOKERS = 26  # the deck holds the two Jokers (54 cards)
 R_QUEEN_STOPS_COUNTERS = 27  # a 2 may not counter the one-off of a seat with a Queen
 R_ALWAYS_PLAYABLE = 28  # 3, 4, 5 and 7 are playable whatever the scrap, hands and deck
-R_SEVEN_PRIVATE = 29  # a 7 reveals to its player only; a target-less Jack or Joker may go
+R_SEVEN_PRIVATE = 29  # a 7 reveals to its player only
 R_DECIDER_WINS_TIES = 30  # several seats at their goal: the deciding seat first, not the turn's
 R_FREEZE_UNTIL_TURN_ENDS = 31  # a 9's card thaws when its holder's own turn ends (not at its next decision)
 R_DECKOUT_REVEALS = 32  # every hand is visible once the deck is empty (two seats)
@@ -236,6 +236,8 @@ R_DISCARD_SINGLY = 40  # the hand-limit discard is one card a decision
 R_REMOVE_ACE_SIX = 41  # each shuffle takes one Ace and one Six out of the game
 R_DEAL_DEALER = 42  # cards for the dealer (R_DEAL_OTHER: the seats between the first and the dealer)
 R_QUEEN_STOPS_NINES = 43  # no 9 may target any card of a seat with a Queen, its Queens included (multiplayer)
+R_SEVEN_SCRAPS_EACH = 44  # a 7's revealed Jack or Joker with no target may be scrapped on its own, beside the
+#   other card's plays (Cutthroat); else a revealed card is scrapped only when none can be played
 RULES_SIZE = 48
 
 HL_NONE = 0

@@ -91,7 +91,7 @@ from .layout import (
     R_NO_SCUTTLE,
     R_QUEEN_STOPS_COUNTERS,
     R_RESHUFFLE,
-    R_SEVEN_PRIVATE,
+    R_SEVEN_SCRAPS_EACH,
     RANK_ACE,
     RANK_EIGHT,
     RANK_FIVE,
@@ -310,7 +310,7 @@ def generate_moves(s, r, out):
         rev = s[F_REVEALED]
         deck_after = s[F_DECK_N] + popcount(rev) - 1
         n = generate_plays(s, r, out, n, a, rev, FROM_SEVEN, deck_after)
-        if r[R_SEVEN_PRIVATE]:
+        if r[R_SEVEN_SCRAPS_EACH]:
             # a revealed Jack or Joker with nowhere to go may be scrapped instead, card by card
             stuck = rev & (JACKS | JOKERS)
             if jack_targets(s, r, a) != 0:

@@ -407,15 +407,18 @@ def check_invariants(s, r):
 def _was_offered(s, r, p, card, move) -> bool:
     """Whether a pending ``move`` (a main action of seat ``p`` with ``card``) is one the
     generator offers ``p`` on this table with ``card`` back in hand. A pending one-off's
-    counter 2s go back to the hand of the seat it targets' opponent too, so a 4 sees the
-    hand it was played against. A seat out of range (the loaders never give one) offers
+    counter 2s go back into every other seat's hand too (who played which is not always
+    kept, and more cards in other hands only add moves of p's), so a 4 sees a hand its
+    victim emptied by countering. A seat out of range (the loaders never give one) offers
     nothing, rather than reading another field."""
-    if not 0 <= p < s[F_NPLAYERS]:
+    seats = s[F_NPLAYERS]
+    if not 0 <= p < seats:
         return False
     t = s.copy()
     t[F_HAND + p] |= bit(card)
-    if t[F_NPLAYERS] == 2:
-        t[F_HAND + opponent(t, p)] |= t[F_TWOS]
+    for q in range(seats):
+        if q != p:
+            t[F_HAND + q] |= t[F_TWOS]
     out = np.empty(MAX_MOVES, np.int64)
     n = generate_plays(t, r, out, 0, p, bit(card), 0, t[F_DECK_N] + popcount(t[F_REVEALED]))
     return bool(np.any(out[:min(n, MAX_MOVES - 1)] == move))

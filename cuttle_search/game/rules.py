@@ -55,6 +55,7 @@ class Ruleset:
     queen_stops_nines: bool = False  # a seat with a Queen is no 9's target at all (a 2 may still take its Queens)
     always_playable: bool = False  # 3, 4, 5 and 7 whatever the scrap, hands and deck
     seven_private: bool = False  # a 7 reveals to its player only
+    seven_scraps_each: bool = False  # a revealed Jack or Joker with no target may be scrapped on its own
     decider_wins_ties: bool = False
     freeze_until_turn_ends: bool = False
     deckout_reveals: bool = True  # every hand is visible once the deck is empty
@@ -106,6 +107,7 @@ class Ruleset:
         r[L.R_QUEEN_STOPS_NINES] = self.queen_stops_nines
         r[L.R_ALWAYS_PLAYABLE] = self.always_playable
         r[L.R_SEVEN_PRIVATE] = self.seven_private
+        r[L.R_SEVEN_SCRAPS_EACH] = self.seven_scraps_each
         r[L.R_DECIDER_WINS_TIES] = self.decider_wins_ties
         r[L.R_FREEZE_UNTIL_TURN_ENDS] = self.freeze_until_turn_ends
         r[L.R_DECKOUT_REVEALS] = self.deckout_reveals
@@ -217,6 +219,7 @@ N_SEAT_RULESETS: dict[str, Ruleset] = {
         queen_stops_counters=False,
         always_playable=True,
         seven_private=True,
+        seven_scraps_each=True,
         decider_wins_ties=True,
         freeze_until_turn_ends=True,
         deckout_reveals=False,
