@@ -970,6 +970,8 @@ def serve(host, port, open_browser, seed, max_iterations, max_time, max_request_
     (pip install 'cuttle-search[web]'). See docs/web.md."""
     from .web import missing_dependency
 
+    if not host.strip():  # (an empty host listens on every interface, which only 0.0.0.0 should ask)
+        raise click.BadParameter("empty: give an address (0.0.0.0 for every interface)", param_hint="--host")
     if ":" in host:  # the Host check reads 'name:port'; an IPv6 literal would never match it
         raise click.BadParameter(f"{host!r}: give an IPv4 address or a name (IPv6 literals are not supported)",
                                  param_hint="--host")

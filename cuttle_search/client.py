@@ -31,6 +31,7 @@ from typing import IO, Any, Iterator, Mapping, Sequence
 
 from .game.errors import CuttleError
 from .game.inputs import parse_json, read_text_file
+from .game.moves import Move
 from .game.position import Position
 
 PositionLike = Position | Mapping[str, Any] | str | Path
@@ -56,12 +57,26 @@ def _position_json(position: PositionLike) -> dict[str, Any]:
         return position.to_dict()
     if isinstance(position, Mapping):
         return dict(position)
+    if not isinstance(position, (str, Path)):
+        raise HintError(f"position: expected a Position, a JSON object, JSON text or a file path, "
+                        f"got {type(position).__name__}", "position")
     text = position if isinstance(position, str) and position.lstrip().startswith("{") else \
         read_text_file(position, HintError)
     return parse_json(text, HintError, "position")  # (a key twice refused here, as the server would)
 
 
 CLIENT_FIELDS = ("id", "action", "terminateId")  # the client's own: routing answers, actions
+
+
+def _wire(value: Any) -> Any:
+    """A request field's value as JSON takes it: a :class:`Move` as its text, a tuple as a
+    list (a list's items likewise); anything else as it is (``json`` refuses what it cannot
+    write, and ``_send`` names the field)."""
+    if isinstance(value, Move):
+        return value.text()
+    if isinstance(value, (list, tuple)):
+        return [_wire(v) for v in value]
+    return value
 
 
 def _camel(name: str) -> str:
@@ -91,7 +106,7 @@ class AnalysisStream:
         while self.final is None:
             answer = self._answers.get()
             if answer is _DONE:
-                raise EngineTerminated("the hint server exited before its final answer")
+                raise self._engine._terminated("the hint server exited before its final answer")
             if "error" in answer:
                 self.final = answer
                 raise HintError(answer["error"], answer.get("field"), answer)
@@ -146,6 +161,11 @@ class HintEngine:
 
     def __init__(self, process: subprocess.Popen) -> None:
         self.process = process
+        self._last_error = ""  # the server's last line on stderr (passed on to this process's stderr)
+        self._stderr_reader: threading.Thread | None = None
+        if process.stderr is not None:
+            self._stderr_reader = threading.Thread(target=self._pass_stderr, daemon=True, name="hint-client-stderr")
+            self._stderr_reader.start()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()  # the map of waiting streams: never held during I/O
         self._write_lock = threading.Lock()  # one request line at a time on the server's input
@@ -166,14 +186,33 @@ class HintEngine:
                 argv.append(flag)
             elif value is not False and value is not None:
                 argv += [flag, str(value)]
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-                                   encoding="utf-8", errors="replace")  # a garbled line is skipped, not fatal
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, bufsize=1, encoding="utf-8",
+                                   errors="replace")  # a garbled line is skipped, not fatal
         engine = cls(process)
         engine.max_request_bytes = int(options.get("max_request_bytes", _flag_value(argv, "--max-request-bytes")
                                                    or engine.max_request_bytes))
         return engine
 
     # ------------------------------------------------------------ the wire
+    def _pass_stderr(self) -> None:
+        """Pass the server's stderr on to ours, keeping its last line: why it exited, if it did."""
+        for line in self.process.stderr:  # type: ignore[union-attr]
+            if line.strip():
+                self._last_error = line.strip()
+            sys.stderr.write(line)
+
+    def _terminated(self, message: str) -> EngineTerminated:
+        """``message``, with the server's exit status and last error line once it has exited."""
+        try:
+            status = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return EngineTerminated(message)
+        if self._stderr_reader is not None:
+            self._stderr_reader.join(timeout=5)
+        why = f": {self._last_error}" if self._last_error and status != 0 else ""
+        return EngineTerminated(f"{message} (exit status {status}{why})")
+
     def _read(self) -> None:
         stdout: IO[str] = self.process.stdout  # type: ignore[assignment]
         try:
@@ -202,15 +241,28 @@ class HintEngine:
     def _send(self, request: dict[str, Any], finals: int = 1) -> AnalysisStream:
         request_id = f"c{next(self._ids)}"
         stream = AnalysisStream(self, request_id, finals)
-        text = json.dumps({"id": request_id, **request}) + "\n"  # a TypeError here leaves nothing behind
+        try:
+            text = json.dumps({"id": request_id, **request}) + "\n"
+        except (TypeError, ValueError):  # a value JSON cannot write: named, and nothing is sent
+            for key, value in request.items():
+                try:
+                    json.dumps(value)
+                except (TypeError, ValueError) as e:
+                    raise HintError(f"{key}: cannot be sent as JSON ({e})", key) from None
+            raise
         if len(text.encode("utf-8")) > self.max_request_bytes:
             raise HintError(f"request: {len(text.encode('utf-8')):,} bytes, longer than the server's limit of "
                             f"{self.max_request_bytes:,}", "request")
         with self._lock:
-            if self._closed or not self._reading or self.process.poll() is not None:
-                raise EngineTerminated("the hint server is not running" if self._reading else
-                                       "the hint server's output has ended; it answers nothing more")
-            self._waiting[request_id] = stream
+            closed, reading, running = self._closed, self._reading, self.process.poll() is None
+            if not closed and reading and running:
+                self._waiting[request_id] = stream
+        if closed:
+            raise EngineTerminated("the hint server is closed")
+        if not running:
+            raise self._terminated("the hint server is not running")
+        if not reading:
+            raise EngineTerminated("the hint server's output has ended; it answers nothing more")
         try:
             with self._write_lock:
                 self.process.stdin.write(text)  # type: ignore[union-attr]
@@ -218,7 +270,7 @@ class HintEngine:
         except (BrokenPipeError, OSError, ValueError):
             with self._lock:
                 self._waiting.pop(request_id, None)
-            raise EngineTerminated("the hint server is not running") from None
+            raise self._terminated("the hint server is not running") from None
         return stream
 
     def _action(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -237,10 +289,15 @@ class HintEngine:
             request["time"] = time
         if every is not None:
             request["reportDuringSearchEvery"] = every
+        given = {name: name for name in request}  # each request field and the argument that gave it
         for key in fields:
-            if _camel(key) in CLIENT_FIELDS:
-                raise HintError(f"{_camel(key)}: set by the client itself, not a field of an analysis", _camel(key))
-        request.update({_camel(k): v for k, v in fields.items()})
+            name = _camel(key)
+            if name in CLIENT_FIELDS:
+                raise HintError(f"{name}: set by the client itself, not a field of an analysis", name)
+            if name in given:
+                raise HintError(f"{name}: given twice, as {given[name]} and as {key}", name)
+            given[name] = key
+            request[name] = _wire(fields[key])
         turns = request.get("analyzeTurns")
         return self._send(request, len(turns) if isinstance(turns, list) and turns else 1)
 

@@ -299,7 +299,7 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         if runners_up is None:
             runners_up = 2
         rules = req.get("rules")
-        if rules is not None and not isinstance(rules, str):
+        if rules is not None and (not isinstance(rules, str) or not rules.strip()):
             raise RequestError(f"rules: expected a ruleset name like 'cuttle-cards', got {brief(rules)}")
         every = _seconds(req, "reportDuringSearchEvery", None, limits.max_time)
         if every is not None and every < MIN_REPORT_EVERY:
@@ -449,7 +449,16 @@ class Server:
 
     def _action(self, req: Mapping[str, Any], req_id: Any) -> tuple[dict[str, Any], list[threading.Event]]:
         """An action's answer and the searches it cancels (cancelled once the answer is out,
-        so the answer comes before theirs)."""
+        so the answer comes before theirs), with a ``warning`` naming fields it does not read."""
+        answer, hits = self._act(req, req_id)
+        reads = ("id", "action") + (("terminateId",) if req.get("action") == "terminate" else ())
+        extra = [repr(k) for k in req if k not in reads]
+        if extra:
+            answer["warning"] = (f"field{'s' if len(extra) > 1 else ''} the {req['action']} action does not read, "
+                                 f"ignored: {', '.join(extra)}")
+        return answer, hits
+
+    def _act(self, req: Mapping[str, Any], req_id: Any) -> tuple[dict[str, Any], list[threading.Event]]:
         action = req.get("action")
         if action == "query_version":
             from .version import __version__

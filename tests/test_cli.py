@@ -234,3 +234,9 @@ def test_a_broken_pipe_that_is_not_the_output_is_a_defect_with_its_traceback_on_
     assert r.exit_code == 1 and "internal error: BrokenPipeError: a pipe of its own" in r.output
     r = CliRunner().invoke(main, ["show", str(POS / "opening-p0.json")], env={"CUTTLE_DEBUG": "1"})
     assert isinstance(r.exception, BrokenPipeError)
+
+
+def test_serve_refuses_an_empty_host():
+    # an empty --host listened on every interface while the board announced 127.0.0.1
+    r = CliRunner().invoke(main, ["serve", "--host", " "])
+    assert r.exit_code == 2 and "Invalid value for --host: empty: give an address" in r.stderr

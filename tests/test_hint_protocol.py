@@ -179,7 +179,7 @@ def test_actions_overtake_a_full_queue_and_errors_echo_the_id():
     try:
         for i in range(7):
             proc.stdin.write(json.dumps({"id": i, "position": position, "time": 60, "reportDuringSearchEvery": 0.5}) + "\n")
-        proc.stdin.write(json.dumps({"id": "v", "action": "query_version"}) + "\n")
+        proc.stdin.write(json.dumps({"id": "v", "action": "query_version", "iterations": 5}) + "\n")
         proc.stdin.write('{"id": "bad", "action": "terminate", "terminateId": 1e400}\n')
         proc.stdin.write(json.dumps({"id": "nope", "action": "rewind"}) + "\n")
         proc.stdin.write(json.dumps({"id": "all", "action": "terminate_all"}) + "\n")
@@ -195,6 +195,7 @@ def test_actions_overtake_a_full_queue_and_errors_echo_the_id():
     assert all(replies.index(a) < first_final for a in actions)  # none waited for a search
     version, bad, nope, everything = actions
     assert version["protocol"] == PROTOCOL_VERSION and "terminate_all" in version["actions"]
+    assert version["warning"] == "field the query_version action does not read, ignored: 'iterations'"
     assert {"cutthroat", "team", "multiplayer"} <= set(version["rules"]) and "players" in version["options"]
     assert bad == {"id": "bad", "error": "terminateId: expected a string, a number or null, got inf", "field": "terminateId"}
     assert nope["id"] == "nope" and nope["field"] == "action"
@@ -246,6 +247,32 @@ def test_client_says_when_the_server_is_gone():
             engine.analyse(MIDGAME, iterations=10)
     finally:
         engine.close()
+
+
+def test_a_server_refusing_its_options_says_why_when_asked():
+    engine = HintEngine.popen(workers=0)
+    try:
+        with pytest.raises(EngineTerminated, match=r"exit status 2: Error: Invalid value for '--workers'"):
+            engine.analyse(MIDGAME, iterations=10)
+    finally:
+        engine.close()
+
+
+def test_client_refuses_arguments_it_cannot_send_naming_the_field():
+    with HintEngine.popen() as engine:
+        for kwargs, field, message in (
+                ({"allow_moves": {"draw"}}, "allowMoves", "cannot be sent as JSON"),
+                ({"seed": object()}, "seed", "cannot be sent as JSON"),
+                ({"runners_up": 1, "runnersUp": 3}, "runnersUp", "given twice, as runners_up and as runnersUp")):
+            with pytest.raises(HintError, match=message) as err:
+                engine.analyse(MIDGAME, iterations=10, **kwargs)
+            assert err.value.field == field
+        with pytest.raises(HintError, match="position: expected a Position") as err:
+            engine.analyse(5, iterations=10)  # type: ignore[arg-type]
+        # the project's own moves are sent as their text
+        pos = Position.from_dict(MIDGAME)
+        first = pos.legal_moves()[0]
+        assert engine.analyse(pos, iterations=50, allow_moves=(first,))["move"] == first.text()
 
 
 def test_client_keeps_streaming_when_the_server_queue_is_full():

@@ -4,6 +4,7 @@ import pytest
 
 from cuttle_search.game.cards import CardError, card_str, parse_card
 from cuttle_search.game.moves import IllegalMoveError, Move, MoveError
+from cuttle_search.game.position import Position, PositionError
 from cuttle_search.game.rules import RulesError, get_ruleset
 
 from .helpers import build
@@ -100,6 +101,14 @@ def test_bad_move_text(text, message):
         ({"moveType": "points"}, "cardId: missing"),
         ({"moveType": "points", "cardId": "QQ"}, "cardId: unknown card"),
         ({"moveType": "teleport"}, "unknown move type"),
+        ({"moveType": "seven"}, "moveType: unknown move type 'seven'"),
+        ({"moveType": "draw", "cardId": "5H"}, "cardId: moveType 'draw' takes no cardId"),
+        ({"moveType": "points", "cardId": "5H", "targetId": "4C"}, "targetId: moveType 'points' takes no targetId"),
+        ({"moveType": "scuttle", "cardId": "5H", "targetId": "4C", "receiverSeat": "p1"},
+         "receiverSeat: moveType 'scuttle' takes no receiverSeat"),
+        ({"moveType": "untargetedOneOff", "cardId": "AH", "targetId": "4C"}, "targetId: moveType 'untargetedOneOff' takes no"),
+        ({"moveType": "targetOneOff", "cardId": "4H", "targetSeat": "p1", "targetId": "4C"}, "targetSeat: give targetSeat or targetId"),
+        ({"moveType": "discard", "cardIds": ["4H"], "cardId1": "5C"}, "cardIds: give cardIds or cardId1 and cardId2"),
         ("not json", "move JSON: not valid JSON"),
         ('{"moveType": "draw", "moveType": "pass"}', "move JSON: the key 'moveType' appears twice"),
         ("[" * 100_000, "move JSON: JSON nested deeper than 64 levels"),
@@ -108,6 +117,21 @@ def test_bad_move_text(text, message):
 def test_bad_move_json(body, message):
     with pytest.raises(MoveError, match=message):
         Move.from_json(body)
+
+
+def test_a_number_that_is_no_move_code_is_refused():
+    assert Move.from_code(Move.parse("draw").code()).text() == "draw"
+    for code, message in ((-1, "expected an engine move code, got -1"), (2**70, "expected an engine move code"),
+                          ("x", "expected an engine move code"), (True, "expected an engine move code"),
+                          (2**40, "1099511627776 is not an engine move code")):  # -1 read as forfeit, 2**40 as draw
+        with pytest.raises(MoveError, match=message):
+            Move.from_code(code)  # type: ignore[arg-type]
+
+
+def test_loading_something_that_is_no_path_names_it():
+    for path in (None, 5):
+        with pytest.raises(PositionError, match=f"path: expected a file path, got {type(path).__name__}"):
+            Position.load(path)  # type: ignore[arg-type]
 
 
 def test_illegal_move_names_itself():
@@ -123,5 +147,11 @@ def test_ruleset_specs():
     assert get_ruleset("classic", {"hand-limit": "block"}).hand_limit == "block"
     with pytest.raises(RulesError, match="unknown rule option"):
         get_ruleset("cuttle-cards:fours=random")
+    # an option named twice with two values is refused, not settled by the last one
+    assert get_ruleset("cuttle-cards:four=random", {"four": "random"}).four == "random"
+    for spec, options in (("cuttle-cards:four=random,four=choose", None), ("cuttle-cards:four=random", {"four": "choose"}),
+                          ("multiplayer:players=2,players=8", None)):
+        with pytest.raises(RulesError, match=r"option (four|players) is given twice, as \w+ and as \w+: give it once"):
+            get_ruleset(spec, options)
     with pytest.raises(RulesError, match="unknown ruleset"):
         get_ruleset("uno")

@@ -244,6 +244,9 @@ def test_a_three_seat_game_log_round_trips(tmp_path):
     # the log is untrusted input
     for key, value, message in (("dealer", "p7", "dealer: p7 is not a seat of cutthroat"),
                                 ("dealer", "north", "dealer: expected a seat"),
+                                ("dealer", "p\u00b2", "dealer: expected a seat"),  # a digit to isdigit, not to int
+                                ("dealer", "p\u0661", "dealer: expected a seat"),  # an Arabic-Indic 1
+                                ("resutl", {}, r"resutl: not a field of a game log \(did you mean 'result'\?\)"),
                                 ("rules", "cutthroat:four=sometimes", "rules: .*four")):
         with pytest.raises(GameLogError, match=message):
             replay(check_game_log({**log, key: value}))

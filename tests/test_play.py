@@ -174,6 +174,8 @@ def test_help_moves_board_and_end_of_input():
 
 @pytest.mark.parametrize("line, message", [
     ("foo", "unknown command or move 'foo' (type help for the commands)"),
+    ("board 2", "board: takes nothing after it, not '2'; type board"),  # it was read as board
+    ("quit now", "quit: takes nothing after it, not 'now'; type quit"),
     ("99", "move: there is no move 99; choose 1-"),
     ("0", "move: there is no move 0; choose 1-"),
     ("points ZZ", "'points ZZ': "),
@@ -217,6 +219,7 @@ def test_bad_options_are_one_line_and_exit_2(args, option, words):
 
 def test_opponent_lists_split_on_semicolons_or_commas_between_specs():
     assert split_specs("greedy,ismcts:iterations=500,c=1") == ["greedy", "ismcts:iterations=500,c=1"]
+    assert split_specs("ismcts:iterations=5,,c=1") == ["ismcts:iterations=5,,c=1"]  # one spec, as the arena reads it
     assert split_specs("ismcts:iterations=500,c=1;random") == ["ismcts:iterations=500,c=1", "random"]
     rules = get_ruleset("team")
     assert opponent_specs("random, greedy ,pimc:iterations=50", rules, 1) == {0: "random", 2: "greedy", 3: "pimc:iterations=50"}

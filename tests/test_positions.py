@@ -125,6 +125,11 @@ BAD = [
     ({"options": {"four": "sometimes"}}, "option 'four' takes one of choose, random"),
     ({"view": "p7"}, "view: expected 'p0' or 'p1'"),
     ({"passes": -1}, "passes: expected a whole number"),
+    ({"rules": ""}, "rules: a ruleset name is required"),  # it was read as the default ruleset
+    ({"options": []}, "options: expected an object of rule options"),  # [], "", 0, false were read as none
+    ({"options": False}, "options: expected an object of rule options"),
+    ({"about": []}, "about: expected a text description, got []"),  # it was dropped
+    ({"rules": "cuttle-cards:four=random", "options": {"four": "choose"}}, "option four is given twice"),
 ]
 
 

@@ -174,6 +174,7 @@ def test_a_non_utf8_file_gets_one_line(tmp_path):
         ({"seed": 2**64}, "seed", "from 0 to 9,223,372,036,854,775,807"),
         ({"iterations": 2, "threads": 2 if (os.cpu_count() or 1) < 3 else 3}, "threads", None),
         ({"rules": ["classic"]}, "rules", "expected a ruleset name"),
+        ({"rules": " "}, "rules", "expected a ruleset name"),
         ({"id": [1, 2]}, "id", "expected a string, a number or null"),
     ],
 )
@@ -322,6 +323,9 @@ def test_replay_refuses_malformed_logs(tmp_path):
         (log | {"start": log["start"] | {"turn": 2**70}}, "start.turn: expected a whole number"),
         (log | {"moves": ["royal KZ"]}, "moves[0]:"),
         (log | {"format": "chess"}, "format: expected 'cuttle-search/game'"),
+        (log | {"movez": log["moves"]}, "movez: not a field of a game log (did you mean 'moves'?)"),
+        # a view's start: said as such, not as the deckKnown a view's deck then fails
+        (log | {"start": log["start"] | {"view": "p0"}}, "start.view: a game log starts from a full-information"),
     ]
     for data, fragment in cases:
         path = write(tmp_path, data, "log.json")

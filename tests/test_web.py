@@ -27,7 +27,7 @@ websockets = pytest.importorskip("websockets")
 
 from cuttle_search.hint import ServerLimits  # noqa: E402
 from cuttle_search.web import views  # noqa: E402
-from cuttle_search.web.app import create_app  # noqa: E402
+from cuttle_search.web.app import MESSAGE_FIELDS, create_app  # noqa: E402
 
 LIMITS = ServerLimits(max_iterations=300_000, max_time=20.0, max_threads=1, max_request_bytes=64 * 1024)
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -596,7 +596,9 @@ def test_hostile_messages_get_one_answer_each_and_never_an_internal_error(server
     messages = []
     for _ in range(150):
         msg = {"type": rng.choice(kinds)}
-        for field in rng.sample(FIELDS, rng.randrange(1, 4)):
+        own = [f for f in FIELDS if f in MESSAGE_FIELDS.get(msg["type"], ()) + ("id",)]
+        pool = own if rng.random() < 0.8 else FIELDS  # mostly the fields a message reads; any other is refused
+        for field in rng.sample(pool, rng.randrange(0 if len(pool) == 1 else 1, min(4, len(pool) + 1))):
             msg[field] = rng.choice(HOSTILE)
         if msg["type"] in ("load", "analyse", "solve") and rng.random() < 0.4:
             msg["position"] = HOSTILE[-1]  # a good position, with hostile other fields
@@ -627,6 +629,23 @@ def test_hostile_messages_get_one_answer_each_and_never_an_internal_error(server
         else:
             kinds_answered.add(reply["type"])
     assert {"game", "pong", "position", "analysis"} <= kinds_answered  # not every message was refused
+
+
+def test_a_field_a_message_does_not_read_is_refused_naming_it(server):
+    async def go() -> list[dict]:
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            out = []
+            for msg in ({"type": "analyse", "position": {}, "allowMoves": ["draw"]}, {"type": "hint", "iteratons": 5},
+                        {"type": "ping", "seed": 1}):
+                await ws.send(json.dumps(msg))
+                out.append(json.loads(await asyncio.wait_for(ws.recv(), 60)))
+            return out
+
+    allow, typo, ping = _run(go())
+    assert allow["type"] == "error" and allow["field"] == "allowMoves"
+    assert allow["error"] == "allowMoves: not a field of a message of type analyse"  # (it was ignored)
+    assert typo["error"] == "iteratons: not a field of a message of type hint (did you mean 'iterations'?)"
+    assert ping["error"] == "seed: not a field of a message of type ping" and ping["field"] == "seed"
 
 
 def test_the_board_follows_each_opponents_move_before_the_persons_turn(server):

@@ -20,14 +20,18 @@ from ..engine.seats import opponent
 from ..engine.setup import deal_by
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
-from .formats.fields import read_card
-from .moves import Move
+from .formats.fields import check_keys, read_card
+from .moves import Move, fields_read
 from .position import Position, PositionError
 from .rules import Ruleset, RulesError, find_ruleset
 from .seats import seat_name
 
 GAME_FORMAT = "cuttle-search/game"
 GAME_VERSION = 1  # written by the arena; a log without one is read as this version
+# every key a log may hold (GameRecord.to_json writes them): any other is refused, so that a
+# misspelt one ("result" as "resutl") is not skipped with the check it would have asked for
+LOG_KEYS = ("format", "version", "engineVersion", "rules", "dealSeed", "players", "dealer", "rngSeed", "start",
+            "moves", "result")
 
 
 class GameLogError(CuttleError):
@@ -53,6 +57,7 @@ def check_game_log(data: Any) -> dict[str, Any]:
         raise GameLogError(f"log: expected a JSON object, got {type(data).__name__}")
     if data.get("format") != GAME_FORMAT:
         raise GameLogError(f"format: expected {GAME_FORMAT!r}, got {brief(data.get('format'))}")
+    check_keys(data, LOG_KEYS, what="game log", error=GameLogError)
     if data.get("version", GAME_VERSION) != GAME_VERSION or isinstance(data.get("version"), bool):
         raise GameLogError(f"version: expected {GAME_VERSION} (the only version of the log format), got {brief(data.get('version'))}")
     if "start" in data or "dealSeed" not in data:
@@ -76,7 +81,7 @@ def check_game_log(data: Any) -> dict[str, Any]:
         raise GameLogError(f"result: expected an object like {{\"status\": \"won\", \"winner\": \"p0\"}}, got {brief(result)}")
     dealer = data.get("dealer")
     if dealer is not None and not (isinstance(dealer, str) and len(dealer) == 2 and dealer[0] == "p"
-                                   and dealer[1].isdigit()):
+                                   and dealer[1] in "0123456789"):
         raise GameLogError(f"dealer: expected a seat like \"p2\", got {brief(dealer)}")
     return dict(data)
 
@@ -133,15 +138,18 @@ def _play_log(log: Mapping[str, Any], upto: int | None) -> tuple[Position, list[
     """Play a checked log from its start: the position after its first ``upto`` moves (all
     by default) and every move as played. Every move is checked for legality (errors name
     the move) and the recorded ``result`` against the end the moves reach, whatever ``upto``."""
+    full = "start.view: a game log starts from a full-information position"
     if "start" not in log:
         pos = _dealt_start(log)
     else:
+        if log["start"].get("view") not in (None, "full"):  # said first: a view's other fields would be refused first
+            raise GameLogError(full)
         try:
             pos = Position.from_dict(log["start"])
         except PositionError as e:
             raise GameLogError(f"start.{e}") from None
     if pos.view is not None:
-        raise GameLogError("start.view: a game log starts from a full-information position")
+        raise GameLogError(full)
     if "start" in log:
         _check_start_agrees(log, pos)
     seats = [seat_name(q) for q in range(pos.players)]
@@ -318,7 +326,10 @@ def _history_move(row: Mapping[str, Any], i: int) -> Move:
     if row.get("discardedCards"):
         body["cardIds"] = row["discardedCards"]
     if body["moveType"] == "resolveThree" and "cardId" not in body and "targetId" in body:
-        body["cardId"] = body["targetId"]
+        body["cardId"] = body.pop("targetId")
+    if isinstance(body["moveType"], str):  # a row's card fields that its move does not read stay unread
+        read = fields_read(body["moveType"], body)
+        body = {k: v for k, v in body.items() if k == "moveType" or k in read}
     try:
         return Move.from_json(body)
     except CuttleError as e:

@@ -25,6 +25,8 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the start of a \\uD800-\
 
 def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = MAX_FILE_BYTES) -> str:
     """The UTF-8 text of ``path``; ``error`` names the path and the problem otherwise."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise error(f"path: expected a file path, got {type(path).__name__}")
     p = Path(path)
     try:
         if p.is_dir():

@@ -25,6 +25,7 @@ mirrors cuttle.cards move bodies (``moveType``, ``cardId``, ``targetId``) and na
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any, Iterable, Mapping
 
 from .errors import CuttleError, brief
@@ -100,6 +101,36 @@ def _target_str(target: int) -> str:
     return seat_name(target - L.TARGET_SEAT) if L.TARGET_SEAT <= target < L.NO_CARD else card_str(target)
 
 
+# the fields of a JSON move body that some move type reads (``Move.from_json``)
+MOVE_FIELDS = ("cardId", "targetId", "targetSeat", "receiverSeat", "cardIds", "cardId1", "cardId2")
+_DISCARD_TYPES = ("discard", "randomDiscard", "resolveFour", "resolveFive")
+
+
+def _seven_base(name: str) -> tuple[bool, str]:
+    """Whether a JSON ``moveType`` plays a 7's revealed card, and its type without the
+    ``seven`` prefix (``sevenPoints`` -> ``points``; ``sevenScrap`` is a type of its own)."""
+    if name.startswith("seven") and len(name) > 5 and name != "sevenScrap":
+        return True, name[5].lower() + name[6:]
+    return False, name
+
+
+def fields_read(name: str, body: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ``MOVE_FIELDS`` a JSON move of type ``name`` reads (its one-off's target given
+    as ``body`` gives it)."""
+    base = _seven_base(name)[1]
+    if base in ("points", "counter", "faceCard", "untargetedOneOff", "resolveThree", "sevenScrap", "tenCounter"):
+        return ("cardId",)
+    if base == "scuttle":
+        return ("cardId", "targetId")
+    if base in ("jack", "joker"):
+        return ("cardId", "targetId", "receiverSeat")
+    if base in ("targetOneOff", "targetedOneOff"):
+        return ("cardId", "targetSeat") if body.get("targetSeat") is not None else ("cardId", "targetId")
+    if name in _DISCARD_TYPES:
+        return ("cardIds",) if body.get("cardIds") is not None else ("cardId", "cardId1", "cardId2")
+    return ()
+
+
 @dataclass(frozen=True, order=True)
 class Move:
     """One decision. ``cards`` holds a discard set; ``from_seven`` marks a 7-reveal play;
@@ -115,7 +146,18 @@ class Move:
     # ------------------------------------------------------------ engine encoding
     @classmethod
     def from_code(cls, code: int) -> "Move":
+        """The move of an engine move code; a number that is no move's code is refused
+        (``MoveError``), not read as some move."""
+        if isinstance(code, bool) or not isinstance(code, Integral) or not 0 <= code < 1 << 62:
+            raise MoveError(f"code: expected an engine move code, got {brief(code)}")
         code = int(code)
+        move = cls._decode(code)
+        if move.code() != code:
+            raise MoveError(f"code: {code} is not an engine move code")
+        return move
+
+    @classmethod
+    def _decode(cls, code: int) -> "Move":
         mt = code & L.MT_MASK
         kind = KIND_OF_TYPE[mt]
         seven = bool(code & L.FROM_SEVEN)
@@ -273,7 +315,9 @@ class Move:
     @classmethod
     def from_json(cls, body: Mapping[str, Any] | str) -> "Move":
         """Parse a JSON move body (a dict or a JSON string). Accepts cuttle.cards'
-        ``resolveFour`` (``cardId1``, ``cardId2``) and ``resolveFive`` bodies as discards."""
+        ``resolveFour`` (``cardId1``, ``cardId2``) and ``resolveFive`` bodies as discards.
+        A move field (``MOVE_FIELDS``) that the move type does not read is refused, as is
+        a target or a discard given two ways; other keys are left to the caller."""
         if isinstance(body, str):
             body = parse_json(body, MoveError, "move JSON")
         if not isinstance(body, Mapping):
@@ -281,6 +325,17 @@ class Move:
         name = body.get("moveType")
         if not isinstance(name, str):
             raise MoveError("moveType: missing or not a string")
+        move = cls._from_body(body, name)
+        given = [f for f in MOVE_FIELDS if body.get(f) is not None]
+        read = fields_read(name, body)
+        for field in given:
+            if field not in read:
+                raise MoveError(f"{field}: moveType {brief(name)} takes no {field}")
+        return move
+
+    @classmethod
+    def _from_body(cls, body: Mapping[str, Any], name: str) -> "Move":
+        """``from_json``'s move, from the fields its ``moveType`` reads."""
 
         def card(field: str, required: bool = True) -> Card | None:
             value = body.get(field)
@@ -293,8 +348,7 @@ class Move:
             except CardError as e:
                 raise MoveError(f"{field}: {e}") from None
 
-        seven = name.startswith("seven") and name != "sevenScrap"
-        base = name[5].lower() + name[6:] if seven else name
+        seven, base = _seven_base(name)
         if base in ("draw", "pass", "resolve", "forfeit"):
             return cls(base)
         if base in ("points", "counter"):
@@ -311,7 +365,9 @@ class Move:
                     raise MoveError(f"receiverSeat: expected a seat like 'p2', got {brief(raw)}")
             return cls(base, card("cardId"), card("targetId"), from_seven=seven, receiver=receiver)
         if base in ("untargetedOneOff", "targetOneOff", "targetedOneOff"):
-            if "targetSeat" in body:
+            if base != "untargetedOneOff" and body.get("targetSeat") is not None:
+                if body.get("targetId") is not None:
+                    raise MoveError("targetSeat: give targetSeat or targetId, not both")
                 seat = _seat_word(body["targetSeat"]) if isinstance(body["targetSeat"], str) else None
                 if seat is None:
                     raise MoveError(f"targetSeat: expected a seat like 'p2', got {brief(body['targetSeat'])}")
@@ -324,9 +380,11 @@ class Move:
             return cls("scrap", card("cardId"))
         if name == "tenCounter":
             return cls("block", card("cardId"))
-        if name in ("discard", "randomDiscard", "resolveFour", "resolveFive"):
-            if "cardIds" in body:
+        if name in _DISCARD_TYPES:
+            if body.get("cardIds") is not None:
                 raw = body["cardIds"]
+                if any(body.get(f) is not None for f in ("cardId", "cardId1", "cardId2")):
+                    raise MoveError("cardIds: give cardIds or cardId1 and cardId2, not both")
                 if not isinstance(raw, list) or not raw:
                     raise MoveError("cardIds: expected a non-empty list of cards")
                 try:

@@ -351,6 +351,8 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
     for key, value in pairs:
         rules = _apply_option(rules, key, value)
         k, v = _canonical(key, value)
+        if seen.get(k, v) != v:  # (the spec and the options, or a spec, naming it twice)
+            raise RulesError(f"option {k} is given twice, as {seen[k]} and as {v}: give it once")
         seen[k] = v
     if rules.remove_ace_six and rules.players < REMOVE_ACE_SIX_MIN_PLAYERS:
         raise RulesError(f"option remove-ace-six is for {REMOVE_ACE_SIX_MIN_PLAYERS} to {MAX_PLAYERS} seats, "

@@ -212,7 +212,7 @@ def _check_reachable(address: str) -> None:
     if address == "auto" or "://" in address:
         return
     host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
         raise BackendError(f"address: expected HOST:PORT (the head node's GCS address), or auto, got {address!r}")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()

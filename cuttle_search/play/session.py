@@ -61,13 +61,13 @@ def parse_seat(text: str, rules: Ruleset) -> int:
 
 def split_specs(text: str) -> list[str]:
     """Agent specs in a list: ``;`` separates them; so does ``,`` except before a
-    ``param=value`` (which belongs to the spec before it: ``greedy,ismcts:iterations=500,c=1``
-    is two specs)."""
+    ``param=value`` or an empty part (which belong to the spec before it, as the arena
+    reads one spec: ``greedy,ismcts:iterations=500,c=1`` is two specs)."""
     if ";" in text:
         return [p.strip() for p in text.split(";")]
     specs: list[str] = []
     for part in text.split(","):
-        if specs and "=" in part and ":" not in part:
+        if specs and ("=" in part and ":" not in part or not part.strip()):
             specs[-1] += "," + part
         else:
             specs.append(part)

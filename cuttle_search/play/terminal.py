@@ -46,6 +46,12 @@ the game is over:
 COMMANDS = ("hint", "undo", "save", "moves", "board", "help", "quit", "exit")
 
 
+
+def _no_argument(cmd: str, arg: str) -> None:
+    """Refuse words after a prompt command that takes none (``board 2`` was read as ``board``)."""
+    if arg:
+        raise PlayError(f"{cmd}: takes nothing after it, not {brief(arg)}; type {cmd}")
+
 class Terminal:
     """Plays ``session`` with a person on a text stream. ``table`` formats an analysis
     (the ``analyse`` command's table); ``progress(total)`` gives a (bar, update) pair for
@@ -165,6 +171,7 @@ class Terminal:
             cmd = words[0].lower()
             try:
                 if cmd in ("quit", "exit"):
+                    _no_argument(cmd, line[len(words[0]):].strip())
                     self.leave("you left the game")
                     return False
                 if cmd in COMMANDS:
@@ -186,6 +193,8 @@ class Terminal:
     def command(self, cmd: str, arg: str) -> bool:
         """Run a prompt command; True when the game moved on (an undo)."""
         s = self.session
+        if cmd not in ("save", "hint"):
+            _no_argument(cmd, arg)
         if cmd == "help":
             self.say(GAME_OVER_HELP if s.is_over else HELP.format(default=DEFAULT_ITERATIONS))
         elif cmd == "moves":
@@ -291,9 +300,10 @@ class Terminal:
             if not words:
                 continue
             cmd = words[0].lower()
-            if cmd in ("quit", "exit"):
-                return False
             try:
+                if cmd in ("quit", "exit"):
+                    _no_argument(cmd, line[len(words[0]):].strip())
+                    return False
                 if cmd in ("save", "board", "help", "undo", "moves", "hint"):
                     if self.command(cmd, line[len(words[0]):].strip()):
                         return True

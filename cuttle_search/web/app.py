@@ -39,6 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .. import __version__
 from ..game.errors import CuttleError, brief
 from ..game.inputs import parse_json
+from ..game.formats.fields import check_keys
 from ..game.rules import RULESETS, RulesError, get_ruleset
 from ..hint import MIN_REPORT_EVERY, MAX_RUNNERS_UP, RequestError, ServerLimits, answers, error_object, request_limit
 from . import views
@@ -54,6 +55,12 @@ MAX_REVIEW_DECISIONS = 400  # a game has at most this many reviewed decisions he
 DEFAULT_SOLVE_SECONDS = 10.0
 _FIELD_RE = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
 MESSAGE_TYPES = ("new", "play", "undo", "hint", "stop", "log", "load", "analyse", "solve", "review", "ping")
+# the fields each message reads besides "type" and "id" (docs/web.md): any other is refused
+MESSAGE_FIELDS: dict[str, tuple[str, ...]] = {
+    "new": ("rules", "seat", "opponents", "seed"), "play": ("move",), "hint": ("iterations", "time"),
+    "load": ("position",), "analyse": ("position", "iterations", "time"), "solve": ("position", "time"),
+    "review": ("game", "iterations", "time"),
+}
 
 
 _PARTIAL = "_partial"  # an outbox entry standing for the newest partial answer of a request
@@ -183,6 +190,7 @@ class Client:
             if msg.get("type") not in MESSAGE_TYPES:
                 raise RequestError(f"type: expected one of {', '.join(MESSAGE_TYPES)}, got {brief(msg.get('type'))}")
             kind = msg["type"]
+            check_keys(msg, ("type", "id") + MESSAGE_FIELDS.get(kind, ()), what=f"message of type {kind}", error=RequestError)
             if kind == "ping":
                 self.post({"type": "pong", "id": req_id})
                 return

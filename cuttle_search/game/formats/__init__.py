@@ -56,10 +56,13 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
         if isinstance(rules_override, Ruleset):
             rs = rules_override
         else:
-            options = data.get("options") or {}
+            options = data.get("options")
+            if options is None:
+                options = {}
             if not isinstance(options, Mapping):
                 raise PositionError("options: expected an object of rule options")
-            rs = get_ruleset(rules_override or data.get("rules") or "cuttle-cards", options)
+            spec = rules_override or data.get("rules")
+            rs = get_ruleset("cuttle-cards" if spec is None else spec, options)
     except RulesError as e:
         raise PositionError(f"rules: {e}") from None
     if seat_list:
@@ -77,9 +80,9 @@ def position_from_json(text: str, rules: str | Ruleset | None = None) -> Positio
 
 def read_position_file(path: str | Path, rules: str | Ruleset | None = None) -> Position:
     """A position from a file, named after the file."""
-    p = Path(path)
-    pos = position_from_json(read_text_file(p, PositionError), rules)
-    pos.name = p.stem
+    text = read_text_file(path, PositionError)
+    pos = position_from_json(text, rules)
+    pos.name = Path(path).stem
     return pos
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import cards as C
 from ..cards import Card, CardError, card_str, cards_in, parse_card
-from ..errors import brief, did_you_mean
+from ..errors import CuttleError, brief, did_you_mean
 from ...engine import layout as L
 from ...engine import state as S
 from ...engine.setup import POSITION_ERRORS, SETUP_ERRORS, SETUP_LIMITS, setup_pending
@@ -384,15 +384,27 @@ def from_cuttle_cards(data: Mapping[str, Any]) -> bool:
     return isinstance(phase, int) and not isinstance(phase, bool)
 
 
-def check_keys(data: Mapping[str, Any], known: Iterable[str], where: str = "") -> None:
+def read_about(data: Mapping[str, Any]) -> str:
+    """A position's ``about`` text ("" when absent or null)."""
+    about = data.get("about")
+    if about is None:
+        return ""
+    if not isinstance(about, str):
+        raise PositionError(f"about: expected a text description, got {brief(about)}")
+    return about
+
+
+def check_keys(data: Mapping[str, Any], known: Iterable[str], where: str = "", what: str = "",
+               error: type[CuttleError] = PositionError) -> None:
     """Refuse a key of ``data`` that is not in ``known``, naming it and the closest known
     key: a misspelt ``p0FaceCard`` would otherwise be skipped, and its cards taken for
-    hidden ones."""
+    hidden ones. ``what`` names the object (a position's, or with ``where`` a seat's, by
+    default); ``error`` is the error raised."""
     names = list(known)
     for key in data:
         if key in names:
             continue
         hint = did_you_mean(key, names)
         name = key if isinstance(key, str) and key.isprintable() and len(key) <= 40 else brief(key)
-        raise PositionError(f"{where}{name}: not a field of a {'seat' if where else 'position'}{hint}")
+        raise error(f"{where}{name}: not a field of a {what or ('seat' if where else 'position')}{hint}")
 

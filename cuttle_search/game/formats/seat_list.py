@@ -40,7 +40,7 @@ from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 from .fields import (
     FORMAT_NAME, SeenCards, check_view_deck_known, match_stack, card_list, default_actions, frozen_cards, impossible,
     int_field, list_field, check_keys, SEAT_ENTRY_KEYS,
-    parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
+    parse_phase, read_about, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
 SEAT_LIST_VERSION = 2
@@ -408,10 +408,7 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                 raise PositionError(f"seats[{q}].hand: {seat_name(view)} sees this hand (glasses), so '??' is not allowed")
         hidden = Hidden(view, {q: k for q, k in enumerate(unknown_in_hand) if k}, sum(1 for x in deck if x is None),
                         revealed_unknown)
-    about = data.get("about") or ""
-    if not isinstance(about, str):
-        raise PositionError("about: expected a text description")
-    pos = Position(rs, s, view, hidden, unknown_mask, about=about)
+    pos = Position(rs, s, view, hidden, unknown_mask, about=read_about(data))
     code, detail = (int(x) for x in position_error(s, r))
     if code:
         raise PositionError(impossible(pos, code, detail))

@@ -23,7 +23,7 @@ from ..seats import seat_name, seat_number
 from .fields import (
     FORMAT_NAME, FORMAT_VERSION, SeenCards, check_view_deck_known, match_stack, card_list, default_actions, frozen_cards,
     impossible, int_field,
-    parse_phase, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
+    parse_phase, read_about, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
 _JACK_RE = re.compile(r"^\s*([^-\s]+)\s*-\s*p(\d)\s*$", re.IGNORECASE)
@@ -274,10 +274,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
                 why = "the deck is empty" if not deck_cards else f"{seat_name(view)} has glasses"
                 raise PositionError(f"{seat_name(o)}Hand: {why}, so every card of {seat_name(o)}'s hand is visible; '??' is not allowed")
         hidden = Hidden(view, {p: n for p, n in unknown_in_hand.items() if n}, sum(1 for x in deck_cards if x is None))
-    about = data.get("about") or ""
-    if not isinstance(about, str):
-        raise PositionError("about: expected a text description")
-    pos = Position(rs, s, view, hidden, unknown_mask, about=about)
+    pos = Position(rs, s, view, hidden, unknown_mask, about=read_about(data))
     code, detail = (int(x) for x in position_error(s, r))
     if code:
         raise PositionError(impossible(pos, code, detail))
