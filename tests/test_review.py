@@ -12,7 +12,7 @@ from cuttle_search.cli import main
 from cuttle_search.game.gamelog import GameLogError, read_game
 from cuttle_search.game.moves import Move
 from cuttle_search.game.position import Position
-from cuttle_search.analysis.review import ReviewError, label_for, review_game
+from cuttle_search.analysis.review import ReviewError, label_for, review_game, review_text
 from cuttle_search.play.backends import make_backend
 from cuttle_search.game.rules import get_ruleset
 from cuttle_search.game.cards import card_str, parse_card
@@ -388,12 +388,18 @@ def test_any_seat_of_the_game_can_be_reviewed(tmp_path):
 def test_luck_adds_up_to_the_luck_adjusted_result(tmp_path):
     log = _game(7)
     review = review_game(**_review_args(log), iterations=1000, seed=2)
-    for seat in ("p0", "p1"):
+    for seat, other in (("p0", "p1"), ("p1", "p0")):
         s = review.summary[seat]
         events = [d.luck for d in review.decisions if d.luck is not None and d.luck.seat == int(seat[1])]
         assert s["luckEvents"] == len(events) and s["luck"] == pytest.approx(sum(e.luck for e in events), abs=1e-5)
         expected = 1.0 if log["result"]["winner"] == seat else 0.0
-        assert s["result"] == expected and s["luckAdjustedResult"] == pytest.approx(expected - s["luck"], abs=1e-5)
+        # as GNU Backgammon nets the dice: one's own luck less the opponent's
+        net = s["luck"] - review.summary[other]["luck"]
+        assert s["result"] == expected and s["luckAdjustedResult"] == pytest.approx(expected - net, abs=1e-5)
+    assert sum(review.summary[q]["luckAdjustedResult"] for q in ("p0", "p1")) == pytest.approx(1.0, abs=1e-5)
+    assert review.summary["p0"]["luck"] != 0 or review.summary["p1"]["luck"] != 0  # (so the sum tells the nets apart)
+    one = review_game(**_review_args(log), seats=(0,), iterations=1000, seed=2)  # the other seat's luck unmeasured
+    assert one.summary["p0"]["luckAdjustedResult"] is None and "luck-adjusted" not in review_text(one, "g")
     draws = [d for d in review.decisions if d.played.text() == "draw"]
     assert draws and all(d.luck is not None and len(d.luck.cards) == 1 for d in draws)
 
@@ -460,3 +466,33 @@ def test_a_discard_can_be_replaced_by_another():
     assert Position.from_dict(other.to_dict()).to_dict() == other.to_dict()
     with pytest.raises(Exception, match="discard"):
         start.with_discard_replaced(1, (parse_card("KD"),), (parse_card("AD"),))
+
+
+def test_a_team_win_names_both_partners_and_calibrated_scores_are_kept():
+    import random
+
+    from cuttle_search.game.position import Position
+
+    rng = random.Random(4)
+    start = Position.deal("team", seed=1)
+    pos, moves = start.copy(), []
+    while not pos.is_over:
+        move = rng.choice(pos.legal_moves())
+        pos.play(move)
+        moves.append(move)
+    assert pos.result()["status"] == "won"
+    review = review_game(start, moves, seats=(0,), iterations=10_000, luck=False)
+    w = int(pos.result()["winner"][1])
+    assert set(review.winners) == {w, (w + 2) % 4}  # partners sit opposite
+    text = review_text(review, "team")
+    assert f"winners {' and '.join(f'p{q}' for q in sorted(review.winners))}" in text
+    # where the calibration map applies (Team has one; 5,000 to 20,000 iterations) both scores have it
+    calibrated = [d for d in review.to_json()["decisions"] if "bestCalibratedScore" in d]
+    assert calibrated and all(0 <= d["playedCalibratedScore"] <= 1 for d in calibrated)
+
+
+def test_a_candidates_gap_keeps_its_sign():
+    # as analyse's: negative where a move of fewer visits scored higher (it was clamped at 0)
+    review = review_game(**_review_args(_game(7)), iterations=300, seed=2, luck=False)
+    gaps = [(c.gap, d.candidates[0].score - c.score) for d in review.decisions for c in d.candidates]
+    assert all(g == pytest.approx(want) for g, want in gaps) and min(g for g, _ in gaps) < 0

@@ -136,3 +136,22 @@ def test_a_private_top_card_and_hands_at_deck_out_in_cutthroat():
     s2 = s.copy()
     s2[L.F_NPLAYERS] = 2
     assert I.sees_hand(s2, two, 0, 1)
+
+
+@pytest.mark.parametrize("rules", ["cuttle-cards", "classic"])
+def test_a_seven_that_turns_up_the_last_cards_shows_no_hand_until_its_pick(rules):
+    # the revealed cards are still the deck's (cuttle.cards keeps them in its deck): the hands
+    # show once the pick leaves the deck empty, and not before
+    from .helpers import build
+
+    pos = build(rules, p0Hand=["7C", "AC", "QH"], p1Hand=["AD", "5H", "KD"], deck_top=["KS", "4C"][:2 if rules ==
+                "cuttle-cards" else 1], rest="scrap", actions=60, turn=30)
+    pos.play("one-off 7C")
+    pos.play("resolve")
+    assert pos.phase_name == "resolvingSeven" and pos.to_dict()["deck"] == []
+    assert set(pos.view_of(0).to_dict()["p1Hand"]) == {"??"} and set(pos.view_of(1).to_dict()["p0Hand"]) == {"??"}
+    back = _via_file(pos, 0)  # the honest view of that moment loads (it was refused: "the deck is empty")
+    assert set(back.to_dict()["p1Hand"]) == {"??"}
+    pos.play(next(m for m in pos.legal_moves() if m.text() == "royal KS"))
+    empty = pos.to_dict()["deck"] == []
+    assert (set(pos.view_of(1).to_dict()["p0Hand"]) != {"??"}) == empty  # shown once the deck is out

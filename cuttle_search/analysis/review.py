@@ -53,7 +53,7 @@ class Candidate:
     visits: int
     score: float
     interval: tuple[float, float]
-    gap: float  # the best move's score minus this one's
+    gap: float  # the best move's score minus this one's (negative: a move of fewer visits scored higher)
     proven: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -69,8 +69,8 @@ class Luck:
     move's score with those cards unknown, ``after`` with them known, each from an equal
     search of that one move (same budget, same seed). For a random 4's discards from the
     player's hand (``move`` is the chance outcome): ``after`` is the player's best score at
-    its next decision, ``before`` the mean of the same over the other discards chance could
-    have made. ``luck`` is the difference."""
+    its next decision, ``before`` the mean of the same over the discards chance could have
+    made (this one among them). ``luck`` is the difference."""
 
     ply: int
     seat: int
@@ -113,6 +113,9 @@ class Decision:
     candidates: tuple[Candidate, ...] = ()
     played_researched: bool = False
     luck: Luck | None = None
+    # the two scores recalibrated on self-play where a map applies (analysis/calibration.py)
+    played_calibrated: float | None = None
+    best_calibrated: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -121,6 +124,8 @@ class Decision:
             "playedScore": _r(self.played_score), "playedInterval": [_r(x) for x in self.played_interval],
             "playedVisits": self.played_visits, "playedResearched": self.played_researched,
             "bestScore": _r(self.best_score), "bestInterval": [_r(x) for x in self.best_interval],
+            **({"playedCalibratedScore": _r(self.played_calibrated), "bestCalibratedScore": _r(self.best_calibrated)}
+               if self.played_calibrated is not None and self.best_calibrated is not None else {}),
             "loss": _r(self.loss), "sureLoss": _r(self.sure_loss), "label": self.label,
             "candidates": [c.to_json() for c in self.candidates],
             **({"luck": self.luck.to_json()} if self.luck is not None else {}),
@@ -147,15 +152,24 @@ class Review:
     shares: dict[int, float | None] = field(default_factory=dict)  # each seat's share of the result
     seat_count: int = 2  # the game's seats
     chance_luck: list[Luck] = field(default_factory=list)  # chance events (a random 4's discards)
+    winners: tuple[int, ...] = ()  # every seat whose side won (a Team win names both partners)
 
     def __post_init__(self) -> None:
+        totals = {}
+        for seat in self.seats:
+            events = [d.luck for d in self.decisions if d.seat == seat and d.luck is not None]
+            totals[seat] = sum(x.luck for x in events + [x for x in self.chance_luck if x.seat == seat])
+        every = len(self.seats) == self.seat_count
         for seat in self.seats:
             mine = [d for d in self.decisions if d.seat == seat]
             counts = {name: sum(d.label == name for d in mine) for name, _ in LABELS}
             swings = sorted(mine, key=lambda d: -d.sure_loss)[:3]
             luck = [d.luck for d in mine if d.luck is not None] + [x for x in self.chance_luck if x.seat == seat]
-            total = sum(x.luck for x in luck)
+            total = totals[seat]
             share = self.shares.get(seat)
+            # as GNU Backgammon nets the dice: one's own luck less the others' (their mean), so
+            # that the adjusted results share out the game as the results do; with every seat reviewed
+            others = statistics.fmean(totals[q] for q in self.seats if q != seat) if every and len(self.seats) > 1 else None
             self.summary[seat_name(seat)] = {
                 "decisions": len(mine),
                 "forcedSkipped": self.forced.get(seat, 0),
@@ -165,7 +179,7 @@ class Review:
                                    "sureLoss": round(d.sure_loss, 6)} for d in swings if d.sure_loss > 0],
                 "luck": _r(total), "luckEvents": len(luck),
                 "result": share,
-                "luckAdjustedResult": None if share is None else _r(share - total),
+                "luckAdjustedResult": None if share is None or others is None else _r(share - (total - others)),
             }
 
     @property
@@ -175,7 +189,8 @@ class Review:
     def to_json(self) -> dict[str, Any]:
         return {
             "rules": self.rules, "players": self.players, "plies": self.plies, "result": self.result,
-            "winner": self.winner, "reviewed": [seat_name(q) for q in self.seats],
+            "winner": self.winner, "winners": [seat_name(q) for q in self.winners],
+            "reviewed": [seat_name(q) for q in self.seats],
             "iterationsPerDecision": self.iterations, "timePerDecision": self.time, "seed": self.seed,
             "labels": {name: threshold for name, threshold in LABELS},
             "summary": self.summary, "decisions": [d.to_json() for d in self.decisions],
@@ -217,8 +232,9 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     if searched and (luck_dict is not None or (played is not best and played.visits < best.visits)):
         alone = _one_move(view, played.move, equal, again, rollout)
     resecond = alone is not None and played is not best and played.visits < best.visits
-    p_score, p_interval, p_visits = ((alone.score, alone.interval, alone.visits) if resecond else  # type: ignore[union-attr]  # resecond: alone is set
-                                     (played.score, played.interval, played.visits))
+    p_stat = alone if resecond else played
+    assert p_stat is not None
+    p_score, p_interval, p_visits = p_stat.score, p_stat.interval, p_stat.visits
     loss = max(0.0, best.score - p_score)
     sure = 0.0 if played is best else max(0.0, best.interval[0] - p_interval[1])
     luck = None
@@ -226,11 +242,11 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
         known = Position.from_dict(luck_dict, rules=rules)
         after = _one_move(known, played.move, equal, again, rollout)
         luck = Luck(ply, seat, played.move, tuple(luck_cards), alone.score, after.score)
-    candidates = tuple(Candidate(m.move, m.visits, m.score, m.interval, max(0.0, best.score - m.score), m.proven)
+    candidates = tuple(Candidate(m.move, m.visits, m.score, m.interval, best.score - m.score, m.proven)
                        for m in result.moves)
     return game, Decision(ply, seat, view.phase_name, played.move, best.move, p_score, p_interval,
                           p_visits, best.score, best.interval, loss, sure, label_for(sure), result.seconds,
-                          candidates, resecond, luck)
+                          candidates, resecond, luck, p_stat.calibrated_score, best.calibrated_score)
 
 
 def _run_job(job: tuple) -> tuple[str, int, Any]:
@@ -428,7 +444,9 @@ def review_games(
         reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
                               sorted(decisions, key=lambda d: d.ply), skipped, reviewed, limit.iterations,
                               limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
-                              seat_count=start.rules.players, chance_luck=sorted(events, key=lambda x: x.ply)))
+                              seat_count=start.rules.players, chance_luck=sorted(events, key=lambda x: x.ply),
+                              winners=tuple(q for q in range(start.rules.players)
+                                            if end.is_over and end.result()["status"] == "won" and end.share_of(q) == 1)))
     return reviews
 
 
@@ -460,16 +478,23 @@ def _players_line(review: Review) -> str:
 
 def _result_line(review: Review) -> str:
     text = f"result {review.result['status']}"
-    if review.winner:
-        spec = review.players.get(review.winner)
-        text += f", winner {review.winner}" + (f" ({spec})" if spec else "")
+    winners = [seat_name(q) for q in review.winners] or ([review.winner] if review.winner else [])
+    if winners:
+        specs = [review.players[w] for w in winners if w in review.players]
+        text += (f", winner{'s' * (len(winners) > 1)} {' and '.join(winners)}"
+                 + (f" ({', '.join(specs)})" if specs else ""))
     return text
+
+
+def _counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 blunder``, ``2 blunders``."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _candidates_lines(d: Decision, indent: str = "      ") -> list[str]:
     rows = [(c.move.text(), f"{c.visits:,}", f"{c.score:.3f}", f"{c.interval[0]:.2f}-{c.interval[1]:.2f}",
-             "-" if c.gap == 0 else f"{c.gap:.3f}", c.proven or "") for c in d.candidates]
-    rows.insert(0, ("candidate", "visits", "score", "interval", "gap", ""))
+             "-" if c.move == d.best else f"{c.gap:.3f}", c.proven or "") for c in d.candidates]
+    rows.insert(0, ("candidate (first search)", "visits", "score", "interval", "gap", ""))
     widths = [max(len(r[i]) for r in rows) for i in range(6)]
     return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
 
@@ -483,7 +508,7 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
         f"review of {title}: {_players_line(review)}",
         f"rules {review.rules}, {review.plies} moves, {_result_line(review)}; "
         f"reviewed: {', '.join(seat_name(q) for q in review.seats)} (each row from its player's view)",
-        f"{budget} a decision, seed {review.seed}, {len(review.decisions)} decisions in {review.seconds:.1f} s",
+        f"{budget} a decision, seed {review.seed}, {_counted(len(review.decisions), 'decision')} in {review.seconds:.1f} s",
         "labels by sure loss = best's lower bound - played's upper bound: "
         + ", ".join(f"{n} >= {t:g}" for n, t in LABELS)
         + "; * = the played move searched again alone with the best move's visits",
@@ -507,18 +532,22 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
     lines.append("")
     for x in review.chance_luck:
         lines.append(f"chance at ply {x.ply}: {x.move.text()} from {seat_name(x.seat)}'s hand: luck {x.luck:+.3f} "
-                     f"({seat_name(x.seat)}'s best {x.after:.3f} as drawn, {x.before:.3f} over the other discards)")
+                     f"({seat_name(x.seat)}'s best {x.after:.3f} as drawn, {x.before:.3f} over the discards chance could make)")
     if review.chance_luck:
         lines.append("")
     for seat, s in review.summary.items():
         acc = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}%"
-        swings = ", ".join(f"ply {x['ply']} {x['played']} (best {x['best']}, -{x['sureLoss']:.2f})" for x in s["biggestSwings"])
-        luck = f"luck {s['luck']:+.3f} over {s['luckEvents']} events"
+        swings = ", ".join(f"ply {x['ply']} {x['played']} (best {x['best']}, sure loss {x['sureLoss']:.3f})"
+                           for x in s["biggestSwings"])
+        luck = f"luck {s['luck']:+.3f} over {_counted(s['luckEvents'], 'event')}"
         if s["result"] is not None:
-            luck += f", result {s['result']:.2f}, luck-adjusted {s['luckAdjustedResult']:.2f}"
-        lines.append(f"{seat}: {s['decisions']} decisions ({s['forcedSkipped']} forced, skipped), accuracy {acc}, "
-                     f"{s['blunder']} blunders, {s['mistake']} mistakes, {s['inaccuracy']} inaccuracies; {luck}"
-                     + (f"; biggest swings: {swings}" if swings else ""))
+            luck += f", result {s['result']:.2f}"
+        if s["luckAdjustedResult"] is not None:
+            luck += f", luck-adjusted {s['luckAdjustedResult'] + 0.0:.2f}"
+        lines.append(f"{seat}: {_counted(s['decisions'], 'decision')} reviewed "
+                     f"({s['forcedSkipped']} forced skipped), accuracy {acc}, {_counted(s['blunder'], 'blunder')}, "
+                     f"{_counted(s['mistake'], 'mistake')}, {_counted(s['inaccuracy'], 'inaccuracy', 'inaccuracies')}; {luck}"
+                     + (f"; largest sure losses: {swings}" if swings else ""))
     return "\n".join(lines)
 
 
@@ -601,17 +630,21 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
         f"({d.best_interval[0]:.2f}-{d.best_interval[1]:.2f}); loss {d.loss:.3f}, sure loss {d.sure_loss:.3f}"
         f"{', ' + d.label if d.label else ''}"
         + ("" if d.luck is None else f"; luck {d.luck.luck:+.3f} ({esc(' '.join(d.luck.cards))})")
-        + "</p><table class='candidates'><tr><th>candidate</th><th>visits</th><th>score</th><th>interval</th>"
+        + "</p><table class='candidates'><tr><th>candidate (first search)</th><th>visits</th><th>score</th><th>interval</th>"
         "<th>gap</th></tr>"
         + "".join(f"<tr><td>{esc(c.move.text())}</td><td>{c.visits:,}</td><td>{c.score:.3f}</td>"
-                  f"<td>{c.interval[0]:.2f}-{c.interval[1]:.2f}</td><td>{c.gap:.3f}</td></tr>" for c in d.candidates)
+                  f"<td>{c.interval[0]:.2f}-{c.interval[1]:.2f}</td><td>{'-' if c.move == d.best else f'{c.gap:.3f}'}</td></tr>"
+                  for c in d.candidates)
         + "</table></section>"
         for i, d in enumerate(review.decisions)
     )
     summary = "".join(
-        f"<li><b>{seat}</b>: accuracy {'-' if s['accuracy'] is None else s['accuracy']}%, {s['blunder']} blunders, "
-        f"{s['mistake']} mistakes, {s['inaccuracy']} inaccuracies ({s['decisions']} decisions); luck {s['luck']:+.3f}"
-        + ("" if s["result"] is None else f", result {s['result']:.2f}, luck-adjusted {s['luckAdjustedResult']:.2f}")
+        f"<li><b>{seat}</b>: accuracy {'-' if s['accuracy'] is None else s['accuracy']}%, "
+        f"{_counted(s['blunder'], 'blunder')}, {_counted(s['mistake'], 'mistake')}, "
+        f"{_counted(s['inaccuracy'], 'inaccuracy', 'inaccuracies')} ({_counted(s['decisions'], 'decision')} reviewed, "
+        f"{s['forcedSkipped']} forced skipped); luck {s['luck']:+.3f} over {_counted(s['luckEvents'], 'event')}"
+        + ("" if s["result"] is None else f", result {s['result']:.2f}")
+        + ("" if s["luckAdjustedResult"] is None else f", luck-adjusted {s['luckAdjustedResult'] + 0.0:.2f}")
         + "</li>"
         for seat, s in review.summary.items()
     )
@@ -626,7 +659,7 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
         + ", ".join(f"<span style='color:{_COLOURS[n]}'>&#9679;</span> {n}" for n, _ in LABELS)
         + f". Click a mark or a row (or use the arrow keys) to see the decision.</p>{svg}<ul>{summary}</ul>"
         + "".join(f"<p class='chance'>chance at ply {x.ply}: {esc(x.move.text())} from {seat_name(x.seat)}'s hand: "
-                  f"luck {x.luck:+.3f} ({x.after:.3f} as drawn, {x.before:.3f} over the other discards)</p>"
+                  f"luck {x.luck:+.3f} ({x.after:.3f} as drawn, {x.before:.3f} over the discards chance could make)</p>"
                   for x in review.chance_luck)
         + f"<div id='detail'>{panels}</div>"
         "<table><tr><th>ply</th><th>player (view)</th><th>played</th><th>best</th>"

@@ -44,11 +44,12 @@ from .seats import next_seat, same_side, seat_after
 def sees_hand(s, r, viewer, q):
     """Whether ``viewer`` sees every card of seat ``q``'s hand: its own, every opponent's
     while it controls glasses (a partner's never), every hand once the deck is empty where
-    the rules say so (``R_DECKOUT_REVEALS``), and with ``R_EIGHT_SHOWS_ALL`` every hand
-    but an 8's player's own, face up for every seat."""
+    the rules say so (``R_DECKOUT_REVEALS``; not while a 7's revealed cards, the deck's
+    last, wait for its pick: they are still the deck's, as cuttle.cards keeps them), and
+    with ``R_EIGHT_SHOWS_ALL`` every hand but an 8's player's own, face up for every seat."""
     if q == viewer:
         return True
-    if s[F_DECK_N] == 0 and r[R_DECKOUT_REVEALS] != 0:
+    if s[F_DECK_N] == 0 and s[F_REVEALED] == 0 and r[R_DECKOUT_REVEALS] != 0:
         return True
     if r[R_EIGHT_SHOWS_ALL]:
         for o in range(s[F_NPLAYERS]):

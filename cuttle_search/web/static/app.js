@@ -30,6 +30,7 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 const fmt = (x, d = 3) => (x === null || x === undefined ? '-' : Number(x).toFixed(d));
+const counted = (n, noun, plural) => `${n} ${n === 1 ? noun : (plural || noun + 's')}`;
 const seatNumber = (seat) => Number(String(seat).slice(1));
 
 function showError(msg) {
@@ -407,13 +408,18 @@ function onReview(msg) {
   $('rv-status').textContent = `reviewed ${review.decisions.length} decisions in ${fmt(review.seconds, 1)} s (${review.iterationsPerDecision} iterations a decision)`;
   $('rv-status').dataset.done = '1';
   const players = Object.entries(review.players).map(([s, p]) => `${s} ${p}`).join(' vs ') || 'players not recorded';
+  const winners = review.winners && review.winners.length ? review.winners : (review.winner ? [review.winner] : []);
   $('rv-head').textContent = `${players}; ${review.rules}, ${review.plies} moves, result ${review.result.status}` +
-    (review.winner ? `, ${review.winner} wins` : '');
+    (winners.length ? `, ${winners.join(' and ')} ${winners.length > 1 ? 'win' : 'wins'}` : '');
   $('rv-chart').replaceChildren(...chart(review));
   $('rv-summary').replaceChildren(...Object.entries(review.summary).map(([seat, s]) => el('li', {
     'data-seat': seat,
-    text: `${seat}: accuracy ${s.accuracy === null ? '-' : s.accuracy + '%'}, ${s.blunder} blunders, ${s.mistake} mistakes, ` +
-      `${s.inaccuracy} inaccuracies (${s.decisions} decisions, ${s.forcedSkipped} forced); luck ${fmt(s.luck)} over ${s.luckEvents} draws`,
+    text: `${seat}: accuracy ${s.accuracy === null ? '-' : s.accuracy + '%'}, ${counted(s.blunder, 'blunder')}, ` +
+      `${counted(s.mistake, 'mistake')}, ${counted(s.inaccuracy, 'inaccuracy', 'inaccuracies')} ` +
+      `(${counted(s.decisions, 'decision')} reviewed, ${s.forcedSkipped} forced skipped); ` +
+      `luck ${fmt(s.luck)} over ${counted(s.luckEvents, 'event')}` +
+      (s.result === null ? '' : `, result ${fmt(s.result, 2)}`) +
+      (s.luckAdjustedResult === null ? '' : `, luck-adjusted ${fmt(s.luckAdjustedResult + 0, 2)}`),
   })));
   const head = el('tr', {}, ...['ply', 'player', 'played', 'best', 'played score', 'best score', 'sure loss', 'label', 'luck'].map((t) => el('th', { text: t })));
   $('rv-rows').replaceChildren(head, ...review.decisions.map((d, i) => el('tr', { class: 'row decision', 'data-i': i, onclick: () => pickDecision(i) },
@@ -442,10 +448,11 @@ function pickDecision(i) {
       d.label ? el('span', { class: 'label-' + d.label, text: d.label }) : null,
       d.luck ? ` · luck ${fmt(d.luck.luck)} (${d.luck.cards.join(' ')})` : ''));
   if (d.board) renderBoard($('rv-board'), d.board, review.players); else $('rv-board').replaceChildren();
-  const head = el('tr', {}, ...['candidate', 'visits', 'score', 'interval', 'gap', 'proven'].map((t) => el('th', { text: t })));
+  const head = el('tr', {}, ...['candidate (first search)', 'visits', 'score', 'interval', 'gap', 'proven'].map((t) => el('th', { text: t })));
   $('rv-candidates').replaceChildren(head, ...d.candidates.map((c) => el('tr', { class: c.move === d.played ? 'chosen' : '' },
     el('td', { text: c.move + (c.move === d.played ? ' (played)' : '') }), el('td', { text: String(c.visits) }), el('td', { text: fmt(c.score) }),
-    el('td', { text: `${fmt(c.interval[0], 2)}-${fmt(c.interval[1], 2)}` }), el('td', { text: fmt(c.gap) }), el('td', { text: c.proven || '' }))));
+    el('td', { text: `${fmt(c.interval[0], 2)}-${fmt(c.interval[1], 2)}` }), el('td', { text: c.move === d.best ? '-' : fmt(c.gap) }),
+    el('td', { text: c.proven || '' }))));
 }
 
 // ------------------------------------------------------------ files
