@@ -12,7 +12,7 @@ from cuttle_search.cli import main
 from cuttle_search.game.gamelog import GameLogError, read_game
 from cuttle_search.game.moves import Move
 from cuttle_search.game.position import Position
-from cuttle_search.analysis.review import ReviewError, label_for, review_game, review_text
+from cuttle_search.analysis.review import ReviewError, label_for, review_game, review_html, review_text
 from cuttle_search.play.backends import make_backend
 from cuttle_search.game.rules import get_ruleset
 from cuttle_search.game.cards import card_str, parse_card
@@ -487,6 +487,8 @@ def test_a_team_win_names_both_partners_and_calibrated_scores_are_kept():
     text = review_text(review, "team")
     assert f"winners {' and '.join(f'p{q}' for q in sorted(review.winners))}" in text
     # where the calibration map applies (Team has one; 5,000 to 20,000 iterations) both scores have it
+    page = review_html(review, "team")  # the chart's line is p0's side's, as with two seats
+    assert "p0 and p2 win rate" in page and '<path d=""' not in page
     calibrated = [d for d in review.to_json()["decisions"] if "bestCalibratedScore" in d]
     assert calibrated and all(0 <= d["playedCalibratedScore"] <= 1 for d in calibrated)
 

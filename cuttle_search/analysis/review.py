@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ..engine.rng import game_seed
+from ..engine.seats import same_side
 from ..game.errors import CuttleError
 from ..game.moves import Move
 from ..game.position import Position
@@ -153,6 +154,8 @@ class Review:
     seat_count: int = 2  # the game's seats
     chance_luck: list[Luck] = field(default_factory=list)  # chance events (a random 4's discards)
     winners: tuple[int, ...] = ()  # every seat whose side won (a Team win names both partners)
+    sides: int = 2  # the sides that play for the win (two in Team)
+    p0_side: tuple[int, ...] = (0,)  # the seats of p0's side (the chart's line, with two sides)
 
     def __post_init__(self) -> None:
         totals = {}
@@ -446,7 +449,9 @@ def review_games(
                               limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
                               seat_count=start.rules.players, chance_luck=sorted(events, key=lambda x: x.ply),
                               winners=tuple(q for q in range(start.rules.players)
-                                            if end.is_over and end.result()["status"] == "won" and end.share_of(q) == 1)))
+                                            if end.is_over and end.result()["status"] == "won" and end.share_of(q) == 1),
+                              sides=start.sides, p0_side=tuple(q for q in range(start.rules.players)
+                                                               if same_side(start.state, start.rules_array, 0, q))))
     return reviews
 
 
@@ -573,8 +578,9 @@ if (rows.length) pick(0);
 
 
 def review_html(review: Review, title: str, boards: dict[int, str] | None = None) -> str:
-    """A self-contained HTML report: p0's estimated win rate over the game (with more seats,
-    each decider's own score at its decisions) as an inline SVG chart with a tick per move
+    """A self-contained HTML report: the estimated win rate of p0's side over the game (two
+    seats, or Team's two sides; with more sides, each decider's own score at its decisions)
+    as an inline SVG chart with a tick per move
     and a mark per decision; a click on a mark
     or a row (or the arrow keys) selects that decision and shows its board as its decider
     saw it (``boards``: text by ply), played against best, and the candidates table."""
@@ -583,12 +589,13 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
     w, h, pad = 760, 260, 36
     plies = max(review.plies, 1)
     pts = []
-    two = review.seat_count == 2  # two seats: one line, p0's side; more: each decider's own score
+    two = review.sides == 2  # two sides: one line, p0's side's; more: each decider's own score
     for i, d in enumerate(review.decisions):
-        y = (d.best_score if d.seat == 0 else 1 - d.best_score) if two else d.best_score
+        y = (d.best_score if d.seat in review.p0_side else 1 - d.best_score) if two else d.best_score
         pts.append((pad + (w - 2 * pad) * d.ply / plies, h - pad - (h - 2 * pad) * y, d, i))
     path = " ".join(f"{'M' if k == 0 else 'L'}{x:.1f},{y:.1f}" for k, (x, y, _, _) in enumerate(pts)) if two else ""
-    label = "p0 win rate" if two else "the decider's score"
+    side = " and ".join(seat_name(q) for q in review.p0_side)
+    label = f"{side} win rate" if two else "the decider's score"
     step = max(1, plies // 20)
     ticks = "".join(
         f'<line x1="{pad + (w - 2 * pad) * t / plies:.1f}" y1="{h - pad}" x2="{pad + (w - 2 * pad) * t / plies:.1f}" '
@@ -608,7 +615,7 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
            f'aria-label="{label} over the game">'
            f'<rect x="{pad}" y="{pad}" width="{w - 2 * pad}" height="{h - 2 * pad}" fill="#f7f7f7" stroke="#ccc"/>'
            f'<line x1="{pad}" y1="{mid}" x2="{w - pad}" y2="{mid}" stroke="#bbb" stroke-dasharray="4 4"/>'
-           f'<text x="4" y="{pad + 4}" font-size="11">{"p0 1.0" if two else "1.0"}</text>'
+           f'<text x="4" y="{pad + 4}" font-size="11">{side + " 1.0" if two else "1.0"}</text>'
            f'<text x="4" y="{h - pad + 4}" font-size="11">0.0</text>'
            f'{ticks}<text x="{w / 2 - 20}" y="{h - 2}" font-size="11">ply</text>'
            f'<path d="{path}" fill="none" stroke="#2c3e50" stroke-width="1.5"/>{marks}</svg>')
