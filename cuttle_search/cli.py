@@ -779,7 +779,7 @@ def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ..
 
 @main.command()
 @click.argument("games", nargs=-1, required=True, metavar="GAME...")
-@click.option("--player", default="all", help="Whose decisions to review: a seat pN, or all (also: both).")
+@click.option("--player", default="all", help="Whose decisions to review: a seat pN, seats p1,p3, or all (also: both).")
 @click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
               help=f"Iterations a decision [default: {DEFAULT_ITERATIONS:,} without --time].")
 @click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
@@ -818,8 +818,14 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
     if html_file and len(games) > 1:
         raise click.BadParameter("one game at a time (it is one page)", param_hint="--html")
     fewest = min(start.rules.players for start, _, _ in loaded)
-    seat = _seat_choice(player, "--player", fewest, ("all", "both"))
-    seats = None if seat is None else (seat,)
+    if "," in player:  # several seats (a Team side: p1,p3), each once
+        chosen = [_seat_choice(part, "--player", fewest) for part in player.split(",")]
+        if len(set(chosen)) != len(chosen):
+            raise click.BadParameter(f"{player!r} names a seat twice", param_hint="--player")
+        seats: tuple[int, ...] | None = tuple(sorted(q for q in chosen if q is not None))
+    else:
+        seat = _seat_choice(player, "--player", fewest, ("all", "both"))
+        seats = None if seat is None else (seat,)
     bar = tqdm(desc="review", unit="decision", file=sys.stderr, disable=not sys.stderr.isatty() or None, leave=False)
 
     def progress(done: int, total: int) -> None:

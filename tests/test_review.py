@@ -383,6 +383,11 @@ def test_any_seat_of_the_game_can_be_reviewed(tmp_path):
     two.write_text(json.dumps(_game(5)))
     r = CliRunner().invoke(main, ["review", str(two), "--player", "p2"])
     assert r.exit_code == 2 and "'p2' is not a seat of this 2-seat game (p0 to p1, all, both)" in r.stderr
+    # several seats (a Team side), each once
+    r = CliRunner().invoke(main, ["review", str(path), "-n", "300", "--player", "p2,p0", "--json", "--no-luck"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["reviewed"] == ["p0", "p2"], r.output
+    r = CliRunner().invoke(main, ["review", str(path), "--player", "p1,p1"])
+    assert r.exit_code == 2 and "'p1,p1' names a seat twice" in r.stderr
 
 
 def test_luck_adds_up_to_the_luck_adjusted_result(tmp_path):
