@@ -46,11 +46,11 @@ the game is over:
 COMMANDS = ("hint", "undo", "save", "moves", "board", "help", "quit", "exit")
 
 
-
 def _no_argument(cmd: str, arg: str) -> None:
     """Refuse words after a prompt command that takes none (``board 2`` was read as ``board``)."""
     if arg:
         raise PlayError(f"{cmd}: takes nothing after it, not {brief(arg)}; type {cmd}")
+
 
 class Terminal:
     """Plays ``session`` with a person on a text stream. ``table`` formats an analysis
