@@ -155,3 +155,19 @@ def test_a_seven_that_turns_up_the_last_cards_shows_no_hand_until_its_pick(rules
     pos.play(next(m for m in pos.legal_moves() if m.text() == "royal KS"))
     empty = pos.to_dict()["deck"] == []
     assert (set(pos.view_of(1).to_dict()["p0Hand"]) != {"??"}) == empty  # shown once the deck is out
+
+
+def test_a_view_does_not_carry_the_reshuffles_chance_stream():
+    # the seed of Cuttle Multiplayer's later reshuffles is no seat's knowledge: a view holds 1,
+    # as a loaded position does (the true one let play on a view predict a reshuffle's order)
+    rng = np.random.default_rng(5)
+    pos = Position.deal("multiplayer:players=3", seed=157)
+    while pos.state[L.F_DECK_N] > 0 or pos.state[L.F_SCRAP] == 0:
+        codes = pos.legal_codes()
+        apply_move(pos.state, pos.rules_array, np.int64(codes[rng.integers(len(codes))]))
+        assert not pos.is_over
+    assert pos.state[L.F_SHUFFLE_SEED] not in (0, 1)
+    for q in range(3):
+        view = pos.view_of(q)
+        assert view.state[L.F_SHUFFLE_SEED] == 1
+        assert Position.from_dict(view.to_dict(), rules=pos.rules).state[L.F_SHUFFLE_SEED] == 1

@@ -102,8 +102,12 @@ def unseen_cards(s, r, viewer):
 def view_state(s, r, viewer, out, hidden_in_hand):
     """Write ``viewer``'s view of the full state ``s`` into ``out`` and the number of hidden
     cards of each seat's hand into ``hidden_in_hand``; return the mask of unseen cards.
-    Another seat's visible hand cards become public in the view (the viewer knows them)."""
+    Another seat's visible hand cards become public in the view (the viewer knows them).
+    The chance stream of later reshuffles, which no seat knows, is 1 in a view, as in a
+    loaded position (the true one gave a reshuffle's order to whatever played on a view)."""
     copy_into(out, s)
+    if s[F_SHUFFLE_SEED] != 0:
+        out[F_SHUFFLE_SEED] = 1
     unknown = unseen_cards(s, r, viewer)
     pool = unknown
     for q in range(s[F_NPLAYERS]):
