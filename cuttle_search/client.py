@@ -36,6 +36,7 @@ from .game.position import Position
 
 PositionLike = Position | Mapping[str, Any] | str | Path
 _DONE = object()
+_DEFAULT = object()  # an argument left to its default
 
 
 class HintError(CuttleError):
@@ -66,6 +67,7 @@ def _position_json(position: PositionLike) -> dict[str, Any]:
 
 
 CLIENT_FIELDS = ("id", "action", "terminateId")  # the client's own: routing answers, actions
+DEFAULT_EVERY = 0.25  # seconds between partial answers, unless ``every`` or the field says otherwise
 
 
 def _wire(value: Any) -> Any:
@@ -278,18 +280,21 @@ class HintEngine:
 
     # ------------------------------------------------------------ the API
     def analysis(self, position: PositionLike, iterations: int | None = None, time: float | None = None,
-                 every: float | None = 0.25, **fields: Any) -> AnalysisStream:
-        """Start analysing ``position``; partial answers about every ``every`` seconds (None:
-        none). ``fields`` are further request fields, in Python or protocol spelling
-        (``runners_up=5``, ``seed=3``, ``allow_moves=[...]``, ``moves=[...]``)."""
+                 every: Any = _DEFAULT, **fields: Any) -> AnalysisStream:
+        """Start analysing ``position``; partial answers about every ``every`` seconds
+        (``DEFAULT_EVERY`` unless given; None: none). ``fields`` are further request fields,
+        in Python or protocol spelling (``runners_up=5``, ``seed=3``, ``allow_moves=[...]``,
+        ``moves=[...]``)."""
         request: dict[str, Any] = {"position": _position_json(position)}
-        if iterations is not None:
-            request["iterations"] = iterations
-        if time is not None:
-            request["time"] = time
-        if every is not None:
-            request["reportDuringSearchEvery"] = every
-        given = {name: name for name in request}  # each request field and the argument that gave it
+        given = {"position": "position"}  # each request field and the argument that gave it
+        if every is _DEFAULT:  # (a default gives way to the field spelt out)
+            request["reportDuringSearchEvery"] = DEFAULT_EVERY
+            every = None
+        for name, value, argument in (("iterations", iterations, "iterations"), ("time", time, "time"),
+                                      ("reportDuringSearchEvery", every, "every")):
+            if value is not None:
+                request[name] = value
+                given[name] = argument
         for key in fields:
             name = _camel(key)
             if name in CLIENT_FIELDS:

@@ -452,7 +452,7 @@ class Server:
         so the answer comes before theirs), with a ``warning`` naming fields it does not read."""
         answer, hits = self._act(req, req_id)
         reads = ("id", "action") + (("terminateId",) if req.get("action") == "terminate" else ())
-        extra = [repr(k) for k in req if k not in reads]
+        extra = [repr(k) for k in req if k not in reads and req[k] is not None]  # (null is no field)
         if extra:
             answer["warning"] = (f"field{'s' if len(extra) > 1 else ''} the {req['action']} action does not read, "
                                  f"ignored: {', '.join(extra)}")

@@ -267,6 +267,10 @@ def test_client_refuses_arguments_it_cannot_send_naming_the_field():
             with pytest.raises(HintError, match=message) as err:
                 engine.analyse(MIDGAME, iterations=10, **kwargs)
             assert err.value.field == field
+        # the field spelt out takes the place of every's default, not of an every given
+        assert engine.analysis(MIDGAME, iterations=50, report_during_search_every=0.5).wait()["iterations"] == 50
+        with pytest.raises(HintError, match="reportDuringSearchEvery: given twice, as every and as report_during_search_every"):
+            engine.analysis(MIDGAME, iterations=50, every=1, report_during_search_every=0.5)
         with pytest.raises(HintError, match="position: expected a Position") as err:
             engine.analyse(5, iterations=10)  # type: ignore[arg-type]
         # the project's own moves are sent as their text

@@ -108,7 +108,9 @@ def test_bad_move_text(text, message):
          "receiverSeat: moveType 'scuttle' takes no receiverSeat"),
         ({"moveType": "untargetedOneOff", "cardId": "AH", "targetId": "4C"}, "targetId: moveType 'untargetedOneOff' takes no"),
         ({"moveType": "targetOneOff", "cardId": "4H", "targetSeat": "p1", "targetId": "4C"}, "targetSeat: give targetSeat or targetId"),
-        ({"moveType": "discard", "cardIds": ["4H"], "cardId1": "5C"}, "cardIds: give cardIds or cardId1 and cardId2"),
+        ({"moveType": "discard", "cardIds": ["4H"], "cardId1": "5C"}, "cardIds: give cardIds or cardId1, cardId2"),
+        ({"moveType": "sevenDraw"}, "moveType: unknown move type 'sevenDraw'"),  # it was read as a draw
+        ({"moveType": "sevenForfeit"}, "moveType: unknown move type 'sevenForfeit'"),
         ("not json", "move JSON: not valid JSON"),
         ('{"moveType": "draw", "moveType": "pass"}', "move JSON: the key 'moveType' appears twice"),
         ("[" * 100_000, "move JSON: JSON nested deeper than 64 levels"),

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from cuttle_search.cli import main
 from cuttle_search.engine import layout as L
 from cuttle_search.engine.policies import apply_unopposed
-from cuttle_search.game.gamelog import GameLogError, check_game_log, read_game, replay
+from cuttle_search.game.gamelog import LOG_KEYS, GameLogError, check_game_log, read_game, replay
 from cuttle_search.game.moves import Move
 from cuttle_search.game.position import Position
 from cuttle_search.game.rules import N_SEAT_RULESETS, RulesError, find_ruleset, get_ruleset
@@ -233,6 +233,7 @@ def test_a_three_seat_game_log_round_trips(tmp_path):
     log = json.loads(json.dumps(rec.to_json()))
     assert log["players"] == {"p0": "greedy", "p1": "pimc:iterations=60", "p2": "random"}
     assert log["rules"] == "cutthroat" and log["dealer"] == "p1" and log["dealSeed"] == 77
+    assert set(log) == set(LOG_KEYS)  # every key a log may hold, and no other (the reader refuses others)
     start, moves, about = read_game(log)
     assert start.actor == 2 and int(start.state[L.F_DEALER]) == 1
     assert [m.text() for m in moves] == rec.moves and about["players"] == log["players"]

@@ -172,6 +172,15 @@ def test_help_moves_board_and_end_of_input():
     assert out.rstrip().endswith("end of input: the game stops at move 1")
 
 
+def test_commands_typed_after_spaces_are_read_as_commands(tmp_path):
+    # "  board" was read as board with the argument "rd", and " save g.json" saved to "e g.json"
+    save = tmp_path / "g.json"
+    r = play("--seed", 3, input=f"  board\n save {save}\n  quit\n")
+    assert r.exit_code == 0 and "takes nothing" not in r.stdout
+    assert r.stdout.count("cuttle-cards · turn 0") == 2 and save.exists()
+    assert r.stdout.rstrip().endswith("you left the game: the game stops at move 1")
+
+
 @pytest.mark.parametrize("line, message", [
     ("foo", "unknown command or move 'foo' (type help for the commands)"),
     ("board 2", "board: takes nothing after it, not '2'; type board"),  # it was read as board

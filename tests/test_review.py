@@ -129,6 +129,16 @@ def test_a_cuttle_cards_history_loads_and_reviews(tmp_path):
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["source"] == "cuttle.cards history" and all(d["player"] == "p1" for d in out["decisions"])
+    # a row's card fields that its move does not read stay unread (a draw that names a card, a
+    # point card with a target): the move reader refuses such fields, the history's rows keep them
+    loose = json.loads(json.dumps(rows))
+    for row in loose[1:]:
+        if row["moveType"] in ("draw", "resolve", "pass"):
+            row["playedCard"] = "KS"
+        if row["moveType"] == "points":
+            row["targetCard"] = "QS"
+    assert any(row["moveType"] in ("draw", "resolve") for row in loose[1:])
+    assert [m.text() for m in read_game(loose)[1]] == log["moves"]
     # a row whose zones disagree with the rules is refused, naming the row
     bad = json.loads(json.dumps(rows))
     bad[1]["scrap"] = bad[1]["scrap"] + ["KS"]
@@ -503,3 +513,14 @@ def test_a_candidates_gap_keeps_its_sign():
     review = review_game(**_review_args(_game(7)), iterations=300, seed=2, luck=False)
     gaps = [(c.gap, d.candidates[0].score - c.score) for d in review.decisions for c in d.candidates]
     assert all(g == pytest.approx(want) for g, want in gaps) and min(g for g, _ in gaps) < 0
+
+
+def test_team_luck_is_netted_by_side():
+    # partners share their luck: p0's good cards are p2's too, and the other side's bad
+    from cuttle_search.analysis.review import Luck, Review
+
+    luck = Luck(3, 0, Move.parse("draw", None), ("KH",), 0.4, 0.7)  # p0: +0.3
+    review = Review("team", {}, 10, {"status": "won", "winner": "p0"}, [], {}, (0, 1, 2, 3), 100, None, 0,
+                    shares={0: 1.0, 1: 0.0, 2: 1.0, 3: 0.0}, seat_count=4, chance_luck=[luck], side_of=(0, 1, 0, 1))
+    adjusted = {q: review.summary[q]["luckAdjustedResult"] for q in ("p0", "p1", "p2", "p3")}
+    assert adjusted == pytest.approx({"p0": 0.7, "p1": 0.3, "p2": 0.7, "p3": 0.3})

@@ -154,15 +154,28 @@ class Review:
     seat_count: int = 2  # the game's seats
     chance_luck: list[Luck] = field(default_factory=list)  # chance events (a random 4's discards)
     winners: tuple[int, ...] = ()  # every seat whose side won (a Team win names both partners)
-    sides: int = 2  # the sides that play for the win (two in Team)
-    p0_side: tuple[int, ...] = (0,)  # the seats of p0's side (the chart's line, with two sides)
+    side_of: tuple[int, ...] = (0, 1)  # each seat's side, named by its first seat (Team: 0, 1, 0, 1)
+
+    @property
+    def sides(self) -> int:
+        """The sides that play for the win (two in Team)."""
+        return len(set(self.side_of))
+
+    @property
+    def p0_side(self) -> tuple[int, ...]:
+        """The seats of p0's side (the chart's line, with two sides)."""
+        return tuple(q for q, side in enumerate(self.side_of) if side == self.side_of[0])
 
     def __post_init__(self) -> None:
         totals = {}
         for seat in self.seats:
             events = [d.luck for d in self.decisions if d.seat == seat and d.luck is not None]
             totals[seat] = sum(x.luck for x in events + [x for x in self.chance_luck if x.seat == seat])
-        every = len(self.seats) == self.seat_count
+        every = len(self.seats) == self.seat_count and self.sides > 1
+        by_side: dict[int, float] = {}  # each side's luck (partners' added), with every seat reviewed
+        if every:
+            for seat in self.seats:
+                by_side[self.side_of[seat]] = by_side.get(self.side_of[seat], 0.0) + totals[seat]
         for seat in self.seats:
             mine = [d for d in self.decisions if d.seat == seat]
             counts = {name: sum(d.label == name for d in mine) for name, _ in LABELS}
@@ -170,9 +183,10 @@ class Review:
             luck = [d.luck for d in mine if d.luck is not None] + [x for x in self.chance_luck if x.seat == seat]
             total = totals[seat]
             share = self.shares.get(seat)
-            # as GNU Backgammon nets the dice: one's own luck less the others' (their mean), so
-            # that the adjusted results share out the game as the results do; with every seat reviewed
-            others = statistics.fmean(totals[q] for q in self.seats if q != seat) if every and len(self.seats) > 1 else None
+            # as GNU Backgammon nets the dice: one's side's luck less the other sides' (their
+            # mean), so that the adjusted results share out the game as the results do
+            mine_side = self.side_of[seat]
+            net = (by_side[mine_side] - statistics.fmean(v for k, v in by_side.items() if k != mine_side)) if every else None
             self.summary[seat_name(seat)] = {
                 "decisions": len(mine),
                 "forcedSkipped": self.forced.get(seat, 0),
@@ -182,7 +196,7 @@ class Review:
                                    "sureLoss": round(d.sure_loss, 6)} for d in swings if d.sure_loss > 0],
                 "luck": _r(total), "luckEvents": len(luck),
                 "result": share,
-                "luckAdjustedResult": None if share is None or others is None else _r(share - (total - others)),
+                "luckAdjustedResult": None if share is None or net is None else _r(share - net),
             }
 
     @property
@@ -450,8 +464,8 @@ def review_games(
                               seat_count=start.rules.players, chance_luck=sorted(events, key=lambda x: x.ply),
                               winners=tuple(q for q in range(start.rules.players)
                                             if end.is_over and end.result()["status"] == "won" and end.share_of(q) == 1),
-                              sides=start.sides, p0_side=tuple(q for q in range(start.rules.players)
-                                                               if same_side(start.state, start.rules_array, 0, q))))
+                              side_of=tuple(next(p for p in range(q + 1) if same_side(start.state, start.rules_array, p, q))
+                                            for q in range(start.rules.players))))
     return reviews
 
 
@@ -615,7 +629,7 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
            f'aria-label="{label} over the game">'
            f'<rect x="{pad}" y="{pad}" width="{w - 2 * pad}" height="{h - 2 * pad}" fill="#f7f7f7" stroke="#ccc"/>'
            f'<line x1="{pad}" y1="{mid}" x2="{w - pad}" y2="{mid}" stroke="#bbb" stroke-dasharray="4 4"/>'
-           f'<text x="4" y="{pad + 4}" font-size="11">{side + " 1.0" if two else "1.0"}</text>'
+           f'<text x="4" y="{pad - 8}" font-size="11">{side + " 1.0" if two else "1.0"}</text>'
            f'<text x="4" y="{h - pad + 4}" font-size="11">0.0</text>'
            f'{ticks}<text x="{w / 2 - 20}" y="{h - 2}" font-size="11">ply</text>'
            f'<path d="{path}" fill="none" stroke="#2c3e50" stroke-width="1.5"/>{marks}</svg>')

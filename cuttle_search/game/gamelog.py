@@ -57,9 +57,9 @@ def check_game_log(data: Any) -> dict[str, Any]:
         raise GameLogError(f"log: expected a JSON object, got {type(data).__name__}")
     if data.get("format") != GAME_FORMAT:
         raise GameLogError(f"format: expected {GAME_FORMAT!r}, got {brief(data.get('format'))}")
-    check_keys(data, LOG_KEYS, what="game log", error=GameLogError)
     if data.get("version", GAME_VERSION) != GAME_VERSION or isinstance(data.get("version"), bool):
         raise GameLogError(f"version: expected {GAME_VERSION} (the only version of the log format), got {brief(data.get('version'))}")
+    check_keys(data, LOG_KEYS, what="game log", error=GameLogError)  # (after the version: a later one may add keys)
     if "start" in data or "dealSeed" not in data:
         if not isinstance(data.get("start"), Mapping):
             raise GameLogError("start: expected the starting position as an object")

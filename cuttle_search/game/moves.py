@@ -106,11 +106,19 @@ MOVE_FIELDS = ("cardId", "targetId", "targetSeat", "receiverSeat", "cardIds", "c
 _DISCARD_TYPES = ("discard", "randomDiscard", "resolveFour", "resolveFive")
 
 
+# the move types a 7's revealed card may be played as: ``seven`` and one of these
+# (``sevenPoints``); any other name with the prefix (``sevenScrap`` is a type of its own)
+# is read whole, so ``sevenDraw`` is no move rather than a draw
+_SEVEN_PLAYS = ("points", "scuttle", "faceCard", "jack", "joker", "untargetedOneOff", "targetOneOff",
+                "targetedOneOff")
+
+
 def _seven_base(name: str) -> tuple[bool, str]:
     """Whether a JSON ``moveType`` plays a 7's revealed card, and its type without the
-    ``seven`` prefix (``sevenPoints`` -> ``points``; ``sevenScrap`` is a type of its own)."""
-    if name.startswith("seven") and len(name) > 5 and name != "sevenScrap":
-        return True, name[5].lower() + name[6:]
+    ``seven`` prefix (``sevenPoints`` -> ``points``)."""
+    base = name[5:6].lower() + name[6:]
+    if name.startswith("seven") and base in _SEVEN_PLAYS:
+        return True, base
     return False, name
 
 
@@ -384,7 +392,7 @@ class Move:
             if body.get("cardIds") is not None:
                 raw = body["cardIds"]
                 if any(body.get(f) is not None for f in ("cardId", "cardId1", "cardId2")):
-                    raise MoveError("cardIds: give cardIds or cardId1 and cardId2, not both")
+                    raise MoveError("cardIds: give cardIds or cardId1, cardId2 (or cardId), not both")
                 if not isinstance(raw, list) or not raw:
                     raise MoveError("cardIds: expected a non-empty list of cards")
                 try:

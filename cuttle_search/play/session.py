@@ -67,7 +67,7 @@ def split_specs(text: str) -> list[str]:
         return [p.strip() for p in text.split(";")]
     specs: list[str] = []
     for part in text.split(","):
-        if specs and ("=" in part and ":" not in part or not part.strip()):
+        if specs and (("=" in part and ":" not in part) or not part.strip()):
             specs[-1] += "," + part
         else:
             specs.append(part)

@@ -165,17 +165,17 @@ class Terminal:
             if line is None:
                 self.leave("end of input")
                 return False
-            words = line.split()
+            words = line.split(None, 1)
             if not words:
                 continue
-            cmd = words[0].lower()
+            cmd, arg = words[0].lower(), words[1].strip() if len(words) > 1 else ""
             try:
                 if cmd in ("quit", "exit"):
-                    _no_argument(cmd, line[len(words[0]):].strip())
+                    _no_argument(cmd, arg)
                     self.leave("you left the game")
                     return False
                 if cmd in COMMANDS:
-                    if self.command(cmd, line[len(words[0]):].strip()):
+                    if self.command(cmd, arg):
                         return True
                     continue
                 try:
@@ -296,16 +296,16 @@ class Terminal:
             line = self.read("game over> ")
             if line is None:
                 return False
-            words = line.split()
+            words = line.split(None, 1)
             if not words:
                 continue
-            cmd = words[0].lower()
+            cmd, arg = words[0].lower(), words[1].strip() if len(words) > 1 else ""
             try:
                 if cmd in ("quit", "exit"):
-                    _no_argument(cmd, line[len(words[0]):].strip())
+                    _no_argument(cmd, arg)
                     return False
                 if cmd in ("save", "board", "help", "undo", "moves", "hint"):
-                    if self.command(cmd, line[len(words[0]):].strip()):
+                    if self.command(cmd, arg):
                         return True
                 else:
                     raise PlayError(f"the game is over: {brief(words[0])} is not one of save, undo, board, quit")
