@@ -406,6 +406,7 @@ def test_luck_adds_up_to_the_luck_adjusted_result(tmp_path):
     for seat, other in (("p0", "p1"), ("p1", "p0")):
         s = review.summary[seat]
         events = [d.luck for d in review.decisions if d.luck is not None and d.luck.seat == int(seat[1])]
+        events += [x for x in review.forced_luck if x.seat == int(seat[1])]  # (a forced draw's card too)
         assert s["luckEvents"] == len(events) and s["luck"] == pytest.approx(sum(e.luck for e in events), abs=1e-5)
         expected = 1.0 if log["result"]["winner"] == seat else 0.0
         # as GNU Backgammon nets the dice: one's own luck less the opponent's
@@ -468,8 +469,8 @@ def test_a_random_discard_is_luck_for_the_hand_it_hits():
         assert all(before.hand(x.seat) >> c & 1 for c in move.cards)  # the victim's own cards
         assert x.luck == pytest.approx(x.after - x.before)
     for seat in (0, 1):
-        mine = [x.luck for x in events if x.seat == seat] + [d.luck.luck for d in review.decisions
-                                                              if d.luck is not None and d.seat == seat]
+        mine = [x.luck for x in events + review.forced_luck if x.seat == seat] + [
+            d.luck.luck for d in review.decisions if d.luck is not None and d.seat == seat]
         assert review.summary[f"p{seat}"]["luck"] == pytest.approx(sum(mine), abs=1e-5)
     assert review.to_json()["chanceLuck"] == [x.to_json() for x in events]
 
@@ -524,3 +525,29 @@ def test_team_luck_is_netted_by_side():
                     shares={0: 1.0, 1: 0.0, 2: 1.0, 3: 0.0}, seat_count=4, chance_luck=[luck], side_of=(0, 1, 0, 1))
     adjusted = {q: review.summary[q]["luckAdjustedResult"] for q in ("p0", "p1", "p2", "p3")}
     assert adjusted == pytest.approx({"p0": 0.7, "p1": 0.3, "p2": 0.7, "p3": 0.3})
+
+
+def test_a_forced_draw_is_luck_too():
+    # a draw that is a seat's only move is not reviewed, but the card it brings is luck: its
+    # one move searched with the card unknown and known (it was left out of the luck)
+    import random
+
+    rng = random.Random(1)
+    start = Position.deal("cuttle-cards", seed=1)
+    pos, moves, forced = start.copy(), [], []
+    while not pos.is_over:
+        legal = pos.legal_moves()
+        if len(legal) == 1 and legal[0].text() == "draw":
+            forced.append((len(moves), pos.actor))
+        move = rng.choice(legal)
+        pos.play(move)
+        moves.append(move)
+    assert forced
+    review = review_game(start, moves, iterations=300, seed=3)
+    assert [(x.ply, x.seat) for x in review.forced_luck] == forced
+    assert all(len(x.cards) == 1 and x.move.text() == "draw" and x.before != x.after for x in review.forced_luck)
+    for q in (0, 1):
+        s = review.summary[f"p{q}"]
+        events = [d.luck for d in review.decisions if d.seat == q and d.luck] + [x for x in review.forced_luck if x.seat == q]
+        assert s["luckEvents"] == len(events) and s["luck"] == pytest.approx(sum(x.luck for x in events), abs=1e-5)
+    assert review.to_json()["forcedLuck"] and "forced at ply" in review_text(review, "g")

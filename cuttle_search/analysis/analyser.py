@@ -43,6 +43,7 @@ def analyse(
     model: str = DEFAULT_MODEL,
     widen: float | None = None,
     best_reply: bool = False,
+    estimate_only_move: bool = False,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
     player whose view it is and rank that player's legal moves.
@@ -64,7 +65,9 @@ def analyse(
     rulesets and Team, ``greedy`` elsewhere (``limits.default_rollout``). The result's ``rollout``
     names the one used. ``best_reply=True`` (two sides: two seats, Team) adds each searched move's
     ``best_reply_score``: its score with the opponent's best replies backed up, a figure
-    measured to be honest without a map (docs/strength.md, "The cause, measured")."""
+    measured to be honest without a map (docs/strength.md, "The cause, measured").
+    ``estimate_only_move=True`` searches a position with one legal move too (it is answered
+    at once otherwise, with no score)."""
     pos = as_position(position)
     if history is not None:
         if inference is not None:
@@ -73,7 +76,7 @@ def analyse(
     result = run_search(pos, Limit(iterations, time), threads, seed, rollout, exploration, progress,
                         inference=inference, cancel=cancel, stop_rule=confidence_stop(stop), every=every,
                         allow_moves=allow_moves, avoid_moves=avoid_moves, model=model, widen=widen,
-                        best_reply=best_reply)
+                        best_reply=best_reply, estimate_only_move=estimate_only_move)
     return calibration.annotate(result, pos)
 
 

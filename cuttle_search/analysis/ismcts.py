@@ -246,6 +246,7 @@ def run_search(
     model: str = DEFAULT_MODEL,
     widen: float | None = None,
     best_reply: bool = False,
+    estimate_only_move: bool = False,
 ) -> AnalysisResult:
     """Search ``pos`` for its viewer and rank the viewer's legal moves. ``inference``
     narrows the deals of the opponent's hidden cards (see :class:`HandInference`).
@@ -265,7 +266,9 @@ def run_search(
     ``rollout`` None is the game's default (``limits.default_rollout``: the learned value
     in the two-seat rulesets and Team, ``greedy`` elsewhere); the result names the one used.
     ``best_reply`` adds each searched move's ``best_reply_score`` (two sides; see
-    :meth:`Tree.best_reply_score`)."""
+    :meth:`Tree.best_reply_score`). A position with one legal move is answered at once
+    (``stop_reason`` "forced", no score) unless ``estimate_only_move``: then its one move
+    is searched like any (review measures the luck of a forced draw so)."""
     viewer = search_viewer(pos)
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     if not isinstance(best_reply, bool):
@@ -286,7 +289,9 @@ def run_search(
     policy = ROLLOUTS[rollout]
     roots = root_restriction(pos, allow_moves, avoid_moves)
     legal = pos.legal_codes()
-    if len(legal) == 1:  # nothing to choose: answer at once, whatever the budget
+    if not isinstance(estimate_only_move, bool):
+        raise SearchError(f"estimate_only_move: expected true or false, got {brief(estimate_only_move)}")
+    if len(legal) == 1 and not estimate_only_move:  # nothing to choose: answer at once, whatever the budget
         return only_move(pos, viewer, int(legal[0]), threads, seed, rollout, exploration, model, widen)
     # exact when nothing is hidden, within the budget (a two-sided proof: not under a model of random opponents)
     first = solve_first(pos, limit, cancel) if solver and model_id != MODEL_RANDOM else None

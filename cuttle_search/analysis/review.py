@@ -153,6 +153,7 @@ class Review:
     shares: dict[int, float | None] = field(default_factory=dict)  # each seat's share of the result
     seat_count: int = 2  # the game's seats
     chance_luck: list[Luck] = field(default_factory=list)  # chance events (a random 4's discards)
+    forced_luck: list[Luck] = field(default_factory=list)  # cards a forced move of a reviewed seat drew
     winners: tuple[int, ...] = ()  # every seat whose side won (a Team win names both partners)
     side_of: tuple[int, ...] = (0, 1)  # each seat's side, named by its first seat (Team: 0, 1, 0, 1)
 
@@ -169,8 +170,7 @@ class Review:
     def __post_init__(self) -> None:
         totals = {}
         for seat in self.seats:
-            events = [d.luck for d in self.decisions if d.seat == seat and d.luck is not None]
-            totals[seat] = sum(x.luck for x in events + [x for x in self.chance_luck if x.seat == seat])
+            totals[seat] = sum(x.luck for x in self._luck_of(seat))
         every = len(self.seats) == self.seat_count and self.sides > 1
         by_side: dict[int, float] = {}  # each side's luck (partners' added), with every seat reviewed
         if every:
@@ -180,7 +180,7 @@ class Review:
             mine = [d for d in self.decisions if d.seat == seat]
             counts = {name: sum(d.label == name for d in mine) for name, _ in LABELS}
             swings = sorted(mine, key=lambda d: -d.sure_loss)[:3]
-            luck = [d.luck for d in mine if d.luck is not None] + [x for x in self.chance_luck if x.seat == seat]
+            luck = self._luck_of(seat)
             total = totals[seat]
             share = self.shares.get(seat)
             # as GNU Backgammon nets the dice: one's side's luck less the other sides' (their
@@ -199,6 +199,11 @@ class Review:
                 "luckAdjustedResult": None if share is None or net is None else _r(share - net),
             }
 
+    def _luck_of(self, seat: int) -> list[Luck]:
+        """Every luck event of ``seat``: its decisions', its forced moves' and chance's."""
+        return ([d.luck for d in self.decisions if d.seat == seat and d.luck is not None]
+                + [x for x in self.forced_luck + self.chance_luck if x.seat == seat])
+
     @property
     def winner(self) -> str | None:
         return self.result.get("winner")
@@ -212,6 +217,7 @@ class Review:
             "labels": {name: threshold for name, threshold in LABELS},
             "summary": self.summary, "decisions": [d.to_json() for d in self.decisions],
             "chanceLuck": [x.to_json() for x in self.chance_luck],
+            "forcedLuck": [x.to_json() for x in self.forced_luck],
             "seconds": round(self.seconds, 3), "source": self.source,
         }
 
@@ -267,10 +273,31 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
 
 
 def _run_job(job: tuple) -> tuple[str, int, Any]:
-    """One job of a review (runs in a worker): a decision, or the luck of a chance event."""
+    """One job of a review (runs in a worker): a decision, the luck of a forced move, or
+    the luck of a chance event."""
     if job[0] == "chance":
         return ("chance", *_chance_luck(job[1:]))
+    if job[0] == "forced":
+        return ("forced", *_forced_luck(job[1:]))
     return ("decision", *_analyse_decision(job[1:]))
+
+
+def _forced_luck(job: tuple) -> tuple[int, Luck]:
+    """The luck of the cards a forced move (one legal move, not reviewed) brought to its
+    player's knowledge: its one move searched with those cards unknown and known, with the
+    decision's budget and seed (``Luck``)."""
+    from ..game.rules import get_ruleset
+    from .analyser import analyse
+
+    game, view_dict, luck_dict, cards, rules_spec, ply, seat, move_text, iterations, seconds, seed, rollout = job
+    rules = get_ruleset(rules_spec)
+    dseed = decision_seed(seed, ply)
+
+    def score(view_dict: dict[str, Any]) -> float:
+        return analyse(Position.from_dict(view_dict, rules=rules), iterations=iterations, time=seconds, seed=dseed,
+                       rollout=rollout, estimate_only_move=True).moves[0].score
+
+    return game, Luck(ply, seat, Move.parse(move_text, None), tuple(cards), score(view_dict), score(luck_dict))
 
 
 def _chance_luck(job: tuple) -> tuple[int, Luck | None]:
@@ -410,7 +437,7 @@ def review_games(
         raise ReviewError(f"workers: expected a whole number from 1 to 256, got {workers!r}")
     if runner is None and workers != 1:
         raise ReviewError("workers: more than one worker needs a runner (play.backends.make_backend)")
-    jobs = []
+    jobs: list[tuple] = []
     ends, forced = [], []
     for g, (start, moves, _players) in enumerate(games):
         if start.view is not None:
@@ -432,6 +459,10 @@ def review_games(
             if seat >= 0 and (seats is None or seat in seats):
                 if len(pos.legal_codes()) == 1:
                     skipped[seat] = skipped.get(seat, 0) + 1
+                    luck_dict, luck_cards = _luck_view(line, ply, seat) if luck else (None, [])
+                    if luck_dict is not None:  # a forced draw: not reviewed, but its cards are luck
+                        jobs.append(("forced", g, pos.view_of(seat).to_dict(), luck_dict, luck_cards, start.rules.spec,
+                                     ply, seat, move.text(), limit.iterations, limit.time, seed, rollout))
                 else:
                     luck_dict, luck_cards = _luck_view(line, ply, seat) if luck else (None, [])
                     jobs.append(("decision", g, pos.view_of(seat).to_dict(), start.rules.spec, ply, seat, move.code(),
@@ -445,23 +476,29 @@ def review_games(
     began = clock.perf_counter()
     found: list[list[Decision]] = [[] for _ in games]
     chance: list[list[Luck]] = [[] for _ in games]
+    forced_luck: list[list[Luck]] = [[] for _ in games]
     done = 0
     with (runner or _in_process)(workers if len(jobs) > 1 else 1) as run:
         for kind, g, item in run.imap_unordered(_run_job, jobs):
             if item is not None:
-                (found if kind == "decision" else chance)[g].append(item)
+                if kind == "decision":
+                    found[g].append(item)
+                else:
+                    (chance if kind == "chance" else forced_luck)[g].append(item)
             done += 1
             if progress:
                 progress(done, len(jobs))
     seconds = clock.perf_counter() - began
     reviews = []
-    for (start, moves, players), end, decisions, skipped, events in zip(games, ends, found, forced, chance):
+    for (start, moves, players), end, decisions, skipped, events, drawn in zip(games, ends, found, forced, chance,
+                                                                               forced_luck):
         result = end.result() if end.is_over else {"status": "unfinished", "winner": None}
         reviewed = tuple(range(start.rules.players)) if seats is None else tuple(seats)
         reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
                               sorted(decisions, key=lambda d: d.ply), skipped, reviewed, limit.iterations,
                               limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
                               seat_count=start.rules.players, chance_luck=sorted(events, key=lambda x: x.ply),
+                              forced_luck=sorted(drawn, key=lambda x: x.ply),
                               winners=tuple(q for q in range(start.rules.players)
                                             if end.is_over and end.result()["status"] == "won" and end.share_of(q) == 1),
                               side_of=tuple(next(p for p in range(q + 1) if same_side(start.state, start.rules_array, p, q))
@@ -549,6 +586,11 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
         if candidates or d.label:
             lines += _candidates_lines(d)
     lines.append("")
+    for x in review.forced_luck:
+        lines.append(f"forced at ply {x.ply}: {seat_name(x.seat)}'s only move {x.move.text()} brought "
+                     f"{' '.join(x.cards)}: luck {x.luck:+.3f}")
+    if review.forced_luck:
+        lines.append("")
     for x in review.chance_luck:
         lines.append(f"chance at ply {x.ply}: {x.move.text()} from {seat_name(x.seat)}'s hand: luck {x.luck:+.3f} "
                      f"({seat_name(x.seat)}'s best {x.after:.3f} as drawn, {x.before:.3f} over the discards chance could make)")
