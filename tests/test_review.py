@@ -522,7 +522,7 @@ def test_team_luck_is_netted_by_side():
 
     luck = Luck(3, 0, Move.parse("draw", None), ("KH",), 0.4, 0.7)  # p0: +0.3
     review = Review("team", {}, 10, {"status": "won", "winner": "p0"}, [], {}, (0, 1, 2, 3), 100, None, 0,
-                    shares={0: 1.0, 1: 0.0, 2: 1.0, 3: 0.0}, seat_count=4, chance_luck=[luck], side_of=(0, 1, 0, 1))
+                    shares={0: 1.0, 1: 0.0, 2: 1.0, 3: 0.0}, chance_luck=[luck], side_of=(0, 1, 0, 1))
     adjusted = {q: review.summary[q]["luckAdjustedResult"] for q in ("p0", "p1", "p2", "p3")}
     assert adjusted == pytest.approx({"p0": 0.7, "p1": 0.3, "p2": 0.7, "p3": 0.3})
 

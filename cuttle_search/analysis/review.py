@@ -151,11 +151,15 @@ class Review:
     source: str = ""
     summary: dict[str, Any] = field(default_factory=dict)
     shares: dict[int, float | None] = field(default_factory=dict)  # each seat's share of the result
-    seat_count: int = 2  # the game's seats
     chance_luck: list[Luck] = field(default_factory=list)  # chance events (a random 4's discards)
     forced_luck: list[Luck] = field(default_factory=list)  # cards a forced move of a reviewed seat drew
     winners: tuple[int, ...] = ()  # every seat whose side won (a Team win names both partners)
     side_of: tuple[int, ...] = (0, 1)  # each seat's side, named by its first seat (Team: 0, 1, 0, 1)
+
+    @property
+    def seat_count(self) -> int:
+        """The game's seats."""
+        return len(self.side_of)
 
     @property
     def sides(self) -> int:
@@ -497,7 +501,7 @@ def review_games(
         reviews.append(Review(start.rules.spec, dict(players or {}), len(moves), result,
                               sorted(decisions, key=lambda d: d.ply), skipped, reviewed, limit.iterations,
                               limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
-                              seat_count=start.rules.players, chance_luck=sorted(events, key=lambda x: x.ply),
+                              chance_luck=sorted(events, key=lambda x: x.ply),
                               forced_luck=sorted(drawn, key=lambda x: x.ply),
                               winners=tuple(q for q in range(start.rules.players)
                                             if end.is_over and end.result()["status"] == "won" and end.share_of(q) == 1),
