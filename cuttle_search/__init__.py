@@ -9,7 +9,9 @@
 
 The public names (``Position``, ``Move``, ``Limit``, ``analyse``, ``analyse_stream``,
 ``best_move``, ``solve``, the results ``AnalysisResult``, ``MoveStat``, ``SolveResult`` and
-``SolveProgress``, and the input errors ``PositionError``, ``MoveError`` and ``SearchError``)
+``SolveProgress``, ``get_ruleset``, and the input errors: ``CuttleError``, the base of
+every one of them (catch it for any bad input), ``PositionError``, ``MoveError``,
+``RulesError`` and ``SearchError``)
 are imported on first use, so ``import cuttle_search`` (and the command line's start) stays
 fast: the engine loads only when a name that needs it is touched.
 """
@@ -33,6 +35,9 @@ _PUBLIC = {
     "MoveStat": "cuttle_search.analysis.result",
     "SolveResult": "cuttle_search.analysis.solve_result",
     "SolveProgress": "cuttle_search.analysis.solve_threads",
+    "get_ruleset": "cuttle_search.game.rules",
+    "CuttleError": "cuttle_search.game.errors",
+    "RulesError": "cuttle_search.game.rules",
     "PositionError": "cuttle_search.game.position",
     "MoveError": "cuttle_search.game.moves",
     "SearchError": "cuttle_search.analysis.limits",
@@ -45,7 +50,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .analysis.solve import solve
     from .analysis.solve_result import SolveResult
     from .analysis.solve_threads import SolveProgress
+    from .game.errors import CuttleError
     from .game.moves import Move, MoveError
+    from .game.rules import RulesError, get_ruleset
     from .game.position import Position, PositionError
 
 
@@ -63,5 +70,6 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__", "Position", "Move", "Limit", "analyse", "analyse_stream", "best_move", "solve",
-    "AnalysisResult", "MoveStat", "SolveResult", "SolveProgress", "PositionError", "MoveError", "SearchError",
+    "AnalysisResult", "MoveStat", "SolveResult", "SolveProgress", "get_ruleset", "CuttleError", "RulesError",
+    "PositionError", "MoveError", "SearchError",
 ]

@@ -103,7 +103,10 @@ def _silence_stdout() -> None:
     is left does not fail again."""
     import os
 
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a closed stream, or none: nothing left to flush
+        pass
 
 
 def _output_gone() -> bool:
@@ -643,12 +646,15 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     _warm_search()
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
                     exploration=exploration, runners_up=runners_up)
+    if sys.stdout is None:  # started with its output closed: no answer could be written
+        click.echo("hint: cannot write the answers: the standard output is closed", err=True)
+        sys.exit(1)
     try:
         serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)
     except OutputGone as e:  # the searches were cancelled; nothing more can be said on stdout
         _silence_stdout()
         if not isinstance(e.args[0], BrokenPipeError):  # a reader that closed the pipe wanted no more
-            click.echo(f"hint: cannot write the answers: {e.args[0].strerror or e.args[0]}", err=True)
+            click.echo(f"hint: cannot write the answers: {getattr(e.args[0], 'strerror', None) or e.args[0]}", err=True)
         sys.exit(1)
 
 

@@ -26,6 +26,7 @@ import queue
 import subprocess
 import sys
 import threading
+import warnings
 from pathlib import Path
 from typing import IO, Any, Iterator, Mapping, Sequence
 
@@ -46,6 +47,11 @@ class HintError(CuttleError):
         super().__init__(message)
         self.field = field
         self.answer = dict(answer or {})
+
+
+class HintWarning(UserWarning):
+    """The server answered but ignored something the request held (a field it does not
+    read: often a misspelt keyword); the answer's ``warning`` names it."""
 
 
 class EngineTerminated(RuntimeError):
@@ -116,6 +122,8 @@ class AnalysisStream:
                 self.partials += 1
                 yield answer
                 continue
+            if "warning" in answer and not self.finals:  # (a misspelt keyword: said once, not only in the dict)
+                warnings.warn(f"hint request {self.id}: {answer['warning']}", HintWarning, stacklevel=2)
             self.finals.append(answer)
             if len(self.finals) >= self.expected:
                 self.final = answer

@@ -374,11 +374,21 @@ def answer(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], l
 
 def request_lines(stream: IO[Any], max_bytes: int) -> Iterator[str | bytes | None]:
     """The request lines of ``stream`` (text or binary), each cut off at ``max_bytes``:
-    a longer line is read to its end and given as ``None``, so memory stays bounded."""
+    a longer line is read to its end and given as ``None``, so memory stays bounded. Blank
+    lines are skipped here (they are no request), and a UTF-8 byte order mark before the
+    first line is dropped (an editor's, not part of the request: its id is read)."""
+    first = True
     while True:
         chunk = stream.readline(max_bytes + 1)
         if not chunk:
             return
+        if first:
+            first = False
+            mark = "\ufeff" if isinstance(chunk, str) else b"\xef\xbb\xbf"
+            if chunk.startswith(mark):  # type: ignore[arg-type]  # (str with str, bytes with bytes)
+                chunk = chunk[len(mark):]
+        if not chunk.strip():
+            continue
         newline = "\n" if isinstance(chunk, str) else b"\n"
         if len(chunk) > max_bytes and not chunk.endswith(newline):
             while chunk and not chunk.endswith(newline):  # skip the rest of the long line
@@ -422,7 +432,7 @@ class Server:
         self.pool = ThreadPoolExecutor(max_workers=workers)
         self.waiting_bytes = 0
         self.room = threading.Condition(self.lock)
-        self.gone: OSError | None = None  # why the answers can no longer be written, once so
+        self.gone: Exception | None = None  # why the answers can no longer be written, once so
 
     def write(self, reply: dict[str, Any]) -> None:
         """One answer line. When the output has gone away (a closed pipe, a full disk) nothing
@@ -435,7 +445,7 @@ class Server:
             try:
                 self.stdout.write(text + "\n")
                 self.stdout.flush()
-            except OSError as e:
+            except (OSError, ValueError, AttributeError) as e:  # (a closed file: ValueError; none: AttributeError)
                 self.gone = e
                 cancels = [ev for _rid, ev in self.active.values()]
             else:

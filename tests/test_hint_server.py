@@ -298,3 +298,41 @@ def test_a_server_whose_reader_went_away_exits_though_its_input_stays_open():
         proc.kill()
         proc.stdin.close()
     assert code == 1 and proc.stderr.read() == ""
+
+
+def test_a_server_started_with_its_output_closed_says_so_and_searches_nothing():
+    """No standard output at all (``1>&-``): one line and status 1 at once, where before
+    every search ran to its budget and the server exited 0, silently."""
+    request = json.dumps({"id": 0, "position": json.loads((POS / "opening-p0.json").read_text()),
+                          "iterations": 10**8}) + "\n"
+    proc = subprocess.run([*_cli(), "hint"], input=request.encode(), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, timeout=120, preexec_fn=lambda: __import__("os").close(1))
+    assert proc.returncode == 1
+    assert proc.stderr.decode().strip() == "hint: cannot write the answers: the standard output is closed"
+
+
+def test_a_byte_order_mark_and_blank_lines_are_not_requests():
+    """An editor's UTF-8 byte order mark before the first line is dropped, so that line's
+    id is answered; blank lines between requests get no answer and cost no request."""
+    lines = (b'\xef\xbb\xbf{"action": "query_version", "id": "first"}\n' + b"\n" * 1000 + b"  \r\n"
+             + b'{"action": "query_version", "id": "second"}\n')
+    proc = subprocess.run([*_cli(), "hint"], input=lines, capture_output=True, timeout=120)
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [a["id"] for a in answers] == ["first", "second"] and "error" not in answers[0]
+
+
+@pytest.mark.slow
+def test_an_interrupted_review_with_workers_stops_at_once(tmp_path):
+    """Ctrl-C while worker processes search (each for minutes at this budget): the review
+    stops at once, its workers terminated, where it waited for every search in flight."""
+    from cuttle_search.play.arena import make_agent, play_game
+
+    log = tmp_path / "game.json"
+    log.write_text(json.dumps(play_game("cuttle-cards", 5, [make_agent("greedy"), make_agent("greedy")], 5).to_json()))
+    proc = subprocess.Popen([*_cli(), "review", str(log), "-n", "30000000", "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(8)  # the workers are searching (a slow first start only delays the test)
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)
+    assert proc.returncode == 130 and time.perf_counter() - t0 < 20

@@ -27,7 +27,7 @@ websockets = pytest.importorskip("websockets")
 
 from cuttle_search.hint import ServerLimits  # noqa: E402
 from cuttle_search.web import views  # noqa: E402
-from cuttle_search.web.app import MESSAGE_FIELDS, create_app  # noqa: E402
+from cuttle_search.web.app import MAX_OUTBOX, MESSAGE_FIELDS, create_app, frame_limit  # noqa: E402
 
 LIMITS = ServerLimits(max_iterations=300_000, max_time=20.0, max_threads=1, max_request_bytes=64 * 1024)
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -45,7 +45,7 @@ def server():
     """The board on a free loopback port, in a thread; yields its base URL."""
     port = _free_port()
     config = uvicorn.Config(create_app(LIMITS, {"seed": 1}), host="127.0.0.1", port=port, log_level="warning",
-                            ws_max_size=LIMITS.max_request_bytes + 1024, lifespan="off")
+                            ws_max_size=frame_limit(LIMITS), lifespan="off")
     global APP
     APP = config.app
     srv = uvicorn.Server(config)
@@ -477,6 +477,22 @@ def test_a_bad_position_gets_one_line_naming_the_field(page):
     assert "\n" not in page.text_content("#error").strip()
 
 
+
+def test_text_over_the_limit_is_refused_by_the_page_before_it_is_sent(page):
+    """Text JSON escapes past the server's limit (a newline costs two bytes in the message):
+    the page says so and keeps its socket, where the server used to close it."""
+    page.click("#tab-analyse")
+    page.evaluate("(n) => { document.querySelector('#pos-text').value = '\\n'.repeat(n); }",
+                  LIMITS.max_request_bytes // 2 + 100)  # under the limit as text
+    page.click("#pos-load")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "above the server's limit" in page.text_content("#error")
+    assert page.evaluate("() => state.ws.readyState") == 1  # still open
+    page.fill("#pos-text", '{"p0Hand": ["7H", "7H"]}')
+    page.click("#pos-load")
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('7H')")
+
+
 # ---------------------------------------------------------------- the socket, without a browser
 def _ask(server: str, messages: list[dict | str], until: tuple[str, ...] = ("game", "error", "hint", "log")) -> list[dict]:
     """Send each message in turn over one websocket; the answer that ends each."""
@@ -728,6 +744,76 @@ def test_closing_the_page_stops_its_search(server):
     while APP.state.clients and time.monotonic() - began < LIMITS.max_time:
         time.sleep(0.05)
     assert not APP.state.clients, "the search went on after the page closed"
+
+
+def _wait_until_no_page(began: float) -> None:
+    # not a speed check: each job asked for the server's whole time cap, so a page that is
+    # gone only once that ran out would take all of it; a cancelled one leaves long before
+    while APP.state.clients and time.monotonic() - began < LIMITS.max_time:
+        time.sleep(0.05)
+
+
+def test_closing_the_page_stops_the_opponents_replies(server):
+    """Opponents that search their whole time cap a move: the page leaves while the first
+    thinks, and its job ends at once (it ran to the end of the replies before)."""
+    async def go() -> None:
+        ws = await websockets.connect(server.replace("http", "ws") + "/ws")
+        await ws.send(json.dumps({"type": "new", "rules": "cutthroat", "seat": "p2", "seed": 4,
+                                  "opponents": f"ismcts:time={LIMITS.max_time:g}"}))
+        await asyncio.sleep(0.5)
+        await ws.close()
+
+    began = time.monotonic()
+    _run(go())
+    _wait_until_no_page(began)
+    assert not APP.state.clients, "the opponents went on thinking after the page closed"
+
+
+def test_closing_the_page_stops_a_review_within_a_decision(server):
+    log = _game_log(3)
+
+    async def go() -> None:
+        ws = await websockets.connect(server.replace("http", "ws") + "/ws", max_size=None)
+        await ws.send(json.dumps({"type": "review", "game": log, "time": LIMITS.max_time}))
+        await asyncio.sleep(0.5)
+        await ws.close()
+
+    began = time.monotonic()
+    _run(go())
+    _wait_until_no_page(began)
+    assert not APP.state.clients, "the review went on after the page closed"
+
+
+def test_a_message_over_the_limit_is_answered_and_the_socket_stays_open(server):
+    """A file's text grows when JSON escapes it: a message a little over the limit gets its
+    error object, not a closed socket (which lost the page's game)."""
+    async def go() -> list[dict]:
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            await ws.send(json.dumps({"type": "load", "position": '"\n' * LIMITS.max_request_bytes}))
+            await ws.send(json.dumps({"type": "ping", "id": "after"}))
+            return [json.loads(await asyncio.wait_for(ws.recv(), 30)) for _ in range(2)]
+
+    refused, pong = _run(go())
+    assert refused["type"] == "error" and refused["field"] == "request"
+    assert "longer than the server's limit" in refused["error"]
+    assert pong == {"type": "pong", "id": "after"}
+
+
+def test_a_page_that_does_not_read_is_read_no_further():
+    """Final answers are not replaced as partial ones are: once ``MAX_OUTBOX`` wait for a
+    page, the server reads none of its messages until the page takes some."""
+    from cuttle_search.web.app import Client
+
+    async def go() -> None:
+        client = Client(object(), LIMITS, {})  # (no socket: nothing is sent)
+        for k in range(MAX_OUTBOX):
+            client.post({"type": "log", "id": k})
+        with pytest.raises(asyncio.TimeoutError):  # (it would wait for ever: 0.2 s is a sample)
+            await asyncio.wait_for(client.room_to_answer(), 0.2)
+        client.outbox.get_nowait()
+        await asyncio.wait_for(client.room_to_answer(), 5)
+
+    _run(go())
 
 
 def test_another_sites_page_cannot_use_the_board(server):

@@ -46,7 +46,9 @@ def analyse(
     estimate_only_move: bool = False,
 ) -> AnalysisResult:
     """Search ``position`` (a Position, a file path, a dict or a JSON string) for the
-    player whose view it is and rank that player's legal moves.
+    player whose view it is and rank that player's legal moves. A full-information
+    position is searched with every card known (no determinizations: a ceiling, not a
+    player's answer); give ``position.view_of(seat)`` for what a player sees.
 
     With neither ``iterations`` nor ``time`` the budget is 10,000 iterations. A seed and a
     thread count reproduce an iteration-budget result exactly. ``inference`` (what the

@@ -52,7 +52,7 @@ from .limits import (
 )
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.seats import seat_name
+from ..game.seats import plain_number, seat_name
 from .calibration import stage_of
 from .result import AnalysisResult, MoveStat, score_interval
 from .solve_first import solve_first
@@ -102,13 +102,16 @@ def root_restriction(pos: Position, allow: object = None, avoid: object = None) 
     if allow is not None and avoid is not None:
         raise SearchError("allowMoves: give allowMoves or avoidMoves, not both")
     key, listed = ("allowMoves", allow) if allow is not None else ("avoidMoves", avoid)
-    if not isinstance(listed, (list, tuple)) or not listed or len(listed) > L.MAX_MOVES:
+    if not isinstance(listed, (list, tuple)) or not listed:
         raise SearchError(f"{key}: expected a non-empty list of moves, got {brief(listed)}")
+    if len(listed) > L.MAX_MOVES:
+        raise SearchError(f"{key}: expected at most {L.MAX_MOVES:,} moves, got {len(listed):,}")
     legal = pos.legal_moves()
     codes = set()
     for i, item in enumerate(listed):
         try:
-            move = Move.from_json(item) if isinstance(item, dict) else Move.parse(item, None) if isinstance(item, str) else None
+            move = (item if isinstance(item, Move) else Move.from_json(item) if isinstance(item, dict)
+                    else Move.parse(item, None) if isinstance(item, str) else None)
             if move is None:
                 raise SearchError(f"expected a move like 'points 7H', got {brief(item)}")
             codes.add(move.resolve_against(legal).code())
@@ -270,6 +273,7 @@ def run_search(
     (``stop_reason`` "forced", no score) unless ``estimate_only_move``: then its one move
     is searched like any (review measures the luck of a forced draw so)."""
     viewer = search_viewer(pos)
+    threads, seed, exploration, widen = (plain_number(x) for x in (threads, seed, exploration, widen))
     check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     if not isinstance(best_reply, bool):
         raise SearchError(f"best_reply: expected true or false, got {brief(best_reply)}")

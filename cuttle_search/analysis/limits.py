@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..engine.value import value_holds_for
 from ..game.errors import CuttleError, brief
-from ..game.seats import whole
+from ..game.seats import plain_number, whole
 
 if TYPE_CHECKING:
     from ..game.rules import Ruleset
@@ -124,6 +124,8 @@ class Limit:
     time: float | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "iterations", plain_number(self.iterations))
+        object.__setattr__(self, "time", plain_number(self.time))
         n = self.iterations
         if n is not None:
             whole(n, "iterations", 1, MAX_ITERATIONS, SearchError)

@@ -17,7 +17,10 @@ class MoveStat:
     """One root move of the viewer, from the viewer's point of view.
 
     ``score`` counts a draw as half a win; ``interval`` is its 95% confidence interval
-    (normal approximation with the observed spread), ``lcb`` its lower end."""
+    (normal approximation with the observed spread, each side at least z²/(n + z²) wide),
+    ``lcb`` its lower end. A move the search never visited (``visits`` 0: the one move of
+    a forced position among them) has ``score``, ``win_rate`` and ``draw_rate`` 0, not an
+    estimate: read ``visits`` first."""
 
     rank: int
     move: Move

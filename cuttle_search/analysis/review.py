@@ -10,6 +10,7 @@ so a move the search barely looked at is never called a blunder on noise.
 
 from __future__ import annotations
 
+import functools
 import html
 import statistics
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from ..game.errors import CuttleError
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import seat_name
-from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Limit
+from .limits import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, CancelEvent, Limit, check_cancel
 from .result import MoveStat
 
 LABELS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))  # by sure loss in score
@@ -32,6 +33,10 @@ RANDOM_DISCARD_SAMPLES = 6  # other discards a random 4's luck compares with, at
 
 class ReviewError(CuttleError):
     """Review options that cannot be used; the message names the option."""
+
+
+class ReviewStopped(Exception):
+    """A review's ``cancel`` was set (not an input error): no review is returned."""
 
 
 def label_for(sure_loss: float) -> str | None:
@@ -231,14 +236,16 @@ def decision_seed(seed: int, ply: int) -> int:
     return int(game_seed(np.uint64(seed), ply)) & (2**63 - 1)
 
 
-def _one_move(view: Position, move: Move, iterations: int, seed: int, rollout: str | None) -> MoveStat:
+def _one_move(view: Position, move: Move, iterations: int, seed: int, rollout: str | None,
+              cancel: CancelEvent | None = None) -> MoveStat:
     """The figures of ``move`` alone: a search whose root may only play it."""
     from .analyser import analyse
 
-    return analyse(view, iterations=iterations, seed=seed, rollout=rollout, allow_moves=[move.text()]).moves[0]
+    return analyse(view, iterations=iterations, seed=seed, rollout=rollout, allow_moves=[move.text()],
+                   cancel=cancel).moves[0]
 
 
-def _analyse_decision(job: tuple) -> tuple[int, Decision]:
+def _analyse_decision(job: tuple, cancel: CancelEvent | None = None) -> tuple[int, Decision]:
     """Analyse one masked decision (runs in a worker process): (game index, decision)."""
     from ..game.rules import get_ruleset
     from .analyser import analyse
@@ -248,7 +255,7 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     rules = get_ruleset(rules_spec)
     view = Position.from_dict(view_dict, rules=rules)
     dseed = decision_seed(seed, ply)
-    result = analyse(view, iterations=iterations, time=seconds, seed=dseed, rollout=rollout)
+    result = analyse(view, iterations=iterations, time=seconds, seed=dseed, rollout=rollout, cancel=cancel)
     stats = {m.move.code(): m for m in result.moves}
     best = result.moves[0]
     played = stats[played_code]
@@ -257,7 +264,7 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     equal = max(best.visits, 1)
     alone = None
     if searched and (luck_dict is not None or (played is not best and played.visits < best.visits)):
-        alone = _one_move(view, played.move, equal, again, rollout)
+        alone = _one_move(view, played.move, equal, again, rollout, cancel)
     resecond = alone is not None and played is not best and played.visits < best.visits
     p_stat = alone if resecond else played
     assert p_stat is not None
@@ -267,7 +274,7 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
     luck = None
     if luck_dict is not None and alone is not None:
         known = Position.from_dict(luck_dict, rules=rules)
-        after = _one_move(known, played.move, equal, again, rollout)
+        after = _one_move(known, played.move, equal, again, rollout, cancel)
         luck = Luck(ply, seat, played.move, tuple(luck_cards), alone.score, after.score)
     candidates = tuple(Candidate(m.move, m.visits, m.score, m.interval, best.score - m.score, m.proven)
                        for m in result.moves)
@@ -276,17 +283,17 @@ def _analyse_decision(job: tuple) -> tuple[int, Decision]:
                           candidates, resecond, luck, p_stat.calibrated_score, best.calibrated_score)
 
 
-def _run_job(job: tuple) -> tuple[str, int, Any]:
+def _run_job(job: tuple, cancel: CancelEvent | None = None) -> tuple[str, int, Any]:
     """One job of a review (runs in a worker): a decision, the luck of a forced move, or
-    the luck of a chance event."""
+    the luck of a chance event. ``cancel`` (in this process only) ends its searches."""
     if job[0] == "chance":
-        return ("chance", *_chance_luck(job[1:]))
+        return ("chance", *_chance_luck(job[1:], cancel))
     if job[0] == "forced":
-        return ("forced", *_forced_luck(job[1:]))
-    return ("decision", *_analyse_decision(job[1:]))
+        return ("forced", *_forced_luck(job[1:], cancel))
+    return ("decision", *_analyse_decision(job[1:], cancel))
 
 
-def _forced_luck(job: tuple) -> tuple[int, Luck]:
+def _forced_luck(job: tuple, cancel: CancelEvent | None = None) -> tuple[int, Luck]:
     """The luck of the cards a forced move (one legal move, not reviewed) brought to its
     player's knowledge: its one move searched with those cards unknown and known, with the
     decision's budget and seed (``Luck``)."""
@@ -299,12 +306,12 @@ def _forced_luck(job: tuple) -> tuple[int, Luck]:
 
     def score(view_dict: dict[str, Any]) -> float:
         return analyse(Position.from_dict(view_dict, rules=rules), iterations=iterations, time=seconds, seed=dseed,
-                       rollout=rollout, estimate_only_move=True).moves[0].score
+                       rollout=rollout, estimate_only_move=True, cancel=cancel).moves[0].score
 
     return game, Luck(ply, seat, Move.parse(move_text, None), tuple(cards), score(view_dict), score(luck_dict))
 
 
-def _chance_luck(job: tuple) -> tuple[int, Luck | None]:
+def _chance_luck(job: tuple, cancel: CancelEvent | None = None) -> tuple[int, Luck | None]:
     """The luck of a random 4's discards for its victim (see ``Luck``), or None where the
     victim's next decision is forced (its score is not estimated)."""
     from ..game.rules import get_ruleset
@@ -317,7 +324,7 @@ def _chance_luck(job: tuple) -> tuple[int, Luck | None]:
     def best(view_dict: dict[str, Any]) -> float | None:
         """The best score at the decision, None for a forced one (one legal move: not estimated)."""
         result = analyse(Position.from_dict(view_dict, rules=rules), iterations=iterations, time=seconds, seed=dseed,
-                         rollout=rollout)
+                         rollout=rollout, cancel=cancel)
         return None if result.stop_reason == "forced" else result.best.score
 
     after = best(actual_dict)
@@ -419,6 +426,7 @@ def review_games(
     progress: Callable[[int, int], None] | None = None,
     runner: Callable[[int], Any] | None = None,
     luck: bool = True,
+    cancel: CancelEvent | None = None,
 ) -> list[Review]:
     """Review several games, each ``(start, moves, players)`` from a full-information start,
     for the decisions of ``seats`` (by default every seat), with a budget of ``iterations``
@@ -428,7 +436,9 @@ def review_games(
     workers (a context manager whose value has ``imap_unordered(fn, jobs)``: the arena's
     backends, ``play.backends.make_backend`` bound to a backend, handed in by the caller);
     without one, ``workers`` must be 1 and the jobs run in this process. The result does not
-    depend on which runner, nor on how many workers."""
+    depend on which runner, nor on how many workers. ``cancel`` (anything with ``is_set()``;
+    in this process only, without a runner) ends the search in progress at once once set,
+    and the review raises :class:`ReviewStopped`."""
     import time as clock
 
     from .ismcts import check_search_options
@@ -441,6 +451,10 @@ def review_games(
         raise ReviewError(f"workers: expected a whole number from 1 to 256, got {workers!r}")
     if runner is None and workers != 1:
         raise ReviewError("workers: more than one worker needs a runner (play.backends.make_backend)")
+    check_cancel(cancel)
+    if cancel is not None and runner is not None:
+        raise ReviewError("cancel: a review is cancelled in this process only (no runner)")
+    run_job = _run_job if cancel is None else functools.partial(_run_job, cancel=cancel)
     jobs: list[tuple] = []
     ends, forced = [], []
     for g, (start, moves, _players) in enumerate(games):
@@ -483,7 +497,9 @@ def review_games(
     forced_luck: list[list[Luck]] = [[] for _ in games]
     done = 0
     with (runner or _in_process)(workers if len(jobs) > 1 else 1) as run:
-        for kind, g, item in run.imap_unordered(_run_job, jobs):
+        for kind, g, item in run.imap_unordered(run_job, jobs):
+            if cancel is not None and cancel.is_set():
+                raise ReviewStopped()
             if item is not None:
                 if kind == "decision":
                     found[g].append(item)
@@ -513,10 +529,11 @@ def review_games(
 def review_game(start: Position, moves: Iterable[Move], seats: tuple[int, ...] | None = None, iterations: int | None = None,
                 time: float | None = None, seed: int = 0, workers: int = 1, rollout: str | None = None,
                 progress: Callable[[int, int], None] | None = None, players: dict[str, str] | None = None,
-                runner: Callable[[int], Any] | None = None, luck: bool = True) -> Review:
+                runner: Callable[[int], Any] | None = None, luck: bool = True,
+                cancel: CancelEvent | None = None) -> Review:
     """Review one game that plays ``moves`` from the full-information ``start``."""
     return review_games([(start, list(moves), players or {})], seats, iterations, time, seed, workers, rollout,
-                        progress, runner, luck)[0]
+                        progress, runner, luck, cancel)[0]
 
 
 def decision_views(start: Position, moves: Iterable[Move], review: Review) -> dict[int, Position]:

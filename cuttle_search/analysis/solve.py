@@ -22,7 +22,7 @@ from ..engine.apply import apply_move
 from ..engine import solver as V
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.seats import seat_name, whole
+from ..game.seats import plain_number, seat_name, whole
 from ..game.formats import as_position
 from .limits import MAX_NODES, CancelEvent, Limit, SearchError, check_cancel
 from .solve_result import VALUES, SolvedMove, SolveResult, solve_table
@@ -329,6 +329,7 @@ def solve(position, nodes: int | None = None, time: float | None = None, tt_bits
     what was proven so far (``stop_reason`` "cancelled")."""
     pos = as_position(position)
     check_solvable(pos)
+    nodes, time, tt_bits = (plain_number(x) for x in (nodes, time, tt_bits))
     _check_budget(nodes, time)
     check_cancel(cancel)
     sv = solver if solver is not None else Solver(pos, tt_bits)

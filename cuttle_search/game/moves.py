@@ -25,6 +25,7 @@ mirrors cuttle.cards move bodies (``moveType``, ``cardId``, ``targetId``) and na
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import total_ordering
 from numbers import Integral
 from typing import Any, Iterable, Mapping
 
@@ -139,10 +140,17 @@ def fields_read(name: str, body: Mapping[str, Any]) -> tuple[str, ...]:
     return ()
 
 
-@dataclass(frozen=True, order=True)
+def _is_card(value: Any, most: int = L.JOKER_2) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most
+
+
+@total_ordering
+@dataclass(frozen=True)
 class Move:
     """One decision. ``cards`` holds a discard set; ``from_seven`` marks a 7-reveal play;
-    ``receiver`` is the seat a Jack or Joker gives control to where the rules name one."""
+    ``receiver`` is the seat a Jack or Joker gives control to where the rules name one.
+    Built checked (a ``MoveError`` names the field); a ``royal`` 8 is ``glasses``. Moves
+    sort by kind, then card, target, discards, 7-reveal and receiver (absent fields first)."""
 
     kind: str
     card: Card | None = None
@@ -150,6 +158,39 @@ class Move:
     cards: tuple[Card, ...] = ()
     from_seven: bool = False
     receiver: int | None = None
+
+    def __post_init__(self) -> None:
+        kind = self.kind
+        if not isinstance(kind, str) or kind not in TYPE_OF_KIND:
+            raise MoveError(f"kind: expected one of {', '.join(sorted(TYPE_OF_KIND))}, got {brief(kind)}")
+        needs_card = kind not in NO_CARD_KINDS and kind not in SET_KINDS
+        if not (_is_card(self.card) if needs_card else self.card is None):
+            raise MoveError(f"card: a {kind!r} move takes " + ("a card (0-53)" if needs_card else "no card") +
+                            f", got {brief(self.card)}")
+        needs_target = kind in TARGET_KINDS
+        takes_target = needs_target or kind == "one-off"
+        if not (_is_card(self.target, L.NO_CARD - 1) if needs_target else
+                self.target is None or (takes_target and _is_card(self.target, L.NO_CARD - 1))):
+            raise MoveError(f"target: a {kind!r} move takes " + ("a target" if takes_target else "no target") +
+                            f", got {brief(self.target)}")
+        if not isinstance(self.cards, tuple) or (kind in SET_KINDS) != bool(self.cards) or \
+                not all(_is_card(c) for c in self.cards):
+            raise MoveError(f"cards: a {kind!r} move takes " + ("a tuple of cards" if kind in SET_KINDS else "none") +
+                            f", got {brief(self.cards)}")
+        if not isinstance(self.from_seven, bool) or not (self.receiver is None or (
+                kind in GIFT_KINDS and _is_card(self.receiver, L.MAX_PLAYERS - 1))):
+            raise MoveError(f"receiver: a seat 0-{L.MAX_PLAYERS - 1} of a jack or joker move, got {brief(self.receiver)}")
+        if kind == "royal" and rank_of(self.card) == EIGHT:  # type: ignore[arg-type]  # checked above
+            object.__setattr__(self, "kind", "glasses")
+
+    def _order(self) -> tuple:
+        return (self.kind, -1 if self.card is None else self.card, -1 if self.target is None else self.target,
+                self.cards, self.from_seven, -1 if self.receiver is None else self.receiver)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self._order() < other._order()
 
     # ------------------------------------------------------------ engine encoding
     @classmethod
@@ -159,8 +200,11 @@ class Move:
         if isinstance(code, bool) or not isinstance(code, Integral) or not 0 <= code < 1 << 62:
             raise MoveError(f"code: expected an engine move code, got {brief(code)}")
         code = int(code)
-        move = cls._decode(code)
-        if move.code() != code:
+        try:
+            move = cls._decode(code)
+        except MoveError:  # fields no move has
+            move = None
+        if move is None or move.code() != code:
             raise MoveError(f"code: {code} is not an engine move code")
         return move
 
@@ -226,7 +270,9 @@ class Move:
         """Parse the text notation. With ``legal`` given, also check legality and find
         the 7-reveal form of a card played from a reveal; ``from_seven`` asks for that form
         without a position (what ``repr`` writes)."""
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
+            raise MoveError(f"move: expected move text like 'points 7H', got {brief(text)}")
+        if not text.strip():
             raise MoveError("empty move text")
         words = text.strip().lower().replace(",", " ").split()
         kind, args = words[0], words[1:]

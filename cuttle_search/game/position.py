@@ -114,10 +114,14 @@ class Hidden:
     revealed_unknown: int = 0  # cards another seat's private 7 revealed (cutthroat)
 
 
-@dataclass
+@dataclass(eq=False)
 class Position:
     """A game state with its ruleset and point of view. ``view`` is a seat or ``None``
-    (full information)."""
+    (full information).
+
+    Two positions are equal when their rules, point of view, state and hidden slots are
+    (the name and the description are labels, not part of the game). A position changes
+    as moves are pushed, so it is not hashable: ``key()`` is a hashable snapshot."""
 
     rules: Ruleset
     state: np.ndarray
@@ -126,6 +130,34 @@ class Position:
     unknown_cards: int = 0  # mask of the cards placed canonically into hidden slots
     name: str = field(default="")
     about: str = field(default="")  # a free-text description kept from the file
+
+    def __post_init__(self) -> None:
+        # the kernels take one flat, writable, contiguous int64 array of STATE_SIZE slots:
+        # anything else would recompile them for its type, or cut the card masks short
+        if not isinstance(self.rules, Ruleset):
+            raise PositionError(f"rules: expected a Ruleset (get_ruleset), got {brief(self.rules)}")
+        state = self.state
+        if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (L.STATE_SIZE,):
+            what = (f"an array of {state.dtype} and shape {state.shape}" if isinstance(state, np.ndarray)
+                    else brief(state))
+            raise PositionError(f"state: expected an int64 array of {L.STATE_SIZE} slots (an engine state), got {what}")
+        if not (state.flags.writeable and state.flags.c_contiguous):
+            self.state = np.ascontiguousarray(state).copy()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (self.rules == other.rules and self.view == other.view and self.hidden == other.hidden
+                and self.unknown_cards == other.unknown_cards and np.array_equal(self.state, other.state))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: see key()
+
+    def key(self) -> tuple:
+        """A hashable snapshot of what ``==`` compares, for sets, dicts and
+        transposition tables (it does not follow later moves)."""
+        hidden = None if self.hidden is None else (self.hidden.viewer, tuple(sorted(self.hidden.hand_unknown.items())),
+                                                   self.hidden.deck_unknown, self.hidden.revealed_unknown)
+        return (self.rules, self.view, hidden, self.unknown_cards, self.state.tobytes())
 
     # ------------------------------------------------------------ basic queries
     @property
@@ -210,6 +242,8 @@ class Position:
         return parse_seat(p, field, self.players, PositionError)
 
     def hand(self, p: int) -> int:
+        """Seat ``p``'s hand, a card mask. In a one-seat view the cards the viewer cannot
+        see are placeholders (the mask ``unknown_cards`` marks them)."""
         return S.seat_get(self.state, "hand", self.seat(p))
 
     def face(self, p: int) -> int:
@@ -225,12 +259,19 @@ class Position:
         return S.seat_get(self.state, "spent", self.seat(p))
 
     def points(self, p: int) -> int:
+        """Seat ``p``'s points: the total of the point cards it controls."""
         return int(points_total(self.state, self.seat(p)))
 
     def goal(self, p: int) -> int:
+        """The points seat ``p`` needs to win now (its Kings lower it)."""
         return int(goal(self.state, self.rules_array, self.seat(p)))
 
     def legal_codes(self) -> np.ndarray:
+        """The engine codes of the pending decision's legal moves (see :meth:`legal_moves`)."""
+        if self.view is not None and self.actor != self.view and not self.is_over:
+            decider = "chance" if self.actor == L.ACTOR_CHANCE else seat_name(self.actor)
+            raise PositionError(f"view: {decider} decides here; {seat_name(self.view)}'s view cannot list those moves "
+                                "(they may hold cards it cannot see): ask the full-information position")
         buf = np.zeros(L.MAX_MOVES, dtype=np.int64)
         n = generate_moves(self.state, self.rules_array, buf)
         if moves_overflowed(buf, n):  # unreachable from a loaded position (hand_cap)
@@ -240,8 +281,8 @@ class Position:
     def legal_moves(self) -> list[Move]:
         """The legal moves of the pending decision.
 
-        In a one-seat view this is only meaningful when the viewer decides (the moves
-        of the viewer never depend on cards the viewer cannot see)."""
+        A one-seat view lists them only when its viewer decides (the viewer's moves never
+        depend on cards it cannot see); otherwise it raises ``PositionError``."""
         return [Move.from_code(c) for c in self.legal_codes()]
 
     def push(self, move: Move) -> None:

@@ -40,6 +40,18 @@ def parse_seat(value: Any, field: str, seats: int, error: type[CuttleError] = Cu
     return q
 
 
+def plain_number(value: Any) -> Any:
+    """A NumPy integer or float as Python's ``int`` or ``float`` (a researcher's budgets
+    and seeds often come from NumPy); anything else unchanged, for the checks to judge."""
+    import numpy as np  # (loaded by then wherever a NumPy number can come from)
+
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
 def is_whole(value: Any) -> bool:
     """An ``int`` that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)

@@ -9,9 +9,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..game.errors import CuttleError
+from ..game.errors import CuttleError, brief
+from ..game.moves import Move
 from ..game.position import Position, share_of_state
 from ..game.rules import Ruleset
+from ..game.seats import seat_name
 
 
 class AgentError(CuttleError):
@@ -28,7 +30,8 @@ def win_share(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = 
 @dataclass
 class Agent:
     """A player. ``choose`` gets the full game and the seat, and looks only at what that
-    seat may see (unless ``sees_everything``)."""
+    seat may see (unless ``sees_everything``). An agent may keep scratch buffers between
+    calls: use one agent a thread (a process pool, the arena's workers, gives each its own)."""
 
     spec: str
     params: dict[str, Any] = field(default_factory=dict)
@@ -37,6 +40,9 @@ class Agent:
     # the parameters ``name:key=value`` may give an agent registered as a plugin (the entry
     # point group ``cuttle_search.agents``), each key's type (int, float, str): none by default
     PARAMS: ClassVar[dict[str, Any]] = {}
+    # set by a front end while ``choose`` runs (anything with ``is_set()``): a searching
+    # agent ends its search once it is set (the page that asked went away)
+    cancel: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Subclasses set up their parameters and scratch buffers here."""
@@ -67,7 +73,11 @@ class Agent:
     def view(self, game: Position, seat: int) -> Position:
         return game if self.sees_everything else game.view_of(seat)
 
-    def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int:
+    def choose(self, game: Position, seat: int, rng: np.random.Generator) -> int | Move:
+        """The move of ``seat`` (the seat to act in ``game``, a full-information position):
+        a legal move's engine code (``Position.legal_codes``) or a ``Move``. ``rng`` is the
+        game's generator, for the agent's own randomness. ``game`` is the agent's to use
+        (the arena and the terminal game pass a copy)."""
         raise NotImplementedError
 
     def start_game(self, seat: int) -> None:
@@ -76,3 +86,28 @@ class Agent:
     def observe(self, game: Position, mover: int, code: int) -> None:
         """Move ``code`` of ``mover`` is about to be played in ``game`` (every move of the
         game, any seat's or chance's, is shown here before it is applied)."""
+
+
+def decide(agent: Any, game: Position, seat: int, rng: np.random.Generator) -> int:
+    """``agent.choose`` on a copy of ``game`` (an agent may look ahead on what it is given),
+    checked: the legal move code it chose (it may answer a code or a ``Move``), else an
+    :class:`AgentError` naming the agent and what it chose (an agent's defect is named,
+    never played). Any object with ``choose`` and ``name`` is an agent here."""
+    choice = agent.choose(game.copy(), seat, rng)
+    shown = None
+    if isinstance(choice, Move):
+        shown = choice.text()
+        try:
+            choice = choice.resolve_against(game.legal_moves()).code()
+        except CuttleError:
+            pass
+    elif isinstance(choice, np.integer):
+        choice = int(choice)
+    if isinstance(choice, int) and not isinstance(choice, bool) and choice in {int(c) for c in game.legal_codes()}:
+        return choice
+    if shown is None:
+        try:
+            shown = Move.from_code(choice).text()  # type: ignore[arg-type]  # from_code checks it
+        except CuttleError:
+            shown = brief(choice)
+    raise AgentError(f"agent {agent.name}: chose {shown}, not a legal move of {seat_name(seat)} here")

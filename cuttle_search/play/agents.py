@@ -238,7 +238,7 @@ class Ismcts(_RolloutSearcher):
         # (analysis/solve.py), so games of more seats search without it
         solver = self.solver and view.rules.exact_solvable
         result = run_search(view, limit, 1, seed, self.rollout, self.exploration, inference=inference,
-                            solver=solver, model=self.model, widen=self.widen)
+                            solver=solver, model=self.model, widen=self.widen, cancel=self.cancel)
         return result.best.move.code()
 
 
@@ -300,6 +300,8 @@ class PimcSolver(Ismcts):
         kernel_rng = _rng_state(rng)
         sv = None
         for k in range(worlds):
+            if self.cancel is not None and self.cancel.is_set():
+                break
             seconds = None
             if self.time is not None:
                 left = float(self.time) - (_time.perf_counter() - start)
@@ -311,7 +313,7 @@ class PimcSolver(Ismcts):
             world = Position(view.rules, state.copy())
             if sv is None:
                 sv = Solver(world)
-            res = solve(world, nodes=nodes, time=seconds, solver=sv)
+            res = solve(world, nodes=nodes, time=seconds, solver=sv, cancel=self.cancel)
             self.stats["worldsTried"] += 1
             if not res.proven:
                 continue
@@ -326,6 +328,7 @@ class PimcSolver(Ismcts):
             if self.time is None:
                 return super().choose(game, seat, rng)
             half = Ismcts(self.spec, {**self.params, "time": max(1e-3, float(self.time) / 2)})
+            half.cancel = self.cancel
             return half.choose(game, seat, rng)
         self.stats["solved"] += 1
         legal = {int(c) for c in codes}

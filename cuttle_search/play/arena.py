@@ -31,6 +31,8 @@ from typing import Any
 from .agents import make_agent
 from .backends import make_backend
 from ..game.rules import find_ruleset
+from ..analysis.limits import MAX_SEED
+from ..game.seats import plain_number, whole
 from .statistics import Sprt, elo, require_two_seats
 from .arena_games import (
     MATCH_WINS,
@@ -116,6 +118,7 @@ def run_arena(
     order, so the decision, like every figure, depends on the seed alone."""
     from tqdm import tqdm
 
+    games, seed = plain_number(games), whole(plain_number(seed), "seed", 0, MAX_SEED, ArenaError)
     rs = find_ruleset(rules)
     seats = rs.players
     for spec in (spec_a, spec_b):  # fail early on a bad spec, or an agent that cannot play these seats

@@ -11,18 +11,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..version import __version__
-from .agent import win_share
+from .agent import decide, win_share
 from .agents import Agent, make_agent
 from ..engine import layout as L
 from ..engine import state as S
 from ..engine.apply import apply_move
 from ..engine.rng import game_seed
 from ..engine.seats import next_seat
-from ..game.errors import CuttleError
+from ..game.errors import CuttleError, brief
 from ..game.gamelog import GAME_VERSION, check_game_log, deal_position, replay as replay_log
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.seats import seat_name
+from ..game.seats import plain_number, seat_name, whole
 from ..game.rules import Ruleset, find_ruleset
 
 MATCH_WINS = {"quick": None, "short": 1, "bo3": 2, "bo5": 3}
@@ -111,11 +111,19 @@ class GameRecord:
         return log
 
 
-def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int, dealer: int | None = None,
+def play_game(rules: Ruleset | str, deal: int, agents: Sequence[Agent], rng_seed: int, dealer: int | None = None,
               start: Position | None = None) -> GameRecord:
     """Play one game on deal seed ``deal``, ``agents[q]`` in seat ``q`` (one agent a seat),
     dealt by ``dealer`` (the engine's default deal when None), or from ``start`` (a full
     position of ``rules``, not changed) when given: the game then goes on from there."""
+    rules = find_ruleset(rules) if isinstance(rules, str) else rules
+    if not isinstance(rules, Ruleset):
+        raise ArenaError(f"rules: expected a ruleset or its name, got {brief(rules)}")
+    deal, rng_seed = whole(plain_number(deal), "deal", 0, 2**64 - 1, ArenaError), plain_number(rng_seed)
+    whole(rng_seed, "rng_seed", 0, 2**64 - 1, ArenaError)
+    if start is not None and (not isinstance(start, Position) or start.rules != rules):
+        got = start.rules.spec if isinstance(start, Position) else brief(start)
+        raise ArenaError(f"start: expected a position of {rules.spec}, got {got}")
     seats = rules.players
     if len(agents) != seats:
         raise ArenaError(f"agents: {rules.spec} has {seats} seats, one agent each, but {len(agents)} agents were given")
@@ -135,13 +143,11 @@ def play_game(rules: Ruleset, deal: int, agents: Sequence[Agent], rng_seed: int,
             code = int(codes[rng.integers(len(codes))])
         else:
             t0 = time.perf_counter()
-            code = agents[actor].choose(pos, actor, rng)
+            code = decide(agents[actor], pos, actor, rng)
             seconds[actor] += time.perf_counter() - t0
             decisions[actor] += 1
-            if code not in set(int(c) for c in pos.legal_codes()):
-                raise RuntimeError(f"agent {agents[actor].name} chose an illegal move {Move.from_code(code).text()}")
         for agent in agents:
-            agent.observe(pos, actor, code)
+            agent.observe(pos.copy(), actor, code)
         moves.append(Move.from_code(code).text())
         apply_move(pos.state, pos.rules_array, np.int64(code))
     res = pos.result()

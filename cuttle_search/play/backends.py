@@ -67,6 +67,7 @@ class LocalBackend(Backend):
         pool = _pool(self.workers)
         inflight: dict[Any, Any] = {}
         retry: list[Any] = []
+        finished = False
         try:
             while True:
                 while len(inflight) < 2 * self.workers:
@@ -78,6 +79,7 @@ class LocalBackend(Backend):
                             break
                     inflight[pool.submit(fn, job)] = job
                 if not inflight:
+                    finished = True
                     return
                 done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
                 broken = False
@@ -102,7 +104,10 @@ class LocalBackend(Backend):
         finally:
             for fut in inflight:
                 fut.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
+            if finished:
+                pool.shutdown(wait=True)
+            else:  # interrupted (Ctrl-C), failed or left early: the workers' jobs are not waited for
+                _stop_pool(pool)
 
 
 class RayBackend(Backend):
@@ -196,6 +201,17 @@ def _die_with_parent() -> None:
 
 def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, initializer=_die_with_parent)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down now: a compiled search in a worker does not see Ctrl-C until it
+    returns (seconds, or minutes at a large budget), so its processes are terminated."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(5)
 
 
 def _versioned(fn: Callable[[Any], Any], job: Any) -> tuple[str, Any]:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..analysis import AnalysisResult, analyse
+from ..analysis.limits import MAX_SEED, CancelEvent
 from ..engine import layout as L
 from ..engine.info import unseen_cards
 from ..game.cards import card_str, cards_in
@@ -37,9 +38,9 @@ from ..game.errors import CuttleError, brief
 from ..game.gamelog import deal_position
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.seats import seat_name, seat_number
-from ..game.rules import Ruleset
-from .agent import Agent, AgentError, win_share
+from ..game.seats import parse_seat as read_seat, plain_number, seat_name, seat_number, whole
+from ..game.rules import Ruleset, find_ruleset
+from .agent import Agent, AgentError, decide, win_share
 from .agents import make_agent
 from .arena_games import GameRecord, deal_seed
 
@@ -107,6 +108,10 @@ def opponent_specs(text: str, rules: Ruleset, seat: int) -> dict[int, str]:
     return out
 
 
+class Stopped(Exception):
+    """The session's ``cancel`` was set while the agents played (not an input error)."""
+
+
 @dataclass(frozen=True)
 class Event:
     """One move as the person saw it: ``mover`` (a seat, or -1 for chance), ``text`` (the
@@ -142,10 +147,16 @@ class GameSession:
     """A game of ``rules`` with the person in ``seat`` and ``opponents[q]`` (an agent spec)
     in every other seat ``q``, dealt from ``seed``."""
 
-    def __init__(self, rules: Ruleset, seat: int, opponents: dict[int, str], seed: int,
+    def __init__(self, rules: Ruleset | str, seat: int | str, opponents: dict[int, str], seed: int,
                  auto_forced: bool = True) -> None:
-        if not 0 <= seat < rules.players:
-            raise PlayError(f"seat: {seat_name(seat)} is not a seat of {rules.spec} (p0-{seat_name(rules.players - 1)})")
+        try:
+            rules = find_ruleset(rules) if isinstance(rules, str) else rules
+        except CuttleError as e:
+            raise PlayError(f"rules: {e}") from None
+        if not isinstance(rules, Ruleset):
+            raise PlayError(f"rules: expected a ruleset or its name, got {brief(rules)}")
+        seat = read_seat(plain_number(seat), "seat", rules.players, PlayError)
+        seed = whole(plain_number(seed), "seed", 0, MAX_SEED, PlayError)
         if sorted(opponents) != [q for q in range(rules.players) if q != seat]:
             raise PlayError(f"opponents: expected one agent for every seat but {seat_name(seat)}")
         self.rules = rules
@@ -170,7 +181,7 @@ class GameSession:
         self.position = self.start.copy()
         for move in self.moves[:ply]:
             for agent in self.agents.values():
-                agent.observe(self.position, self.position.actor, move.code())
+                agent.observe(self.position.copy(), self.position.actor, move.code())
             self.position.push(move)
         del self.moves[ply:]
         del self.events[ply:]
@@ -214,7 +225,7 @@ class GameSession:
         mover = pos.actor
         before = pos.hand(self.seat)
         for agent in self.agents.values():
-            agent.observe(pos, mover, code)
+            agent.observe(pos.copy(), mover, code)
         move = Move.from_code(code)
         pos.push(move)
         self.moves.append(move)
@@ -225,11 +236,13 @@ class GameSession:
         self.events.append(event)
         return event
 
-    def advance(self, each: Callable[[Event], None] | None = None) -> list[Event]:
+    def advance(self, each: Callable[[Event], None] | None = None, cancel: CancelEvent | None = None) -> list[Event]:
         """Play chance and the agents until the person decides or the game ends (and, with
         ``auto_forced``, the person's only legal move when they have one choice). ``each``
         is called with every event as it happens (a terminal shows each opponent's move
-        while the next one thinks)."""
+        while the next one thinks). Once ``cancel`` is set (a page that went away) it
+        raises :class:`Stopped` at once: an agent's search in progress is cut short and its
+        move not played."""
         out: list[Event] = []
 
         def step(event: Event) -> None:
@@ -238,6 +251,8 @@ class GameSession:
                 each(event)
 
         while not self.is_over:
+            if cancel is not None and cancel.is_set():
+                raise Stopped()
             pos = self.position
             actor = pos.actor
             if actor == self.seat:
@@ -250,9 +265,13 @@ class GameSession:
                 step(self._apply(int(codes[self.rng.integers(len(codes))])))
             else:
                 agent = self.agents[actor]
-                code = int(agent.choose(pos, actor, self.rng))
-                if code not in {int(c) for c in pos.legal_codes()}:
-                    raise RuntimeError(f"agent {agent.name} chose an illegal move {Move.from_code(code).text()}")
+                agent.cancel = cancel  # (a searching agent ends its search when it is set)
+                try:
+                    code = decide(agent, pos, actor, self.rng)
+                finally:
+                    agent.cancel = None
+                if cancel is not None and cancel.is_set():
+                    raise Stopped()
                 step(self._apply(code))
         return out
 
@@ -264,7 +283,10 @@ class GameSession:
             raise PlayError("move: it is not your decision" + (" (the game is over)" if self.is_over else ""))
         if isinstance(choice, Move):
             return choice.resolve_against(legal)
-        if isinstance(choice, int) or (isinstance(choice, str) and choice.strip().isdecimal()):
+        choice = plain_number(choice)
+        if isinstance(choice, bool) or not isinstance(choice, (int, str)):
+            raise PlayError(f"move: expected a move number, text or Move, got {brief(choice)}")
+        if isinstance(choice, int) or choice.strip().isdecimal():
             k = choice if isinstance(choice, int) else whole_number(choice)
             if k is None or not 1 <= k <= len(legal):
                 shown = brief(choice) if k is None else k
@@ -272,15 +294,22 @@ class GameSession:
             return legal[k - 1]
         return Move.parse(choice, legal)
 
-    def play(self, choice: str | int | Move, each: Callable[[Event], None] | None = None) -> list[Event]:
+    def play(self, choice: str | int | Move, each: Callable[[Event], None] | None = None,
+             cancel: CancelEvent | None = None) -> list[Event]:
         """Play the person's move (see :meth:`choose`), then :meth:`advance`; the events
-        narrated, the person's move first (each also handed to ``each`` as it happens)."""
+        narrated, the person's move first (each also handed to ``each`` as it happens).
+        Stopped by ``cancel``, the game goes back to before the person's move (as
+        :meth:`undo`) and :class:`Stopped` is raised."""
         move = self.choose(choice)
         self._marks.append(_Mark(len(self.moves), self.rng.bit_generator.state))
         mine = self._apply(move.code())
         if each is not None:
             each(mine)
-        return [mine] + self.advance(each)
+        try:
+            return [mine] + self.advance(each, cancel)
+        except Stopped:
+            self.undo()
+            raise
 
     @property
     def can_undo(self) -> bool:
@@ -353,4 +382,4 @@ def new_session(rules: Ruleset, seat: str, opponents: str, seed: int) -> GameSes
     return GameSession(rules, q, opponent_specs(opponents, rules, q), seed)
 
 
-__all__ = ["GameSession", "Event", "PlayError", "new_session", "opponent_specs", "parse_seat", "split_specs", "HUMAN"]
+__all__ = ["GameSession", "Event", "PlayError", "Stopped", "new_session", "opponent_specs", "parse_seat", "split_specs", "HUMAN"]

@@ -75,7 +75,10 @@ def trinomial(game_scores: Iterable[float]) -> list[int]:
     """Counts of games lost, drawn and won (A's score 0, 1/2, 1)."""
     counts = [0] * 3
     for s in game_scores:
-        counts[round(2 * s)] += 1
+        k = round(2 * s)
+        if not 0 <= k <= 2 or abs(2 * s - k) > 1e-9:
+            raise ValueError(f"a game scores 0, 0.5 or 1, not {s!r}")
+        counts[k] += 1
     return counts
 
 

@@ -24,6 +24,7 @@ import socket
 import sys
 import threading
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
@@ -51,6 +52,10 @@ DEFAULT_HINT_ITERATIONS = 10_000
 DEFAULT_REVIEW_ITERATIONS = 300  # a decision (a review searches every decision, luck too)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 MAX_CLIENTS = 32  # pages connected at once (each may run one job)
+MAX_OUTBOX = 64  # answers waiting for a page before the server reads no more of its messages
+# The socket's frame limit over the request limit: a frame a little over the limit gets the
+# request's error object, not a closed socket (a file's text grows when JSON escapes it)
+FRAME_ALLOWANCE = 6
 MAX_REVIEW_DECISIONS = 400  # a game has at most this many reviewed decisions here
 DEFAULT_SOLVE_SECONDS = 10.0
 _FIELD_RE = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
@@ -104,8 +109,11 @@ def _json_field(msg: Mapping[str, Any], key: str) -> Any:
 class Client:
     """One page's websocket: its game session, its running job and its outbox."""
 
-    def __init__(self, ws: WebSocket, limits: ServerLimits, defaults: Mapping[str, Any]) -> None:
+    def __init__(self, ws: WebSocket, limits: ServerLimits, defaults: Mapping[str, Any],
+                 executor: ThreadPoolExecutor | None = None) -> None:
         self.ws = ws
+        self.executor = executor  # where its jobs run (None: asyncio's default threads)
+        self.gone = threading.Event()  # set once the page has left (or the server stops)
         self.limits = limits
         self.defaults = defaults
         self.session: Any = None
@@ -131,7 +139,7 @@ class Client:
         self.loop.call_soon_threadsafe(self.outbox.put_nowait, message)
 
     async def sender(self) -> None:
-        while True:
+        while not self.gone.is_set():
             message = await self.outbox.get()
             if message["type"] == _PARTIAL:
                 with self.partial_lock:
@@ -140,7 +148,18 @@ class Client:
                 text = json.dumps(message, allow_nan=False)
             except ValueError:
                 text = json.dumps({"type": "error", "error": "internal: a non-finite number", "field": "internal"})
-            await self.ws.send_text(text)
+            try:
+                await self.ws.send_text(text)
+            except Exception:  # the page went away: nothing more can reach it
+                self.gone.set()
+                return
+
+    async def room_to_answer(self) -> None:
+        """Wait until the outbox holds fewer than ``MAX_OUTBOX`` answers: a page that sends
+        faster than it reads is read no further meanwhile, so its answers cannot pile up."""
+        await asyncio.sleep(0)  # (the answers just posted reach the outbox first: call_soon_threadsafe)
+        while self.outbox.qsize() >= MAX_OUTBOX and not self.gone.is_set():
+            await asyncio.sleep(0.01)
 
     def error(self, req_id: Any, kind: str, e: CuttleError | str, field: str | None = None) -> None:
         self.post({"type": "error", "for": kind, **error_object(req_id, e, field)})
@@ -174,7 +193,7 @@ class Client:
                 traceback.print_exc(file=sys.stderr)
                 self.error(req_id, kind, f"internal: {type(e).__name__} (the server logged it and goes on)", "internal")
 
-        self.job = asyncio.ensure_future(asyncio.to_thread(run))
+        self.job = asyncio.ensure_future(self.loop.run_in_executor(self.executor, run))
 
     # ------------------------------------------------------------ messages
     async def handle(self, text: str) -> None:
@@ -240,8 +259,13 @@ class Client:
         _check_agents(opponents, self.limits)
 
         def work(cancel: threading.Event) -> None:
+            from ..play.session import Stopped
+
             session = new_session(rules, seat, opponents, seed)
-            session.advance(each=self._moves_as_made(session, req_id))
+            try:  # (the replies play out on a new request; they end only when the page leaves)
+                session.advance(each=self._moves_as_made(session, req_id), cancel=self.gone)
+            except Stopped:
+                raise Cancelled() from None
             self.session = session
             self._game(req_id)
 
@@ -255,7 +279,12 @@ class Client:
             raise RequestError(f"move: expected a move's notation or its number in the list, got {brief(move)}")
 
         def work(cancel: threading.Event) -> None:
-            session.play(move, each=self._moves_as_made(session, req_id))
+            from ..play.session import Stopped
+
+            try:
+                session.play(move, each=self._moves_as_made(session, req_id), cancel=self.gone)
+            except Stopped:  # (the move is taken back)
+                raise Cancelled() from None
             self._game(req_id)
 
         self.start(req_id, "play", work)
@@ -354,7 +383,7 @@ class Client:
         self.start(req_id, "solve", work)
 
     def on_review(self, req_id: Any, msg: Mapping[str, Any]) -> None:
-        from ..analysis.review import decision_views, review_game
+        from ..analysis.review import ReviewStopped, decision_views, review_game
         from ..game.gamelog import read_game
 
         data = _json_field(msg, "game")
@@ -371,9 +400,12 @@ class Client:
                     raise Cancelled()
                 self.post({"type": "reviewProgress", "id": req_id, "done": done, "total": total})
 
-            review = review_game(start, moves, iterations=limit.iterations, time=limit.time,
-                                 seed=self.defaults.get("seed") or 0, progress=progress,
-                                 players=about.get("players") or {})
+            try:
+                review = review_game(start, moves, iterations=limit.iterations, time=limit.time,
+                                     seed=self.defaults.get("seed") or 0, progress=progress,
+                                     players=about.get("players") or {}, cancel=cancel)
+            except ReviewStopped:
+                raise Cancelled() from None
             review.source = about["source"]
             self.post({**views.review_json(review, decision_views(start, moves, review)), "id": req_id})
 
@@ -385,7 +417,7 @@ class Client:
         try:
             while True:
                 message = await self.ws.receive()
-                if message["type"] == "websocket.disconnect":
+                if message["type"] == "websocket.disconnect" or self.gone.is_set():
                     break
                 text = message.get("text")
                 if text is None:
@@ -396,10 +428,12 @@ class Client:
                         self.error(None, "request", "request: not UTF-8 text", "request")
                         continue
                 await self.handle(text)
+                await self.room_to_answer()
         except WebSocketDisconnect:
             pass
         finally:
-            self.cancel.set()  # the page went away: stop its search
+            self.gone.set()  # the page went away: stop its job, the opponents' replies too
+            self.cancel.set()
             if self.job is not None:
                 try:
                     await self.job
@@ -457,6 +491,13 @@ def allowed_hosts_for(host: str) -> list[str]:
 DEFAULT_LIMITS = ServerLimits()
 
 
+def frame_limit(limits: ServerLimits) -> int:
+    """The socket's largest frame (``ws_max_size``): ``FRAME_ALLOWANCE`` times the request
+    limit, so that a message over the limit is answered with its error object; a larger
+    frame closes the socket."""
+    return FRAME_ALLOWANCE * limits.max_request_bytes + 1024
+
+
 def create_app(limits: ServerLimits = DEFAULT_LIMITS, defaults: Mapping[str, Any] | None = None,
                allowed_hosts: list[str] | None = None) -> Starlette:
     """The board's application, with ``limits`` capping every request and ``defaults``
@@ -466,6 +507,9 @@ def create_app(limits: ServerLimits = DEFAULT_LIMITS, defaults: Mapping[str, Any
     defaults = dict(defaults or {})
     pages = {name: _static(name) for name in STATIC}
     clients: set[Client] = set()  # the open pages (a page's job ends before it leaves the set)
+    # a thread for each page's one job: a page waits for no other page's (asyncio's default
+    # pool has a few threads for the whole server)
+    executor = ThreadPoolExecutor(max_workers=MAX_CLIENTS, thread_name_prefix="board-job")
 
     async def index(request: Request) -> Response:
         return Response(pages["index.html"], media_type=STATIC["index.html"])
@@ -495,7 +539,7 @@ def create_app(limits: ServerLimits = DEFAULT_LIMITS, defaults: Mapping[str, Any
             await ws.close(code=1013, reason=f"the board serves at most {MAX_CLIENTS} pages at once")
             return
         await ws.accept()
-        client = Client(ws, limits, defaults)
+        client = Client(ws, limits, defaults, executor)
         clients.add(client)
         try:
             await client.run()
@@ -554,9 +598,11 @@ def run(host: str = "127.0.0.1", port: int = 8765, limits: ServerLimits = DEFAUL
     import uvicorn
 
     sock = listening_socket(host, port)
+    if sock.getsockname()[0] == "0.0.0.0":  # a name for every address ("0"): treated as 0.0.0.0 is
+        host = "0.0.0.0"
 
     config = uvicorn.Config(create_app(limits, defaults, allowed_hosts_for(host)), host=host, port=port,
-                            log_level="warning", ws_max_size=limits.max_request_bytes + 1024, lifespan="off")
+                            log_level="warning", ws_max_size=frame_limit(limits), lifespan="off")
     server = uvicorn.Server(config)
 
     def listening() -> None:

@@ -14,9 +14,13 @@ from .v1 import v1_dict
 
 
 def position_to_gamestate(pos: Position) -> dict[str, Any]:
-    """A cuttle.cards GameState (row form) for a full-information position."""
+    """A cuttle.cards GameState (row form) for a full-information two-seat position. It has
+    no place for the ruleset: it loads back as ``cuttle-cards``."""
     if pos.view is not None:
         raise PositionError("view: only a full-information position can be written as a cuttle.cards GameState")
+    if pos.rules.seat_list_form or pos.rules.jokers:  # (more seats, or a game of their rules)
+        raise PositionError(f"rules: a cuttle.cards GameState holds a two-seat game of 52 cards; {pos.rules.spec} "
+                            "positions are written in the seat-list form (save the position file instead)")
     if pos.phase not in CUTTLE_CARDS_PHASE:
         raise PositionError(f"phase: {pos.phase_name!r} has no cuttle.cards GameState equivalent")
     d = v1_dict(pos)

@@ -53,7 +53,14 @@ function send(message) {
   if (!state.ws || state.ws.readyState !== WebSocket.OPEN) { showError('not connected to the server'); return null; }
   clearError();
   message.id = state.nextId++;
-  state.ws.send(JSON.stringify(message));
+  const text = JSON.stringify(message);
+  const most = state.meta ? state.meta.limits.maxRequestBytes : null;
+  const size = new Blob([text]).size;  // (UTF-8 bytes, as the server counts them: escapes included)
+  if (most !== null && size > most) {
+    showError(`request: ${size.toLocaleString()} bytes, above the server's limit of ${most.toLocaleString()} (a smaller file or text)`);
+    return null;
+  }
+  state.ws.send(text);
   return message.id;
 }
 
