@@ -107,7 +107,7 @@ def decide(agent: Any, game: Position, seat: int, rng: np.random.Generator) -> i
         return choice
     if shown is None:
         try:
-            shown = Move.from_code(choice).text()  # type: ignore[arg-type]  # from_code checks it
+            shown = Move.from_code(choice).text()  # (from_code checks it)
         except CuttleError:
             shown = brief(choice)
     raise AgentError(f"agent {agent.name}: chose {shown}, not a legal move of {seat_name(seat)} here")
