@@ -746,42 +746,32 @@ def test_closing_the_page_stops_its_search(server):
     assert not APP.state.clients, "the search went on after the page closed"
 
 
-def _wait_until_no_page(began: float) -> None:
-    # not a speed check: each job asked for the server's whole time cap, so a page that is
-    # gone only once that ran out would take all of it; a cancelled one leaves long before
+def _leave_during(server: str, message: dict) -> None:
+    """Send ``message`` (a job that asks for the server's whole time cap), leave half a
+    second later, and check the page's job has ended. Not a speed check: a job that ended
+    only once its cap ran out would keep the page listed all that time."""
+    async def go() -> None:
+        ws = await websockets.connect(server.replace("http", "ws") + "/ws", max_size=None)
+        await ws.send(json.dumps(message))
+        await asyncio.sleep(0.5)
+        await ws.close()
+
+    began = time.monotonic()
+    _run(go())
     while APP.state.clients and time.monotonic() - began < LIMITS.max_time:
         time.sleep(0.05)
+    assert not APP.state.clients, f"the {message['type']} went on after the page closed"
 
 
 def test_closing_the_page_stops_the_opponents_replies(server):
     """Opponents that search their whole time cap a move: the page leaves while the first
     thinks, and its job ends at once (it ran to the end of the replies before)."""
-    async def go() -> None:
-        ws = await websockets.connect(server.replace("http", "ws") + "/ws")
-        await ws.send(json.dumps({"type": "new", "rules": "cutthroat", "seat": "p2", "seed": 4,
-                                  "opponents": f"ismcts:time={LIMITS.max_time:g}"}))
-        await asyncio.sleep(0.5)
-        await ws.close()
-
-    began = time.monotonic()
-    _run(go())
-    _wait_until_no_page(began)
-    assert not APP.state.clients, "the opponents went on thinking after the page closed"
+    _leave_during(server, {"type": "new", "rules": "cutthroat", "seat": "p2", "seed": 4,
+                           "opponents": f"ismcts:time={LIMITS.max_time:g}"})
 
 
 def test_closing_the_page_stops_a_review_within_a_decision(server):
-    log = _game_log(3)
-
-    async def go() -> None:
-        ws = await websockets.connect(server.replace("http", "ws") + "/ws", max_size=None)
-        await ws.send(json.dumps({"type": "review", "game": log, "time": LIMITS.max_time}))
-        await asyncio.sleep(0.5)
-        await ws.close()
-
-    began = time.monotonic()
-    _run(go())
-    _wait_until_no_page(began)
-    assert not APP.state.clients, "the review went on after the page closed"
+    _leave_during(server, {"type": "review", "game": _game_log(3), "time": LIMITS.max_time})
 
 
 def test_a_message_over_the_limit_is_answered_and_the_socket_stays_open(server):
