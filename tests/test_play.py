@@ -465,3 +465,30 @@ def test_a_card_played_from_a_sevens_reveal_is_told_as_such(capsys):
     told = capsys.readouterr().out.splitlines()
     assert len([line for line in told if line.endswith(SEVEN_NOTE)]) == len(sevens) > 0
     assert SEVEN_NOTE == " (a card its 7 turned up from the deck)"
+
+
+def test_an_undo_after_the_end_does_not_overwrite_the_finished_log(monkeypatch, capsys, tmp_path):
+    """--save's file holds the finished game; the person undoes at the game-over prompt and
+    quits: the finished log stays (it was overwritten by the unfinished line of play)."""
+    log = tmp_path / "game.json"
+    ended: list[str] = []
+
+    def answer(prompt: str) -> str:
+        if prompt == "game over> ":
+            ended.append(prompt)
+            return "undo"
+        return "quit" if ended else "1"
+
+    code, _keyboard, session = _at_terminal(monkeypatch, answer, save=str(log))
+    out = capsys.readouterr().out
+    assert code == 0 and ended and not session.is_over and replay(read_game_log(log)).is_over
+    assert f"{log} keeps the finished game; this line of play is not saved" in out
+
+
+def test_the_game_over_prompt_names_what_it_takes_and_save_names_no_review_for_a_device(monkeypatch, capsys):
+    over = iter(["dance", "save /dev/null", "quit"])
+    code, _keyboard, _session = _at_terminal(monkeypatch, lambda p: "1" if p == "p0> " else next(over))
+    out = capsys.readouterr().out
+    assert "the game is over: 'dance' is not one of save, undo, board, help, quit" in out
+    assert "wrote the log to /dev/null (not a regular file: nothing there to review later)" in out
+    assert "review /dev/null" not in out

@@ -64,6 +64,7 @@ class Terminal:
         self.session = session
         self.hints = hints
         self.save_path = save_path
+        self.finished_log: Path | None = None  # --save's file, once it holds this game's end
         # the files this game has written (--save's, and each save FILE): saved again, they
         # are replaced; any other file is refused
         self.own_files: set[Path] = set()
@@ -208,7 +209,7 @@ class Terminal:
             if not arg:
                 raise PlayError("save: name the file, as in: save game.json")
             path = self.save(arg)
-            self.say(f"wrote {path}; review it with: {self.review_command(str(path))}")
+            self.wrote(path)
             if not s.is_over:  # a game log starts from the deal: every hand and the deck order
                 self.say("note: the log holds the whole deal (every hand and the deck order); "
                          "opening it before the game ends shows cards you cannot see")
@@ -282,7 +283,8 @@ class Terminal:
         if self.save_path:
             try:
                 path = self.save(self.save_path)
-                self.say(f"wrote {path}; review the game with: {self.review_command(str(path))}")
+                self.wrote(path, "the game")
+                self.finished_log = self._where(str(path))
             except PlayError as e:
                 self.save_error(e)
         elif not self.interactive:
@@ -308,7 +310,8 @@ class Terminal:
                     if self.command(cmd, arg):
                         return True
                 else:
-                    raise PlayError(f"the game is over: {brief(words[0])} is not one of save, undo, board, quit")
+                    raise PlayError(f"the game is over: {brief(words[0])} is not one of save, undo, board, help, "
+                                    "quit")
             except CuttleError as e:
                 self.say(str(e))
 
@@ -333,13 +336,24 @@ class Terminal:
             self.say(f"{why}: the game was over")
             return
         self.say(f"{why}: the game stops at move {len(s.moves) + 1}")
-        if self.save_path:
+        if self.save_path and self._where(self.save_path) == self.finished_log:  # an undo after the end
+            self.say(f"{self.save_path} keeps the finished game; this line of play is not saved "
+                     "(save FILE at the prompt keeps it)")
+        elif self.save_path:
             try:
                 path = self.save(self.save_path)
             except PlayError as e:
                 self.save_error(e)
                 return
-            self.say(f"wrote {path}; review it with: {self.review_command(str(path))}")
+            self.wrote(path)
+
+    def wrote(self, path: Path, what: str = "it") -> None:
+        """Say where the log went, and how to review it when it is a file one can read back
+        (not ``/dev/null`` or a pipe)."""
+        if path.is_file():
+            self.say(f"wrote {path}; review {what} with: {self.review_command(str(path))}")
+        else:
+            self.say(f"wrote the log to {path} (not a regular file: nothing there to review later)")
 
     def save_error(self, e: PlayError) -> None:
         """--save's file could not be written: one line on stderr, and exit status 2."""
