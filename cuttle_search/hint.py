@@ -387,7 +387,7 @@ def request_lines(stream: IO[Any], max_bytes: int) -> Iterator[str | bytes | Non
             mark = "\ufeff" if isinstance(chunk, str) else b"\xef\xbb\xbf"
             if chunk.startswith(mark):  # type: ignore[arg-type]  # (str with str, bytes with bytes)
                 chunk = chunk[len(mark):]
-        if not chunk.strip():
+        if not chunk.strip() and len(chunk) <= max_bytes:  # (a blank run past the limit is a long line)
             continue
         newline = "\n" if isinstance(chunk, str) else b"\n"
         if len(chunk) > max_bytes and not chunk.endswith(newline):

@@ -336,3 +336,12 @@ def test_an_interrupted_review_with_workers_stops_at_once(tmp_path):
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=120)
     assert proc.returncode == 130 and time.perf_counter() - t0 < 20
+
+
+def test_a_blank_run_past_the_limit_is_a_long_line_not_blank_lines():
+    """Spaces past ``--max-request-bytes`` before a request on the same line: the line is
+    refused as too long, never read from the middle as a request of its own."""
+    line = b" " * 2000 + b'{"action": "query_version", "id": "x"}\n' + b'{"action": "query_version", "id": "y"}\n'
+    proc = subprocess.run([*_cli(), "hint", "--max-request-bytes", "1024"], input=line, capture_output=True, timeout=120)
+    first, second = (json.loads(x) for x in proc.stdout.splitlines())
+    assert first["field"] == "request" and first["id"] is None and second["id"] == "y"
