@@ -638,6 +638,9 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
         check_search_options(Limit(iterations, seconds), threads, seed, rollout, exploration)
     except CuttleError as e:
         raise InputError(str(e)) from None
+    if sys.stdout is None:  # started with its output closed (1>&-): no answer could be written, so no search
+        click.echo("hint: cannot write the answers: the standard output is closed", err=True)
+        sys.exit(1)
     # load (or compile, with a notice) the search before the first request, so that
     # every answer's "seconds" is search time; what a request needs beyond it (the exact
     # solver, for a position with nothing hidden) compiles when first asked, a line a kernel
@@ -646,9 +649,6 @@ def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, m
     _warm_search()
     defaults = dict(iterations=iterations, time=seconds, threads=threads, seed=seed, rollout=rollout,
                     exploration=exploration, runners_up=runners_up)
-    if sys.stdout is None:  # started with its output closed: no answer could be written
-        click.echo("hint: cannot write the answers: the standard output is closed", err=True)
-        sys.exit(1)
     try:
         serve(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, defaults, limits, workers)
     except OutputGone as e:  # the searches were cancelled; nothing more can be said on stdout

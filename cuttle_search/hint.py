@@ -382,18 +382,21 @@ def request_lines(stream: IO[Any], max_bytes: int) -> Iterator[str | bytes | Non
         chunk = stream.readline(max_bytes + 1)
         if not chunk:
             return
+        newline = "\n" if isinstance(chunk, str) else b"\n"
+        if len(chunk) > max_bytes and not chunk.endswith(newline):
+            # (a long line is told before the mark is dropped and blanks are skipped: neither
+            # may cut it short and let its rest through as a line of its own)
+            while chunk and not chunk.endswith(newline):  # skip the rest of the long line
+                chunk = stream.readline(max_bytes + 1)
+            first = False
+            yield None
+            continue
         if first:
             first = False
             mark = "\ufeff" if isinstance(chunk, str) else b"\xef\xbb\xbf"
-            if chunk.startswith(mark):  # type: ignore[arg-type]  # (str with str, bytes with bytes)
+            if chunk.startswith(mark):  # (str with str, bytes with bytes)
                 chunk = chunk[len(mark):]
-        if not chunk.strip() and len(chunk) <= max_bytes:  # (a blank run past the limit is a long line)
-            continue
-        newline = "\n" if isinstance(chunk, str) else b"\n"
-        if len(chunk) > max_bytes and not chunk.endswith(newline):
-            while chunk and not chunk.endswith(newline):  # skip the rest of the long line
-                chunk = stream.readline(max_bytes + 1)
-            yield None
+        if not chunk.strip():  # (a blank run past the limit is a long line, above)
             continue
         yield chunk
 
@@ -433,6 +436,7 @@ class Server:
         self.waiting_bytes = 0
         self.room = threading.Condition(self.lock)
         self.gone: Exception | None = None  # why the answers can no longer be written, once so
+        self.defect: Exception | None = None  # a search thread's unexpected exception, which stopped the server
 
     def write(self, reply: dict[str, Any]) -> None:
         """One answer line. When the output has gone away (a closed pipe, a full disk) nothing
@@ -497,11 +501,26 @@ class Server:
             else:
                 for reply in answers(line, self.defaults, self.limits, emit=self.write, cancel=cancel):
                     self.write(reply)
+        except Exception as e:  # (the pool's future would keep it unseen: the server stops and says so)
+            self.fail(e)
         finally:
             with self.lock:
                 self.active.pop(ticket, None)
                 self.waiting_bytes -= size
                 self.room.notify_all()
+
+    def fail(self, defect: Exception) -> None:
+        """Stop serving after a defect of the server's own in a search thread (a request's
+        own are answered by ``answers``): what it writes can no longer be trusted, so it
+        stops as when the output goes (searches cancelled, no more input read), and
+        ``serve`` raises ``defect`` (one line and status 1 from the command line)."""
+        with self.lock:
+            if self.gone is not None:
+                return
+            self.gone = self.defect = defect
+            cancels = [ev for _rid, ev in self.active.values()]
+        for ev in cancels:
+            ev.set()
 
     def _full(self, size: int) -> bool:
         return bool(self.active) and (len(self.active) >= MAX_WAITING + self.workers or
@@ -570,6 +589,8 @@ def serve(stdin: IO[Any], stdout: IO[str], defaults: Mapping[str, Any], limits: 
         raise
     finally:
         server.close()
+    if server.defect is not None:  # (a search thread's: raised here, where it is reported)
+        raise server.defect
     if server.gone is not None:
         raise OutputGone(server.gone)
     return count

@@ -240,3 +240,52 @@ def test_serve_refuses_an_empty_host():
     # an empty --host listened on every interface while the board announced 127.0.0.1
     r = CliRunner().invoke(main, ["serve", "--host", " "])
     assert r.exit_code == 2 and "Invalid value for --host: empty: give an address" in r.stderr
+
+
+def test_hint_reports_a_defect_in_a_search_thread_in_one_line(monkeypatch):
+    """A defect of the server's own while a search thread writes an answer: one line and
+    status 1, where the pool's future kept it unseen (status 0, nothing said)."""
+    import cuttle_search.hint as H
+
+    def broken(reply):
+        raise TypeError("an answer that is no JSON")
+
+    monkeypatch.setattr(H, "_dumps", broken)
+    r = CliRunner().invoke(main, ["hint"], input="not json\n")  # (its refusal is written by a search thread)
+    errors = r.stderr.strip().splitlines()
+    assert r.exit_code == 1 and len(errors) == 1, r.stderr
+    assert errors[0].startswith("Error: internal error: TypeError: an answer that is no JSON (a defect;"), errors
+
+
+def test_serve_on_host_0_is_every_address_and_announced_on_the_loopback():
+    """``--host 0`` binds every address, as 0.0.0.0 does: announced as the loopback's page
+    (it said http://0:PORT/) and answering any Host name, as 0.0.0.0 does."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import urllib.request
+
+    import pytest
+
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    proc = subprocess.Popen([sys.executable, "-m", "cuttle_search.cli", "serve", "--host", "0", "--port", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    guard = threading.Timer(120, proc.kill)  # a guard: a server that never says where it listens
+    guard.start()
+    try:
+        line = b""
+        while b"cuttle-search board on" not in line:
+            line = proc.stderr.readline()
+            assert line, "the server exited before it listened"
+        url = line.decode().split(" on ", 1)[1].split()[0]
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url), line
+        port = url.rsplit(":", 1)[1].strip("/")
+        request = urllib.request.Request(url + "api/meta", headers={"Host": f"board.example:{port}"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert answer.status == 200 and "version" in json.loads(answer.read())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+        guard.cancel()

@@ -384,3 +384,65 @@ def test_a_stop_rule_with_a_null_minimum_takes_the_default():
     assert confidence_stop({"minIterations": None}) is not None
     out = answer(json.dumps({"id": 5, "position": MIDGAME, "iterations": 50, "stop": {"minIterations": None}}), {})
     assert "error" not in out and out["iterations"] == 50  # (the default minimum, 1,000, is never reached)
+
+
+def test_blank_lines_and_a_byte_order_mark_never_leave_the_reader():
+    """Blank lines are dropped where they are read (one handoff each cost 54 µs: 3 MB of
+    newlines kept the server busy 160 s), and a byte order mark before the first line goes
+    with them, in a binary stream and a text one."""
+    from cuttle_search.hint import request_lines
+
+    data = b'\xef\xbb\xbf{"id": "a"}\n' + b"\n" * 50 + b"  \t\r\n" + b'{"id": "b"}\n\n'
+    assert list(request_lines(io.BytesIO(data), 1024)) == [b'{"id": "a"}\n', b'{"id": "b"}\n']
+    assert list(request_lines(io.StringIO(data.decode("utf-8")), 1024)) == ['{"id": "a"}\n', '{"id": "b"}\n']
+
+
+def test_a_long_first_line_with_a_byte_order_mark_is_refused_whole():
+    """A byte order mark dropped from a first line past the limit left its head short of the
+    limit: the head went out as a request and the rest of the line as another."""
+    from cuttle_search.hint import request_lines
+
+    data = b"\xef\xbb\xbf" + b'{"id": "x", "about": "' + b"y" * 2000 + b'"}\n{"id": "next"}\n'
+    assert list(request_lines(io.BytesIO(data), 1024)) == [None, b'{"id": "next"}\n']
+    assert list(request_lines(io.BytesIO(b"\xef\xbb\xbf" + b" " * 2000 + b'{"id": "x"}\n'), 1024)) == [None]
+
+
+def test_an_output_closed_or_missing_is_an_output_gone():
+    """A closed stream (ValueError) or none at all (AttributeError) is an output that went
+    away, as a closed pipe is: not a defect raised from the write."""
+    from cuttle_search import hint as H
+
+    closed = io.StringIO()
+    closed.close()
+    for out in (closed, None):
+        with pytest.raises(H.OutputGone):
+            H.serve(io.StringIO('{"id": 1, "action": "query_version"}\n'), out, {})  # type: ignore[arg-type]
+        with pytest.raises(H.OutputGone):  # answered by a search thread
+            H.serve(io.StringIO("not json\n"), out, {})  # type: ignore[arg-type]
+
+
+def test_a_defect_in_a_search_thread_stops_the_server_and_is_raised(monkeypatch):
+    """An exception no request caused, in a search thread (here the output's write), stops
+    the server (the other search cancelled) and reaches ``serve``'s caller: the pool's
+    future kept it unseen, and the server exited 0 with every search run to its budget."""
+    import threading
+
+    from cuttle_search import hint as H
+    from cuttle_search.analysis import SearchError
+
+    cancels: list[threading.Event] = []
+
+    def search(*args, cancel=None, **kwargs):
+        cancels.append(cancel)
+        assert cancel.wait(60)  # a guard: set as soon as the defect stops the server
+        raise SearchError("iterations: answered at once")
+
+    class Gremlin(io.StringIO):
+        def write(self, text):
+            raise RuntimeError("a gremlin in the output")
+
+    monkeypatch.setattr(H, "best_move", search)
+    lines = json.dumps({"id": 0, "position": MIDGAME, "time": 30}) + "\nnot json\n"
+    with pytest.raises(RuntimeError, match="gremlin"):
+        H.serve(io.StringIO(lines), Gremlin(), {}, workers=2)
+    assert len(cancels) == 1 and cancels[0].is_set()

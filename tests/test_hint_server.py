@@ -345,3 +345,44 @@ def test_a_blank_run_past_the_limit_is_a_long_line_not_blank_lines():
     proc = subprocess.run([*_cli(), "hint", "--max-request-bytes", "1024"], input=line, capture_output=True, timeout=120)
     first, second = (json.loads(x) for x in proc.stdout.splitlines())
     assert first["field"] == "request" and first["id"] is None and second["id"] == "y"
+
+
+def _pid_or_wait_for(path: str | None) -> int:
+    """A worker's job: its process id at once, or (given a path) wait until the file exists,
+    as a compiled search that does not see Ctrl-C runs on."""
+    import os
+
+    while path is not None and not os.path.exists(path):
+        time.sleep(0.02)
+    return os.getpid()
+
+
+def test_an_interrupt_ends_the_local_workers_without_waiting_for_their_jobs(tmp_path):
+    """Ctrl-C in the process that reads the backend's results: the worker processes are
+    terminated and the interrupt goes on, where the pool's shutdown waited for every job in
+    flight (a review at 3 million iterations took 25 to 60 s to stop)."""
+    import os
+    import threading
+
+    from cuttle_search.play.backends import LocalBackend
+
+    release = tmp_path / "release"
+    results = LocalBackend(2).imap_unordered(_pid_or_wait_for, [None, str(release), str(release)])
+    pid = next(results)
+    raised: list[BaseException] = []
+
+    def interrupt() -> None:
+        try:
+            results.throw(KeyboardInterrupt)
+        except BaseException as e:  # noqa: B036  (the interrupt, passed on)
+            raised.append(e)
+
+    thread = threading.Thread(target=interrupt)
+    thread.start()
+    thread.join(60)  # a guard: the jobs wait for the file for ever
+    stopped = not thread.is_alive()
+    release.touch()  # (lets a pool that waits for its jobs end)
+    thread.join(60)
+    assert stopped and len(raised) == 1 and isinstance(raised[0], KeyboardInterrupt)
+    with pytest.raises(ProcessLookupError):  # the worker was ended, not left waiting
+        os.kill(pid, 0)

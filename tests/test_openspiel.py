@@ -243,6 +243,10 @@ def test_an_action_outside_the_nodes_range_or_a_card_not_on_offer_is_refused():
     for action in (-2, A.NUM_ACTIONS, 10**6):  # (-1 is OpenSpiel's invalid action, refused by OpenSpiel)
         with pytest.raises(ValueError, match="outside the game's actions"):
             state.clone().apply_action(action)
+        with pytest.raises(ValueError, match="outside the game's actions"):  # (-3 named another move)
+            state.action_to_string(state.current_player(), action)
+    with pytest.raises(ValueError, match="outside the game's chance outcomes"):
+        state.action_to_string(pyspiel.PlayerId.CHANCE, A.NUM_CHANCE_OUTCOMES)
     for player in (2**40, 5, -3):  # a far one crashed the process
         with pytest.raises(ValueError, match="player: expected a player from 0 to 1"):
             state.resample_from_infostate(player)

@@ -324,6 +324,10 @@ class CuttleState(pyspiel.State):
         apply_move(s, self._r, np.int64(code))
 
     def _action_to_string(self, player: int, action: int) -> str:
+        most = NUM_CHANCE_OUTCOMES if player == pyspiel.PlayerId.CHANCE else NUM_ACTIONS
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < most:
+            raise ValueError(f"action {action!r}: outside the game's {'chance outcomes' if most != NUM_ACTIONS else 'actions'}, "
+                             f"0 to {most - 1}")
         if player == pyspiel.PlayerId.CHANCE:
             if action < _CARD_OUTCOMES:
                 return f"card {card_str(action)}"
