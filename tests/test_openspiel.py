@@ -77,6 +77,9 @@ def test_openspiel_ismcts_agent_plays_legal_moves():
     # OpenSpiel's bot has no time budget: a time= it would ignore is refused, not taken
     with pytest.raises(AgentError, match=r"unknown parameter 'time=0.01' \(parameters: iterations, c\)"):
         make_agent("openspiel-ismcts:time=0.01")
+    for few in (1,):  # one simulation failed OpenSpiel's own assertion mid-game (0 is refused as any count)
+        with pytest.raises(AgentError, match="iterations must be at least 2"):
+            make_agent(f"openspiel-ismcts:iterations={few}")
 
 
 # ---------------------------------------------------------------- three seats (cutthroat)

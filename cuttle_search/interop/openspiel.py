@@ -54,7 +54,7 @@ from ..game.errors import CuttleError, brief
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.rules import Ruleset, find_ruleset
-from ..play.agent import Agent
+from ..play.agent import Agent, AgentError
 from ..game.seats import seat_name
 
 # ---------------------------------------------------------------- the action space
@@ -488,6 +488,9 @@ class OpenSpielIsmcts(Agent):
 
     def __post_init__(self) -> None:
         self.iterations = int(self.params.get("iterations", 1000))
+        if self.iterations < 2:  # (OpenSpiel's search asserts a visited child: one simulation visits none)
+            raise AgentError(f"agent {self.spec}: iterations must be at least 2 (OpenSpiel's IS-MCTS), "
+                             f"got {self.iterations}")
         self.c = float(self.params.get("c", 2.0))
         self._games: dict[str, CuttleGame] = {}
 
