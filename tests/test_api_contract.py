@@ -110,7 +110,7 @@ class _LooksAhead(Agent):
 
 
 class _Answers(Agent):
-    answer: object = None
+    """Answers what ``params["answer"]`` makes of the game."""
 
     def choose(self, game, seat, rng):
         return self.params["answer"](game)

@@ -124,11 +124,9 @@ class Limit:
     time: float | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "iterations", plain_number(self.iterations))
+        if self.iterations is not None:
+            object.__setattr__(self, "iterations", whole(self.iterations, "iterations", 1, MAX_ITERATIONS, SearchError))
         object.__setattr__(self, "time", plain_number(self.time))
-        n = self.iterations
-        if n is not None:
-            whole(n, "iterations", 1, MAX_ITERATIONS, SearchError)
         t = self.time
         if t is not None and (not is_finite_number(t) or not 0 < t <= MAX_SECONDS):
             raise SearchError(f"time: expected a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, got {brief(t)}")

@@ -177,8 +177,9 @@ class Move:
                 not all(_is_card(c) for c in self.cards):
             raise MoveError(f"cards: a {kind!r} move takes " + ("a tuple of cards" if kind in SET_KINDS else "none") +
                             f", got {brief(self.cards)}")
-        if not isinstance(self.from_seven, bool) or not (self.receiver is None or (
-                kind in GIFT_KINDS and _is_card(self.receiver, L.MAX_PLAYERS - 1))):
+        if not isinstance(self.from_seven, bool):
+            raise MoveError(f"from_seven: expected True or False, got {brief(self.from_seven)}")
+        if not (self.receiver is None or (kind in GIFT_KINDS and _is_card(self.receiver, L.MAX_PLAYERS - 1))):
             raise MoveError(f"receiver: a seat 0-{L.MAX_PLAYERS - 1} of a jack or joker move, got {brief(self.receiver)}")
         if kind == "royal" and rank_of(self.card) == EIGHT:  # type: ignore[arg-type]  # checked above
             object.__setattr__(self, "kind", "glasses")

@@ -237,8 +237,6 @@ class Position:
         """``p`` as one of this game's seats (an int, a NumPy integer or ``pN``), else a
         ``PositionError`` naming ``field``: every per-seat query checks its seat here, since
         the state's arrays are indexed by it."""
-        if isinstance(p, np.integer):
-            p = int(p)
         return parse_seat(p, field, self.players, PositionError)
 
     def hand(self, p: int) -> int:

@@ -8,6 +8,7 @@ Which seats a game has is the engine's answer (``engine.seats.seat_count``, or
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .errors import CuttleError, brief
@@ -22,7 +23,9 @@ def seat_name(p: int) -> str:
 
 def seat_number(value: Any, seats: int) -> int | None:
     """The seat ``value`` names in a game of ``seats`` seats: ``pN`` (any case, spaces
-    around) or the number ``N`` itself (not a bool); None when it names none of them."""
+    around) or the number ``N`` itself (not a bool, a NumPy integer too); None when it names
+    none of them."""
+    value = plain_number(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value if 0 <= value < seats else None
     if isinstance(value, str):
@@ -43,8 +46,11 @@ def parse_seat(value: Any, field: str, seats: int, error: type[CuttleError] = Cu
 def plain_number(value: Any) -> Any:
     """A NumPy integer or float as Python's ``int`` or ``float`` (a researcher's budgets
     and seeds often come from NumPy); anything else unchanged, for the checks to judge."""
-    import numpy as np  # (loaded by then wherever a NumPy number can come from)
-
+    if value is None or isinstance(value, (int, float, str)):
+        return value
+    np = sys.modules.get("numpy")  # (not imported here: without NumPy loaded there is no NumPy number)
+    if np is None:
+        return value
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
@@ -58,8 +64,9 @@ def is_whole(value: Any) -> bool:
 
 
 def whole(value: Any, field: str, lo: int, hi: int, error: type[CuttleError] = CuttleError) -> int:
-    """``value`` when it is a whole number from ``lo`` to ``hi``; else ``error`` naming
-    ``field``, the range and (cut short) what it got."""
+    """``value`` as an ``int`` when it is a whole number from ``lo`` to ``hi`` (a NumPy
+    integer too); else ``error`` naming ``field``, the range and (cut short) what it got."""
+    value = plain_number(value)
     if not is_whole(value) or not lo <= value <= hi:
         raise error(f"{field}: expected a whole number from {lo:,} to {hi:,}, got {brief(value)}")
     return value

@@ -13,7 +13,7 @@ from ..game.errors import CuttleError, brief
 from ..game.moves import Move
 from ..game.position import Position, share_of_state
 from ..game.rules import Ruleset
-from ..game.seats import seat_name
+from ..game.seats import plain_number, seat_name
 
 
 class AgentError(CuttleError):
@@ -101,8 +101,8 @@ def decide(agent: Any, game: Position, seat: int, rng: np.random.Generator) -> i
             choice = choice.resolve_against(game.legal_moves()).code()
         except CuttleError:
             pass
-    elif isinstance(choice, np.integer):
-        choice = int(choice)
+    else:
+        choice = plain_number(choice)
     if isinstance(choice, int) and not isinstance(choice, bool) and choice in {int(c) for c in game.legal_codes()}:
         return choice
     if shown is None:

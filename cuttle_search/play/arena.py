@@ -118,7 +118,7 @@ def run_arena(
     order, so the decision, like every figure, depends on the seed alone."""
     from tqdm import tqdm
 
-    games, seed = plain_number(games), whole(plain_number(seed), "seed", 0, MAX_SEED, ArenaError)
+    games, seed = plain_number(games), whole(seed, "seed", 0, MAX_SEED, ArenaError)
     rs = find_ruleset(rules)
     seats = rs.players
     for spec in (spec_a, spec_b):  # fail early on a bad spec, or an agent that cannot play these seats

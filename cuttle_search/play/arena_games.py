@@ -22,7 +22,7 @@ from ..game.errors import CuttleError, brief
 from ..game.gamelog import GAME_VERSION, check_game_log, deal_position, replay as replay_log
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.seats import plain_number, seat_name, whole
+from ..game.seats import seat_name, whole
 from ..game.rules import Ruleset, find_ruleset
 
 MATCH_WINS = {"quick": None, "short": 1, "bo3": 2, "bo5": 3}
@@ -119,8 +119,8 @@ def play_game(rules: Ruleset | str, deal: int, agents: Sequence[Agent], rng_seed
     rules = find_ruleset(rules) if isinstance(rules, str) else rules
     if not isinstance(rules, Ruleset):
         raise ArenaError(f"rules: expected a ruleset or its name, got {brief(rules)}")
-    deal, rng_seed = whole(plain_number(deal), "deal", 0, 2**64 - 1, ArenaError), plain_number(rng_seed)
-    whole(rng_seed, "rng_seed", 0, 2**64 - 1, ArenaError)
+    deal = whole(deal, "deal", 0, 2**64 - 1, ArenaError)
+    rng_seed = whole(rng_seed, "rng_seed", 0, 2**64 - 1, ArenaError)
     if start is not None and (not isinstance(start, Position) or start.rules != rules):
         got = start.rules.spec if isinstance(start, Position) else brief(start)
         raise ArenaError(f"start: expected a position of {rules.spec}, got {got}")

@@ -155,8 +155,8 @@ class GameSession:
             raise PlayError(f"rules: {e}") from None
         if not isinstance(rules, Ruleset):
             raise PlayError(f"rules: expected a ruleset or its name, got {brief(rules)}")
-        seat = read_seat(plain_number(seat), "seat", rules.players, PlayError)
-        seed = whole(plain_number(seed), "seed", 0, MAX_SEED, PlayError)
+        seat = read_seat(seat, "seat", rules.players, PlayError)
+        seed = whole(seed, "seed", 0, MAX_SEED, PlayError)
         if sorted(opponents) != [q for q in range(rules.players) if q != seat]:
             raise PlayError(f"opponents: expected one agent for every seat but {seat_name(seat)}")
         self.rules = rules
