@@ -5,7 +5,7 @@ share of a finished game a seat takes, which the agents and the arena both score
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
@@ -86,6 +86,15 @@ class Agent:
     def observe(self, game: Position, mover: int, code: int) -> None:
         """Move ``code`` of ``mover`` is about to be played in ``game`` (every move of the
         game, any seat's or chance's, is shown here before it is applied)."""
+
+
+def show_move(agents: Iterable[Any], game: Position, mover: int, code: int) -> None:
+    """``observe`` of every agent that watches the game (one whose class has its own
+    ``observe``; any object that is no ``Agent``), each on a copy of ``game``: one agent's
+    use of it cannot change the game or what the next one sees."""
+    for agent in agents:
+        if not isinstance(agent, Agent) or type(agent).observe is not Agent.observe:
+            agent.observe(game.copy(), mover, code)
 
 
 def decide(agent: Any, game: Position, seat: int, rng: np.random.Generator) -> int:

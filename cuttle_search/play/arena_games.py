@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..version import __version__
-from .agent import decide, win_share
+from .agent import decide, show_move, win_share
 from .agents import Agent, make_agent
 from ..engine import layout as L
 from ..engine import state as S
@@ -146,8 +146,7 @@ def play_game(rules: Ruleset | str, deal: int, agents: Sequence[Agent], rng_seed
             code = decide(agents[actor], pos, actor, rng)
             seconds[actor] += time.perf_counter() - t0
             decisions[actor] += 1
-        for agent in agents:
-            agent.observe(pos.copy(), actor, code)
+        show_move(agents, pos, actor, code)
         moves.append(Move.from_code(code).text())
         apply_move(pos.state, pos.rules_array, np.int64(code))
     res = pos.result()

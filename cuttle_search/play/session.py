@@ -40,7 +40,7 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.seats import parse_seat as read_seat, plain_number, seat_name, seat_number, whole
 from ..game.rules import Ruleset, find_ruleset
-from .agent import Agent, AgentError, decide, win_share
+from .agent import Agent, AgentError, decide, show_move, win_share
 from .agents import make_agent
 from .arena_games import GameRecord, deal_seed
 
@@ -180,8 +180,7 @@ class GameSession:
             agent.start_game(q)
         self.position = self.start.copy()
         for move in self.moves[:ply]:
-            for agent in self.agents.values():
-                agent.observe(self.position.copy(), self.position.actor, move.code())
+            show_move(self.agents.values(), self.position, self.position.actor, move.code())
             self.position.push(move)
         del self.moves[ply:]
         del self.events[ply:]
@@ -224,8 +223,7 @@ class GameSession:
         pos = self.position
         mover = pos.actor
         before = pos.hand(self.seat)
-        for agent in self.agents.values():
-            agent.observe(pos.copy(), mover, code)
+        show_move(self.agents.values(), pos, mover, code)
         move = Move.from_code(code)
         pos.push(move)
         self.moves.append(move)
