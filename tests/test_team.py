@@ -365,6 +365,15 @@ def test_the_royal_takes_effect_once_the_window_closes():
     assert t.result() == (L.ST_WIN, 0)
 
 
+def test_a_joker_that_hands_a_king_to_an_opponent_is_answered_by_nobody_and_wins_at_once():
+    # The card lands on p0's side: not a 9's target for p0 (its own) nor for p2 (its
+    # partner's), so no window opens and p0, now at 14 with one King, wins on the spot.
+    t = T((["3C"], ["3D"], ["9H"], ["X1"]), points={0: ["TC", "4C"]}, royals={1: ["KD"]}, turn=3)
+    t.play("joker X1 KD p0")
+    assert t.royals(0) == ["KD"] and t.goal(0) == 14
+    assert t.result() == (L.ST_WIN, 0)
+
+
 def test_a_royal_played_from_a_seven_can_be_answered():
     t = T((["7C"], ["9D"], ["3H"], ["3S"]), deck_top=["KH", "4C"])
     t.play("one-off 7C", "resolve", "resolve", "resolve")
