@@ -68,6 +68,32 @@ def test_views_hide_what_the_player_cannot_see():
     assert len(others) > 1  # p1's own view does change: p1's hand was re-dealt
 
 
+def _dealt_in_order(game, cards):
+    state = game.new_initial_state()
+    for card in cards:
+        state.apply_action(card)
+    return state
+
+
+def test_the_information_state_recalls_what_each_player_saw_and_when():
+    """Perfect recall: the order in which p0 was dealt its cards is part of p0's
+    information state (its hand now is the same), and none of p1's."""
+    game = pyspiel.load_game("python_cuttle")
+    cards = [0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50]  # p0's five, then p1's six
+    base = _dealt_in_order(game, cards)
+    p0_order = _dealt_in_order(game, [5, 0] + cards[2:])
+    p1_order = _dealt_in_order(game, cards[:5] + [30, 25] + cards[7:])
+    assert base.observation_string(0) == p0_order.observation_string(0)
+    assert base.information_state_string(0) != p0_order.information_state_string(0)
+    assert base.information_state_string(1) == p0_order.information_state_string(1)
+    assert base.information_state_string(0) == p1_order.information_state_string(0)
+    assert base.information_state_string(1) != p1_order.information_state_string(1)
+    # a re-deal keeps the player's own record and starts every other one afresh, alike
+    twins = [base.resample_from_infostate(0, lambda x=x: x / 10) for x in range(1, 10)]
+    assert {t.information_state_string(0) for t in twins} == {base.information_state_string(0)}
+    assert all(t.private_record(1).startswith("resampled 11:") for t in twins)
+
+
 def test_openspiel_ismcts_agent_plays_legal_moves():
     bot = make_agent("openspiel-ismcts:iterations=50")
     other = make_agent("random")

@@ -20,6 +20,8 @@ each a uniformly random choice among the undecided deck cards, and then applies.
 seat knows on top of the deck (a public one, or the one a private 7 returned) is decided. A
 ``four=random`` 4 is a chance event too. Information-state and observation strings hold only
 what that player may see (``engine.info``, and a private 7's cards only for its player);
+the information state has perfect recall (the public moves and the player's record of what
+it saw, in order);
 ``resample_from_infostate`` re-deals the cards the player cannot see (the engine's
 ``determinize``); the returns are the engine's ``seat_returns``.
 """
@@ -42,7 +44,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 from ..engine import layout as L
 from ..engine import state as S
 from ..engine.apply import apply_move
-from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand, unseen_cards
+from ..engine.info import deck_known_to, determinize, hidden_revealed, sees_hand, unseen_cards, visible_in_hand
 from ..engine.movegen import action_space, generate_moves, random_discard_outcomes
 from ..engine.policies import ROLLOUT_RANDOM, rollout
 from ..engine.rng import seed_rng
@@ -215,7 +217,12 @@ class CuttleState(pyspiel.State):
         self._pending = -1  # a player's move waiting for its cards
         self._picks_left = 0
         self._assigned = 0
-        self._history: list[str] = []
+        self._history: list[str] = []  # the public moves, as text
+        # what each player has seen, in order: "step:view" each time its private view
+        # changes (steps count every action, chance included, as every player can)
+        self._steps = 0
+        self._seen: list[list[str]] = [[] for _ in range(game.ruleset.players)]
+        self._note_views()
 
     @property
     def _rules(self) -> Ruleset:
@@ -279,7 +286,37 @@ class CuttleState(pyspiel.State):
         i = next(i for i in range(slot + 1) if deck[i] == card)  # (on offer: _apply_action checked it)
         deck[i], deck[slot] = deck[slot], deck[i]
 
+    def _private_view(self, player: int) -> str:
+        """What ``player`` sees now that not every seat sees, compactly: the hand cards it
+        sees of each seat, the deck top it knows, a 7's cards shown to it."""
+        s, r = self._s, self._r
+        hands = ".".join(f"{int(S.seat_get(s, 'hand', q)) & int(visible_in_hand(s, r, player, q)):x}"
+                         for q in range(int(seat_count(s))))
+        n = S.get(s, "deck_size")
+        deck = S.deck_slots(s)
+        top = ".".join(str(int(deck[n - 1 - i])) for i in range(int(deck_known_to(s, player))))
+        seven = S.get(s, "revealed") & ~int(hidden_revealed(s, r, player))
+        return f"{hands}/{top}/{seven:x}"
+
+    def _note_views(self) -> None:
+        """Add to each player's record of what it has seen, where its view changed."""
+        for player, seen in enumerate(self._seen):
+            view = self._private_view(player)
+            if not seen or not seen[-1].endswith(":" + view):
+                seen.append(f"{self._steps}:{view}")
+
+    def private_record(self, player: int) -> str:
+        """Everything ``player`` has seen of the hidden cards, in order (the private half of
+        its perfect-recall information state; the public half is the move history)."""
+        return " ; ".join(self._seen[player])
+
     def _apply_action(self, action: int) -> None:
+        """Apply ``action`` and note what each player sees after it."""
+        self._apply(action)
+        self._steps += 1
+        self._note_views()
+
+    def _apply(self, action: int) -> None:
         """Apply ``action``. OpenSpiel's convention: legality is the caller's
         (``apply_action_with_legality_check`` checks it; a check here on every action would
         slow OpenSpiel's own searches, whose time the arena compares at). An id outside the
@@ -359,6 +396,11 @@ class CuttleState(pyspiel.State):
         root = clone._s.copy()
         determinize(root, clone._s, unseen_cards(root, clone._r, player), player, seed_rng(np.uint64(seed), 0),
                     np.zeros(64, np.int64), 0, 0)
+        # the other players' past views cannot be re-dealt consistently: each record starts
+        # again from its new view, alike in every resampled state (the player's own is kept)
+        for other in range(len(clone._seen)):
+            if other != player:
+                clone._seen[other] = [f"resampled {clone._steps}:{clone._private_view(other)}"]
         return clone
 
     def engine_state(self) -> np.ndarray:
@@ -441,7 +483,7 @@ class CuttleObserver:
     def string_from(self, state: CuttleState, player: int) -> str:
         text = observation_text(state, player)
         if self.perfect_recall:
-            text += " || " + " ; ".join(state._history)
+            text += " || " + " ; ".join(state._history) + " || " + state.private_record(player)
         return text
 
 
