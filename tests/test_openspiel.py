@@ -94,6 +94,31 @@ def test_the_information_state_recalls_what_each_player_saw_and_when():
     assert all(t.private_record(1).startswith("resampled 11:") for t in twins)
 
 
+def test_two_rulesets_with_one_spec_keep_their_own_rules():
+    """A ruleset built in code may share its spec with a preset; each game's states play
+    their own game's rules, whichever game was made first."""
+    import dataclasses
+
+    plain = get_ruleset("cuttle-cards")
+    short = dataclasses.replace(plain, deal_first=3)
+    assert short.spec == plain.spec
+    for rules, first in ((plain, 5), (short, 3)):
+        game = A.CuttleGame({"rules": rules})
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        assert bin(int(state.engine_state()[L.F_HAND])).count("1") == first
+
+
+def test_chance_outcomes_are_refused_where_a_player_or_nobody_acts():
+    game = pyspiel.load_game("python_cuttle")
+    state = _dealt_in_order(game, list(range(11)))
+    with pytest.raises(ValueError, match=r"chance_outcomes: not a chance node \(player 0 is to act\)"):
+        state.chance_outcomes()
+    with pytest.raises(ValueError, match=r"not a chance node \(the game is over\)"):
+        play_random(game, 3).chance_outcomes()
+
+
 def test_openspiel_ismcts_agent_plays_legal_moves():
     bot = make_agent("openspiel-ismcts:iterations=50")
     other = make_agent("random")

@@ -181,7 +181,18 @@ class CuttleGame(pyspiel.Game):
         return CuttleObserver(perfect_recall)
 
 
-_RULES: dict[str, Ruleset] = {}
+# every ruleset a state has used, by value (two rulesets may share a spec: one built in code
+# with dataclasses.replace, say); a state holds its index
+_RULES: list[Ruleset] = []
+_RULES_INDEX: dict[Ruleset, int] = {}
+
+
+def _rules_index(rules: Ruleset) -> int:
+    """The index of ``rules`` in ``_RULES``, added on first use."""
+    if rules not in _RULES_INDEX:
+        _RULES_INDEX[rules] = len(_RULES)
+        _RULES.append(rules)
+    return _RULES_INDEX[rules]
 
 
 class CuttleState(pyspiel.State):
@@ -191,9 +202,8 @@ class CuttleState(pyspiel.State):
     def __init__(self, game: CuttleGame, position: Position | None = None) -> None:
         super().__init__(game)
         # pyspiel clones a Python state by deep-copying its attributes, so they stay small:
-        # the ruleset is looked up by its spec
-        self._spec = game.ruleset.spec
-        _RULES.setdefault(self._spec, game.ruleset)
+        # the ruleset is looked up by an index
+        self._rules_id = _rules_index(game.ruleset)
         if position is None:
             self._s = BLANK_STATE.copy()
             clear_state(self._s, game.ruleset.players)
@@ -226,11 +236,11 @@ class CuttleState(pyspiel.State):
 
     @property
     def _rules(self) -> Ruleset:
-        return _RULES[self._spec]
+        return _RULES[self._rules_id]
 
     @property
     def _r(self) -> np.ndarray:
-        return _RULES[self._spec].array
+        return _RULES[self._rules_id].array
 
     # -------------------------------------------------------------- chance bookkeeping
     @property
@@ -271,6 +281,9 @@ class CuttleState(pyspiel.State):
         return sorted(action_of(c) for c in buf[:n])
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.is_chance_node():
+            who = "the game is over" if self.is_terminal() else f"player {self.current_player()} is to act"
+            raise ValueError(f"chance_outcomes: not a chance node ({who})")
         if self._dealt >= self._deal_size and self._seed_left > 0:
             return [(_SEED_BASE + k, 1.0 / SEEDS) for k in range(SEEDS)]
         if self._dealing() or self._picks_left > 0:
