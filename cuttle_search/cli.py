@@ -17,7 +17,7 @@ import click
 
 
 from .version import __version__
-from .display import describe_decision, render
+from .display import describe_decision, line_text, render
 from .engine import jit
 from .game.errors import CuttleError
 from .analysis.limits import (
@@ -506,7 +506,7 @@ def _analysis_table(result) -> str:
                 "-" if m.draw_rate is None else f"{m.draw_rate:.3f}",
                 f"{m.interval[0]:.3f}-{m.interval[1]:.3f}",
                 "-" if m.rank == 1 else f"{m.gap:.3f}",
-                ", ".join(x.text() for x in m.pv[:8]),
+                line_text(m.pv[:8], m.pv_known),
             )
         )
         if proven_column:
@@ -517,6 +517,9 @@ def _analysis_table(result) -> str:
     if any(m.win_rate is None for m in result.moves):
         lines.insert(-1, f"{result.rollout} rollouts estimate the score, not the win and draw rates apart "
                      "(docs/search.md, 'The result')")
+    if any(m.pv_known is not None and m.pv_known < min(len(m.pv), 8) for m in result.moves):
+        lines.insert(-1, "[...] in a line: moves past a card you cannot see, as the search's guessed deals "
+                     "played them (docs/search.md, 'The result')")
     calibrated = any(m.calibrated_score is not None for m in result.moves)
     if calibrated:  # the recalibrated score beside the search's (analysis/calibration.py)
         rows = [r[:4] + ("-" if m.calibrated_score is None else f"{m.calibrated_score:.3f}",) + r[4:]

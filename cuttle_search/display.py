@@ -25,6 +25,17 @@ def _who(pos: Position, p: int, you: int | None) -> str:
     return tag
 
 
+def line_text(line: list, known: int | None) -> str:
+    """A principal variation for a person: its moves, with those from the first that shows
+    a card the viewer cannot see (``known``, None for none) in brackets, since they follow
+    the deals the search guessed (``MoveStat.pv_known``)."""
+    moves = [m.text() for m in line]
+    if known is None or known >= len(moves):
+        return ", ".join(moves)
+    seen, guessed = ", ".join(moves[:known]), "[" + ", ".join(moves[known:]) + "]"
+    return f"{seen}, {guessed}" if seen else guessed
+
+
 def describe_decision(pos: Position) -> str:
     """``p1 to act: countering`` and the like."""
     if pos.is_over:

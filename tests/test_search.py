@@ -12,7 +12,7 @@ import cuttle_search
 from cuttle_search.cli import main
 from cuttle_search.engine import layout as L
 from cuttle_search.engine.apply import apply_move
-from cuttle_search.engine.info import determinize, winning_cards
+from cuttle_search.engine.info import determinize, unseen_cards, winning_cards
 from cuttle_search.engine.movegen import generate_moves
 from cuttle_search.engine.policies import (apply_unopposed, could_win_now, first_win, material, policy_pick, quick_balance,
                                            quick_oneoff_balance, ROLLOUT_GREEDY, wins_now)
@@ -661,3 +661,31 @@ def test_a_partial_result_is_marked_as_such_and_names_no_reason_to_stop():
     for p in partials:
         info = p.to_json()["rootInfo"]
         assert p.during_search and p.stop_reason is None and info["isDuringSearch"] is True and "stopReason" not in info
+
+
+def test_a_line_says_where_it_starts_to_follow_guessed_cards():
+    """``pv_known``: the moves of a line before the first that shows a card the viewer
+    cannot see; the analyse table brackets the rest."""
+    pos = Position.load("positions/opening-p0.json")
+    hidden = int(unseen_cards(pos.state, pos.rules_array, pos.actor))
+    res = analyse(pos, iterations=20000, seed=3)
+    cut = 0
+    for m in res.moves:
+        known = len(m.pv) if m.pv_known is None else m.pv_known
+        assert 1 <= known <= len(m.pv) and m.to_json()["pvKnown"] == known
+        for i, move in enumerate(m.pv):
+            touches = {c for c in (move.card, move.target, *move.cards) if c is not None}
+            assert any((hidden >> c) & 1 for c in touches) == (i == known), (m.pv, known)
+            if i == known:
+                break
+        cut += known < len(m.pv)
+    assert cut >= 1  # the opponent's hand is hidden: some line reaches it
+    out = CliRunner().invoke(main, ["analyse", "positions/opening-p0.json", "-n", "20000", "--seed", "3"]).output
+    assert "[...] in a line: moves past a card you cannot see" in out
+    best = res.moves[0]
+    if best.pv_known is not None:
+        seen = ", ".join(x.text() for x in best.pv[:best.pv_known])
+        assert f"{seen}, [{best.pv[best.pv_known].text()}" in out
+    # nothing hidden: every line is known
+    full = analyse(Position.load("positions/deck-out-endgame.json"), iterations=3000, seed=1)
+    assert all(m.pv_known is None and m.to_json()["pvKnown"] == len(m.pv) for m in full.moves)

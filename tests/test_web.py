@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import shutil
 import socket
 import sys
@@ -216,6 +217,19 @@ def test_a_hint_streams_partial_answers_to_the_page(page):
     assert 0.0 <= float(rows.first.locator("td.best-reply").text_content()) <= 1.0
     assert "calibrated" not in headers  # 250,000 iterations: outside the map's 5,000 to 20,000
     assert "proven" not in headers  # cards are hidden: the solver did not run
+    # a line's moves from the first that shows a card p0 cannot see are in brackets (at the
+    # first move the board shows p0's hand alone)
+    shown = set(page.locator("#play-board svg.card[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+    card = re.compile(r"\b(?:[2-9TJQKA][CDHS]|X[12])\b")
+    bracketed = 0
+    for line in page.locator("#hint-table td.pv").all_text_contents():
+        seen, _, guessed = line.partition("[")
+        assert set(card.findall(seen)) <= shown, line
+        if guessed:
+            bracketed += 1
+            assert guessed.endswith("]") and not set(card.findall(guessed.split(" · ")[0])) <= shown, line
+    assert bracketed >= 1
+    assert "guessed deals" in page.get_attribute("#hint-table td.pv >> nth=0", "title")
     # a click on a row's figures or line plays nothing; its move's button plays that move
     ply = _game(page)["ply"]
     page.evaluate("""() => {  // every message the page sends from now on, by type

@@ -26,6 +26,7 @@ from ..engine.ismcts import (
     ROOT_ONLY,
 )
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, ROLLOUT_VALUE
+from ..engine.info import unseen_cards
 from ..engine.seats import partner, same_side
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
@@ -502,6 +503,17 @@ def _best_replies(pos, viewer, workers, root_stats, merged, share) -> dict[int, 
     return out
 
 
+def known_prefix(line: list[Move], hidden: int) -> int:
+    """How many moves of ``line`` come before the first that shows a card in the mask
+    ``hidden`` (cards the viewer cannot see: there the line follows the deals the search
+    guessed, not anything the viewer knows)."""
+    for i, move in enumerate(line):
+        shown = (move.card, move.target, *move.cards)
+        if any(c is not None and (hidden >> c) & 1 for c in shown):
+            return i
+    return len(line)
+
+
 def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, roots=_ALL_ROOT_MOVES,
            model=DEFAULT_MODEL, best_reply=False) -> AnalysisResult:
     merged: dict[int, list[int]] = {}
@@ -526,6 +538,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     for w in workers:
         proven.update(w.tree.root_proven())
     share = draw_share(pos)
+    hidden = int(unseen_cards(pos.state, pos.rules_array, viewer))  # the cards the tree's lines guess at
     replies = {}  # the best-reply back-up, when asked for and given (best_reply_applies)
     if best_reply and best_reply_applies(pos):
         replies = _best_replies(pos, viewer, workers, root_stats, merged, share)
@@ -545,6 +558,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
             best_score = score
         owner = workers[max(range(len(workers)), key=lambda i: root_stats[i].get(code, (0,))[0])]
         pv = [Move.from_code(c) for c in owner.tree.principal_variation(code)] if v else [Move.from_code(code)]
+        known = known_prefix(pv, hidden)
         stats.append(
             MoveStat(
                 rank=rank,
@@ -559,6 +573,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
                 interval=(lo, hi),
                 gap=best_score - score,
                 pv=pv,
+                pv_known=None if known == len(pv) else known,
                 seat_scores=seat_scores,
                 seat_win_rates=seat_rates if rates else None,
                 best_reply_score=None if code in proven else replies.get(code),

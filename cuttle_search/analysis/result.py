@@ -37,6 +37,9 @@ class MoveStat:
     interval: tuple[float, float]
     gap: float
     pv: list[Move] = field(default_factory=list)
+    # how many moves of ``pv`` come before the first that shows a card the viewer cannot
+    # see (from there the line is one the search's guessed deals played); None: all of them
+    pv_known: int | None = None
     # set when the exact solver ran on the position (nothing hidden): its value for the
     # move ("win", "draw", "loss", or "expected" through a random 4), None if unproven
     solved: bool = False
@@ -72,6 +75,7 @@ class MoveStat:
             "ucb": round(self.interval[1], 6),
             "gap": round(self.gap, 6),
             "pv": [m.text() for m in self.pv],
+            "pvKnown": len(self.pv) if self.pv_known is None else self.pv_known,
             **({"proven": self.proven, "plies": self.plies} if self.solved else {}),
             **({"calibratedScore": round(self.calibrated_score, 6)} if self.calibrated_score is not None else {}),
             **({"calibratedLcb": round(self.calibrated_interval[0], 6), "calibratedUcb": round(self.calibrated_interval[1], 6)}

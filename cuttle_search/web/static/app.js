@@ -280,6 +280,18 @@ function seatLegend(seats) {  // seats, or sides written p0+p2 (coloured as thei
 // the opponent's best replies backed up, two sides)
 const HONEST_COLUMNS = [['calibrated', 'calibratedScore', 'calibrated'], ['best reply', 'bestReplyScore', 'best-reply']];
 
+// a move's line after the move itself; the moves from the first that shows a card the viewer
+// cannot see (pvKnown) are in brackets: they follow the deals the search guessed
+const GUESSED_TITLE = 'in brackets: moves past a card you cannot see, as the search\'s guessed deals played them';
+function lineText(m) {
+  const pv = m.pv || [];
+  const cut = Math.max(m.pvKnown === undefined || m.pvKnown === null ? pv.length : m.pvKnown, 1);
+  const seen = pv.slice(1, cut).join(' · ');
+  const guessed = pv.slice(cut);
+  if (!guessed.length) return seen;
+  return (seen ? seen + ' · ' : '') + '[' + guessed.join(' · ') + ']';
+}
+
 function renderRanked(table, moves, seats, onPick) {
   const extra = HONEST_COLUMNS.filter(([, field]) => moves.some((m) => m[field] !== undefined));
   const solved = moves.some((m) => 'proven' in m);  // the exact solver ran (nothing hidden)
@@ -296,7 +308,7 @@ function renderRanked(table, moves, seats, onPick) {
     ...extra.map(([, field, cls]) => el('td', { class: `num ${cls}`, text: fmt(m[field]) })),
     el('td', { class: 'num', text: String(m.visits) }),
     ...(solved ? [el('td', { class: 'proven', text: m.proven ? `${m.proven}${m.plies !== undefined && m.plies !== null ? ' in ' + m.plies : ''}` : '' })] : []),
-    el('td', { class: 'pv', text: (m.pv || []).slice(1).join(' · ') })));
+    el('td', { class: 'pv', text: lineText(m), title: GUESSED_TITLE })));
   table.replaceChildren(head, ...rows);
   if (seats > 2 && moves.length && moves[0].sideShares) {
     const caption = el('caption', { class: 'muted' }, 'shares of the games below each move: ', seatLegend(moves[0].sideShares.map((s) => s.seats.join('+'))));
