@@ -610,6 +610,16 @@ def test_a_refused_request_leaves_no_pane_searching(page):
     assert page.get_attribute("#error", "data-field") == "iterations"
 
 
+def test_a_refused_first_load_shows_the_error_and_no_empty_board(page):
+    page.click("#tab-analyse")
+    assert not page.is_visible("#an-board")
+    page.fill("#pos-text", '{"format": "cuttle-search/position", "rules": "nope"}')
+    page.click("#pos-load")
+    page.wait_for_function("() => !document.getElementById('error').hidden")
+    assert "unknown ruleset 'nope'" in page.text_content("#error")
+    assert not page.is_visible("#an-board") and page.is_disabled("#an-run")
+
+
 HOSTILE = [None, True, -1, 0, 1, 3, 2**64, 1.5, float("nan"), float("inf"), "", " ", "x", "p0", "p9", "random",
            "greedy;random", "cutthroat", "team", "draw", "points 7H", "1", "\u0000", "é" * 300, [], [1], {}, {"a": 1},
            {"p0Hand": ["7H"]}, "{", "[]", {"format": "cuttle-search/game", "dealSeed": 1, "moves": ["draw"] * 3},
