@@ -718,8 +718,8 @@ def arena(agent_a, agent_b, games, rules, seed, workers, match, log_dir, backend
 
     Agents: random, greedy, cuttlebot, pimc[:iterations=N,rollout=R],
     ismcts[:iterations=N,time=S,c=X,rollout=R,infer=1,model=M,widen=W,solver=0] (solver=0: no exact
-    solver first, nor in the tree), oracle[:...] (ismcts that sees every card: a ceiling, not a fair
-    player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U,c=X,rollout=R,widen=V] (the exact
+    solver first, nor in the tree; exploration=X is c=X), oracle[:...] (ismcts's parameters but infer;
+    it sees every card: a ceiling, not a fair player), pimc-solver[:iterations=N,time=S,worlds=W,unseen=U,c=X,rollout=R,widen=V] (the exact
     solver on W sampled deals when at most U cards are unseen, else ismcts with c, rollout and widen;
     two seats),
     openspiel-ismcts[:iterations=N,c=X] (needs the openspiel extra). Rollouts R: greedy,

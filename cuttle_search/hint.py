@@ -86,7 +86,8 @@ def _id_value(value: Any, field: str) -> Any:
         return value
     if isinstance(value, float) and is_finite_number(value):
         return value
-    raise RequestError(f"{field}: expected a string, a number or null, got {brief(value)}")
+    kinds = "a string, a number or null" if field == "id" else "a string or a number"  # (a null terminateId: refused apart)
+    raise RequestError(f"{field}: expected {kinds}, got {brief(value)}")
 
 
 def _request_id(req: Mapping[str, Any]) -> Any:

@@ -197,7 +197,7 @@ def test_actions_overtake_a_full_queue_and_errors_echo_the_id():
     assert version["protocol"] == PROTOCOL_VERSION and "terminate_all" in version["actions"]
     assert version["warning"] == "field the query_version action does not read, ignored: 'iterations'"
     assert {"cutthroat", "team", "multiplayer"} <= set(version["rules"]) and "players" in version["options"]
-    assert bad == {"id": "bad", "error": "terminateId: expected a string, a number or null, got inf", "field": "terminateId"}
+    assert bad == {"id": "bad", "error": "terminateId: expected a string or a number, got inf", "field": "terminateId"}
     assert nope["id"] == "nope" and nope["field"] == "action"
     assert everything == {"id": "all", "action": "terminate_all", "cancelled": 7}
     finals = [r for r in replies if "stopReason" in r]
