@@ -119,6 +119,101 @@ def test_chance_outcomes_are_refused_where_a_player_or_nobody_acts():
         play_random(game, 3).chance_outcomes()
 
 
+def _every_field_the_string_shows_is_in_the_tensor(state, p):
+    """Change each field of the engine state that the observation string reads, one at a
+    time: where the string changes, the tensor must change too."""
+    from cuttle_search.engine import state as S
+
+    fields = [("game", name) for name in ("phase", "turn", "actor", "turn_count", "passes", "oneoff",
+                                          "oneoff_target", "ntwos", "twos", "scuttle_card", "scuttle_target",
+                                          "discards", "seven", "oneoff_player", "chain_top", "declines", "victim",
+                                          "dealer", "top_seen_by", "response", "removed", "revealed", "scrap")]
+    fields += [("seat", (name, q)) for name in ("hand", "public", "points", "face", "owned", "frozen", "spent")
+               for q in range(state.get_game().num_players())]
+    fields += [("jack", (name, j)) for name in ("on", "by", "level", "to") for j in range(4)]
+    fields += [("joker", (name, k)) for name in ("on", "by", "level", "from", "to") for k in range(2)]
+    text, tensor = state.observation_string(p), state.observation_tensor(p)
+    for kind, key in fields:
+        other = state.clone()
+        s = other.engine_state()
+        get, put = {"game": (S.get, S.put), "seat": (S.seat_get, S.seat_put), "jack": (S.jack_get, S.jack_put),
+                    "joker": (S.joker_get, S.joker_put)}[kind]
+        args = (key,) if kind == "game" else key
+        old = get(s, *args)
+        if key[0] == "public":  # (a public card is one of the hand's: make them all public)
+            put(s, *args, S.seat_get(s, "hand", key[1]))
+        else:
+            put(s, *args, old + 1 if old + 1 < 54 else old - 1)
+        if other.observation_string(p) != text:
+            assert other.observation_tensor(p) != tensor, (kind, key)
+
+
+@pytest.mark.parametrize("spec, seats", [("python_cuttle", 2), ("python_cuttle(players=3,rules=cutthroat)", 3),
+                                         ("python_cuttle(players=4,rules=team)", 4)])
+def test_the_observation_tensor_holds_what_the_observation_string_holds(spec, seats):
+    """The tensor is the string's information as numbers: over random games, equal strings
+    give equal tensors and equal tensors equal strings (so it shows no more and no less),
+    and a state re-dealt from a player's information state gives that player the same one."""
+    game = pyspiel.load_game(spec)
+    shapes = A.tensor_pieces(seats)
+    assert game.observation_tensor_shape() == [sum(int(np.prod(shape)) for _, shape in shapes)]
+    by_string: dict[str, bytes] = {}
+    by_tensor: dict[bytes, str] = {}
+    rng = np.random.default_rng(seats)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = [a for a, _ in state.chance_outcomes()]
+                state.apply_action(outcomes[rng.integers(len(outcomes))])
+                continue
+            for p in range(seats):
+                text = state.observation_string(p)
+                tensor = np.array(state.observation_tensor(p), np.float32).tobytes()
+                assert by_string.setdefault(text, tensor) == tensor
+                assert by_tensor.setdefault(tensor, text) == text
+            if rng.random() < 0.1:
+                p = int(rng.integers(seats))
+                twin = state.resample_from_infostate(p, lambda: float(rng.random()))
+                assert twin.observation_tensor(p) == state.observation_tensor(p)
+                _every_field_the_string_shows_is_in_the_tensor(state, p)
+            actions = state.legal_actions()
+            state.apply_action(actions[rng.integers(len(actions))])
+    assert len(by_string) > 100
+
+
+def test_the_tensors_named_parts_count_seats_from_the_observer():
+    game = pyspiel.load_game("python_cuttle(players=3,rules=cutthroat)")
+    state = _dealt(game)
+    hands = [int(state.engine_state()[L.F_HAND + q]) for q in range(3)]
+    observer = game.make_py_observer()
+    for p in range(3):
+        observer.set_from(state, p)
+        seen = observer.dict["hand_seen"]
+        assert [c for c in range(54) if seen[0][c]] == [c for c in range(54) if (hands[p] >> c) & 1]
+        assert not seen[1:].any()  # the others' hands are hidden at the deal
+        assert list(observer.dict["hand_size"]) == [0.5, 0.5, 0.5]
+        assert list(observer.dict["actor"]).index(1.0) == (0 - p) % 3  # p0 acts: seat 0 counted from p
+    with pytest.raises(ValueError, match="observes for one player"):
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                                         private_info=pyspiel.PrivateInfoType.NONE))
+
+
+def test_openspiels_rl_environment_plays_on_observation_tensors():
+    from open_spiel.python import rl_environment
+
+    game = pyspiel.load_game("python_cuttle")
+    env = rl_environment.Environment(game, observation_type=rl_environment.ObservationType.OBSERVATION, seed=5)
+    size = game.observation_tensor_size()
+    assert env.observation_spec()["info_state"] == (size,)
+    step, rng = env.reset(), np.random.default_rng(5)
+    while not step.last():
+        p = step.observations["current_player"]
+        assert len(step.observations["info_state"][p]) == size
+        step = env.step([rng.choice(step.observations["legal_actions"][p])])
+    assert sorted(step.rewards) == [-1.0, 1.0] or step.rewards == [0.0, 0.0]
+
+
 def test_openspiel_ismcts_agent_plays_legal_moves():
     bot = make_agent("openspiel-ismcts:iterations=50")
     other = make_agent("random")

@@ -21,7 +21,8 @@ seat knows on top of the deck (a public one, or the one a private 7 returned) is
 ``four=random`` 4 is a chance event too. Information-state and observation strings hold only
 what that player may see (``engine.info``, and a private 7's cards only for its player);
 the information state has perfect recall (the public moves and the player's record of what
-it saw, in order);
+it saw, in order); the observation tensor holds the observation string's information as
+numbers (``tensor_pieces`` names its parts);
 ``resample_from_infostate`` re-deals the cards the player cannot see (the engine's
 ``determinize``); the returns are the engine's ``seat_returns``.
 """
@@ -117,7 +118,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_string=True,
     provides_information_state_tensor=False,
     provides_observation_string=True,
-    provides_observation_tensor=False,
+    provides_observation_tensor=True,
     parameter_specification={"rules": "cuttle-cards", "players": 0},
 )
 
@@ -178,7 +179,9 @@ class CuttleGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> "CuttleObserver":
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return CuttleObserver(perfect_recall)
+        if iig_obs_type is not None and iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError("python_cuttle observes for one player (private_info SINGLE_PLAYER) only")
+        return CuttleObserver(perfect_recall, self.ruleset.players)
 
 
 # every ruleset a state has used, by value (two rulesets may share a spec: one built in code
@@ -482,16 +485,116 @@ def _returns(s: np.ndarray, r: np.ndarray) -> list[float]:
     return [float(x) for x in out[: int(seat_count(s))]]
 
 
-class CuttleObserver:
-    """OpenSpiel's PyObserver: strings only (no tensors)."""
+# ---------------------------------------------------------------- the observation tensor
+_CARDS = _CARD_OUTCOMES  # a card plane: one entry a card, the Jokers 52 and 53
+_PHASES = L.PH_RESPONSE + 1
+_SEAT_PLANES: tuple[S.SeatField, ...] = ("points", "face", "owned", "frozen", "spent")
+_CARD_FIELDS: tuple[S.GameField, ...] = ("oneoff", "oneoff_target", "scuttle_card", "scuttle_target", "chain_top",
+                                         "response", "seven")
+_SEAT_FIELDS: tuple[S.GameField, ...] = ("turn", "oneoff_player", "victim", "dealer", "top_seen_by")
+_COUNTS: tuple[tuple[S.GameField, float], ...] = (("passes", 10.0), ("ntwos", 10.0), ("declines", 10.0),
+                                                    ("discards", 10.0), ("deck_size", 54.0), ("turn_count", 100.0))
+_TOP_SLOTS = 4  # the deck's top cards a player can know, in order (a 7's return, a 9's deck top)
+_BITS = np.arange(_CARDS, dtype=np.int64)
 
-    def __init__(self, perfect_recall: bool) -> None:
+
+def tensor_pieces(players: int) -> list[tuple[str, tuple[int, ...]]]:
+    """The observation tensor's named parts and their shapes, for a game of ``players``
+    seats. Seats are counted from the observing player (0 is that player, 1 the next in
+    turn order, and so on); a card plane has one entry a card (``card_str`` numbering)."""
+    n = players
+    return [
+        ("hand_seen", (n, _CARDS)),  # each seat's hand cards the player sees (its own: all)
+        ("hand_size", (n,)),  # cards in each hand, / 10
+        *((f"seat_{name}", (n, _CARDS)) for name in _SEAT_PLANES),  # points, royals, ... of each seat
+        ("scrap", (_CARDS,)), ("twos", (_CARDS,)), ("removed", (_CARDS,)),
+        ("revealed_seen", (_CARDS,)),  # a 7's revealed cards, where the player sees them
+        ("deck_top_seen", (_TOP_SLOTS, _CARDS)),  # the deck's top cards the player knows, top first
+        *((name, (_CARDS,)) for name in _CARD_FIELDS),  # the pending one-off, scuttle, chain top, ...
+        *((name, (n,)) for name in _SEAT_FIELDS),
+        ("actor", (n + 1,)),  # the seat to act, or chance (the last entry)
+        ("phase", (_PHASES,)),
+        ("counts", (len(_COUNTS),)),  # passes, 2s, declines, discards / 10, deck / 54, turns / 100
+        ("jack_on", (4, _CARDS)), ("jack_by", (4, n)), ("jack_to", (4, n)), ("jack_level", (4,)),
+        ("joker_on", (2, _CARDS)), ("joker_by", (2, n)), ("joker_from", (2, n)), ("joker_to", (2, n)),
+        ("joker_level", (2,)),
+    ]
+
+
+def _one_hot(row: np.ndarray, value: int) -> None:
+    if 0 <= value < len(row):
+        row[value] = 1.0
+
+
+def fill_observation(state: CuttleState, player: int, parts: dict[str, np.ndarray]) -> None:
+    """Write what ``player`` sees of ``state`` into ``parts`` (``tensor_pieces``' views, all
+    zero): the same information as its observation string, as numbers."""
+    s, r = state._s, state._r
+    n = int(seat_count(s))
+
+    def rel(q: int) -> int:  # a seat counted from the player, -1 stays -1
+        return (q - player) % n if 0 <= q < n else -1
+
+    def plane(row: np.ndarray, mask: int) -> None:
+        row[:] = (mask >> _BITS) & 1
+
+    for q in range(n):
+        k = rel(q)
+        hand = int(S.seat_get(s, "hand", q))
+        plane(parts["hand_seen"][k], hand & int(visible_in_hand(s, r, player, q)))
+        parts["hand_size"][k] = bin(hand).count("1") / 10.0
+        for name in _SEAT_PLANES:
+            plane(parts[f"seat_{name}"][k], S.seat_get(s, name, q))
+    plane(parts["scrap"], S.get(s, "scrap"))
+    plane(parts["twos"], S.get(s, "twos"))
+    plane(parts["removed"], S.get(s, "removed"))
+    plane(parts["revealed_seen"], S.get(s, "revealed") & ~int(hidden_revealed(s, r, player)))
+    size, deck = S.get(s, "deck_size"), S.deck_slots(s)
+    for i in range(min(int(deck_known_to(s, player)), _TOP_SLOTS)):
+        _one_hot(parts["deck_top_seen"][i], int(deck[size - 1 - i]))
+    for name in _CARD_FIELDS:
+        _one_hot(parts[name], S.get(s, name))
+    for name in _SEAT_FIELDS:
+        _one_hot(parts[name], rel(S.get(s, name)))
+    actor = S.get(s, "actor")
+    _one_hot(parts["actor"], n if actor == L.ACTOR_CHANCE else rel(actor))
+    _one_hot(parts["phase"], S.get(s, "phase"))
+    parts["counts"][:] = [S.get(s, name) / scale for name, scale in _COUNTS]
+    for j in range(4):
+        _one_hot(parts["jack_on"][j], S.jack_get(s, "on", j))
+        _one_hot(parts["jack_by"][j], rel(S.jack_get(s, "by", j)))
+        _one_hot(parts["jack_to"][j], rel(S.jack_get(s, "to", j)))
+        parts["jack_level"][j] = S.jack_get(s, "level", j) / 4.0
+    for k in range(2):
+        _one_hot(parts["joker_on"][k], S.joker_get(s, "on", k))
+        _one_hot(parts["joker_by"][k], rel(S.joker_get(s, "by", k)))
+        _one_hot(parts["joker_from"][k], rel(S.joker_get(s, "from", k)))
+        _one_hot(parts["joker_to"][k], rel(S.joker_get(s, "to", k)))
+        parts["joker_level"][k] = S.joker_get(s, "level", k) / 4.0
+
+
+class CuttleObserver:
+    """OpenSpiel's PyObserver. Strings for every observation type; the tensor (and its
+    named views in ``dict``) for the player's own observation without perfect recall
+    (OpenSpiel's default observation type); a perfect-recall observer gives strings only
+    (its tensor is empty)."""
+
+    def __init__(self, perfect_recall: bool, players: int = 2) -> None:
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(0, np.float32)
+        pieces = [] if perfect_recall else tensor_pieces(players)
+        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
         self.dict: dict[str, np.ndarray] = {}
+        at = 0
+        for name, shape in pieces:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[at:at + size].reshape(shape)
+            at += size
 
     def set_from(self, state: CuttleState, player: int) -> None:
-        pass
+        if self.perfect_recall:
+            return
+        self.tensor.fill(0.0)
+        fill_observation(state, player, self.dict)
 
     def string_from(self, state: CuttleState, player: int) -> str:
         text = observation_text(state, player)
