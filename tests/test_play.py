@@ -13,7 +13,9 @@ from cuttle_search.engine.info import unseen_cards
 from cuttle_search.game.cards import card_str, cards_in
 from cuttle_search.game.gamelog import read_game_log, replay
 from cuttle_search.game.rules import get_ruleset
+from cuttle_search.game.position import PHASE_NAMES
 from cuttle_search.play.session import GameSession, PlayError, new_session, opponent_specs, split_specs
+from cuttle_search.play.terminal import Terminal
 
 ONES = "1\n" * 600  # answer every decision with the first legal move
 
@@ -168,7 +170,7 @@ def test_help_moves_board_and_end_of_input():
     out = r.stdout
     assert r.exit_code == 0
     assert "undo          back to your previous decision" in out
-    assert out.count("your moves (main):") == 2 and out.count("cuttle-cards · turn 0") == 2
+    assert out.count("your moves (your turn):") == 2 and out.count("cuttle-cards · turn 0") == 2
     assert out.rstrip().endswith("end of input: the game stops at move 1")
 
 
@@ -187,6 +189,7 @@ def test_commands_typed_after_spaces_are_read_as_commands(tmp_path):
     ("quit now", "quit: takes nothing after it, not 'now'; type quit"),
     ("99", "move: there is no move 99; choose 1-"),
     ("0", "move: there is no move 0; choose 1-"),
+    ("-1", "move: there is no move -1; choose 1-"),  # (it was an unknown command)
     ("points ZZ", "'points ZZ': "),
     ("scuttle 8H 8C", "'scuttle 8H 8C' is not legal here"),
     ("hint abc", "hint: N must be a whole number of iterations from 1 to"),
@@ -249,10 +252,12 @@ def test_narration_never_names_a_card_the_seat_cannot_see():
         while not s.is_over:
             events += s.play(1)
         replayed = s.start.copy()
+        terminal = Terminal(s)
         for e, move in zip(s.events, s.moves):
             replayed.push(move)
             hidden = {card_str(c) for c in cards_in(int(unseen_cards(replayed.state, replayed.rules_array, 1)))}
             assert not hidden & set(e.text.split()), (rules, e)
+            assert not hidden & set(re.split(r"[\s():,]+", terminal.line(e))), (rules, e)  # the words told too
             if e.mover != 1:
                 assert not e.drawn
                 if move.kind == "draw":
@@ -301,9 +306,18 @@ def test_hint_gives_proven_values_once_nothing_is_hidden():
     assert re.search(r"^ *1  .*(win|draw|loss)( in \d+)?  ", table, re.M)
 
 
-def test_chance_events_are_narrated():
+def test_chance_events_are_narrated_as_what_happened():
+    """A four=random 4's discards say whose cards went (they go to the scrap: in sight);
+    they were told as ``chance: random-discard 4H 9C``."""
     r = play("--rules", "cuttle-cards:four=random", "--seed", 0, "--opponents", "random")
-    assert re.search(r"^chance: random-discard( [2-9TJQKA][CDHS])+$", r.stdout, re.M)
+    told = re.findall(r"^chance: (p[01]) \((you|random)\) discards((?: [2-9TJQKA][CDHS])+) at random$", r.stdout, re.M)
+    assert told and "random-discard" not in r.stdout
+    s = GameSession(get_ruleset("cuttle-cards:four=random"), 0, {1: "random"}, seed=11)
+    s.advance()
+    for k in (8, 5, 2, 2):
+        s.play(k)
+    lines = [Terminal(s).line(e) for e in s.events if e.mover == L.ACTOR_CHANCE]
+    assert lines == ["chance: p0 (you) discards 6S JC at random", "chance: p1 (random) discards AD 7H at random"]
 
 
 def test_hostile_lines_at_the_prompt_never_crash():
@@ -368,6 +382,82 @@ def test_a_taken_stack_shows_under_its_controller_and_the_person_stays_at_the_bo
     assert "controls:" not in render(Position.load(Path(__file__).parent.parent / "positions" / "jack-war-full.json"))
 
 
+def _random_game(rules: str, seed: int) -> GameSession:
+    """A whole game with the person in p0 playing at random (``random.Random(seed)``)
+    against random agents: the same game every time."""
+    import random
+
+    rs, pick = get_ruleset(rules), random.Random(seed)
+    s = GameSession(rs, 0, {q: "random" for q in range(1, rs.players)}, seed=seed)
+    s.advance()
+    while not s.is_over:
+        s.play(pick.randint(1, len(s.legal_moves())))
+    return s
+
+
+def _told(s: GameSession) -> dict[int, str]:
+    """Each event's narrated line by its ply."""
+    terminal = Terminal(s)
+    return {e.ply: terminal.line(e) for e in s.events}
+
+
+def test_a_decline_says_what_it_lets_stand():
+    """A ``resolve`` was told as a bare ``resolve``; it now says what it means: the one-off
+    not countered (or the chain not countered back), the royal or the scuttle let stand."""
+    r = play("--rules", "team", "--seed", 4, "--opponents", "random")
+    out = r.stdout
+    assert not re.search(r"^(p\d|chance) .*: resolve\b", out, re.M)
+    for said in ("p2 (random): does not counter the 7D", "p0 (you): does not counter the 7D (your only move)",
+                 "p3 (random): lets the KC stand"):
+        assert f"\n{said}\n" in out
+    assert _told(_random_game("multiplayer", 7))[10] == "p2 (random): does not counter back (3H countered by 2H)"
+    scuttle = _told(_random_game("cuttle-cards:ten-counters-scuttle", 2))
+    assert scuttle[8] == "p0 (you): lets the scuttle TH onto 2C stand (your only move)"
+
+
+def test_cards_a_decline_lets_come_name_their_one_off_and_a_take_is_not_repeated():
+    """The person's own 5 drawing once the last seat declines was told as that seat's
+    ``resolve (you get ...)``; a 3's ``take AC`` said ``(you get AC)`` again."""
+    assert _told(_random_game("team", 4))[46] == "p3 (random): does not counter the 5D (the 5D resolves: you get AS 5C 7C)"
+    assert _told(_random_game("multiplayer", 7))[16] == "p3 (random): does not counter the 5C (the 5C resolves: you get 4C 6D)"
+    assert _told(_random_game("team", 2))[13] == "p2 (random): does not counter the 9S (the 9S resolves: you get QS)"
+    assert _told(_random_game("cuttle-cards", 7))[28] == "p0 (you): take AC"
+
+
+def test_a_move_typed_short_names_what_it_needs_and_the_moves_that_say_it():
+    out = play("--rules", "team", "--seed", 4, "--opponents", "random", input="1\njack JD 6D\none-off 4D\nquit\n").stdout
+    assert ("\n'jack JD 6D' needs the seat it hands the card to: jack JD 6D p0 (move 14), jack JD 6D p2 (move 15), "
+            "jack JD 6D p3 (move 16)\n") in out
+    assert "\n'one-off 4D' needs the seat it aims at: one-off 4D p1 (move 3), one-off 4D p3 (move 4)\n" in out
+    out = play("--seed", 8, "--opponents", "random", input="1\ndiscard 6C\ndiscard 4D 6C 7S\nquit\n").stdout
+    assert ("\n'discard 6C' needs two cards to discard: discard 4D 6C (move 1), discard 6C 7S (move 3), "
+            "discard 6C TC (move 5), discard 6C KD (move 8), discard 6C KH (move 12)\n") in out
+    assert "\n'discard 4D 6C 7S' is not legal here\n" in out  # (more than it takes: no list)
+
+
+def test_the_moves_list_names_the_decision_in_plain_words():
+    """``your moves (answeringRoyal):`` showed the engine's phase name."""
+    from cuttle_search.play.terminal import PHASE_WORDS
+
+    assert set(PHASE_WORDS) == set(PHASE_NAMES.values())
+    out = play("--rules", "team", "--seed", 4, "--opponents", "random").stdout
+    shown = set(re.findall(r"^your moves \((.*)\):$", out, re.M))
+    assert shown <= set(PHASE_WORDS.values()) and "a royal waits: send it back with a 9 or let it stand" in shown
+    assert "your turn" in shown
+
+
+def test_history_prints_the_moves_as_they_were_told():
+    r = play("--rules", "cutthroat", "--seed", 2, "--opponents", "random", input="history\n1\n1\nhistory\nhelp\nquit\n")
+    out = r.stdout
+    assert r.exit_code == 0 and "\np0> history\nhistory: no moves yet\n" in out
+    before, listed = out.split("p0> history\n")[1:]
+    told = re.findall(r"^((?:p\d \([^)]*\)|chance): .*)$", before + listed.split("p0> ")[0], re.M)
+    numbered = re.findall(r"^ +(\d+)  (.*)$", listed.split("p0> ")[0], re.M)
+    assert told and [line for _, line in numbered] == told
+    assert [int(k) for k, _ in numbered] == list(range(1, len(told) + 1))
+    assert "  history       the moves so far, as you saw them" in out
+
+
 # ---------------------------------------------------------------- at a terminal
 class _Keyboard:
     """A person at a terminal: ``input`` answers each prompt from ``answer(prompt)`` (a
@@ -416,6 +506,18 @@ def test_at_a_terminal_save_writes_the_log_and_the_game_over_prompt_stays(monkey
     out = capsys.readouterr().out
     assert code == 0 and keyboard.prompts[-1] == "game over> " and log.is_file()
     assert f"wrote {log}" in out and replay(read_game_log(log)).is_over
+
+
+def test_the_game_over_line_names_the_prompts_commands(monkeypatch, capsys, tmp_path):
+    """It said ``undo, board, quit`` (no save, help or history); history works there too."""
+    over = iter(["history", "quit"])
+    _at_terminal(monkeypatch, lambda p: "1" if p == "p0> " else next(over))
+    out = capsys.readouterr().out
+    assert ("\nto review the game: save FILE, then cuttle-search review FILE; "
+            "at this prompt: save FILE, undo, board, history, help, quit\n") in out
+    assert re.search(r"^ +1  p0 \(you\): ", out, re.M)  # (history: the narration is not numbered)
+    _at_terminal(monkeypatch, lambda p: "1" if p == "p0> " else "quit", save=str(tmp_path / "g.json"))
+    assert "\nat this prompt: save FILE, undo, board, history, help, quit\n" in capsys.readouterr().out
 
 
 def test_a_line_that_is_not_utf8_is_asked_again():
@@ -489,6 +591,6 @@ def test_the_game_over_prompt_names_what_it_takes_and_save_names_no_review_for_a
     over = iter(["dance", "save /dev/null", "quit"])
     code, _keyboard, _session = _at_terminal(monkeypatch, lambda p: "1" if p == "p0> " else next(over))
     out = capsys.readouterr().out
-    assert "the game is over: 'dance' is not one of save, undo, board, help, quit" in out
+    assert "the game is over: 'dance' is not one of save, undo, board, history, help, quit" in out
     assert "wrote the log to /dev/null (not a regular file: nothing there to review later)" in out
     assert "review /dev/null" not in out

@@ -32,7 +32,7 @@ from ..analysis import AnalysisResult, analyse
 from ..analysis.limits import MAX_SEED, CancelEvent
 from ..engine import layout as L
 from ..engine.info import unseen_cards
-from ..game.cards import card_str, cards_in
+from ..game.cards import card_str, cards_in, mask_of
 from ..game.inputs import check_writable
 from ..game.errors import CuttleError, brief
 from ..game.gamelog import deal_position
@@ -116,7 +116,10 @@ class Stopped(Exception):
 class Event:
     """One move as the person saw it: ``mover`` (a seat, or -1 for chance), ``text`` (the
     move with the cards they cannot see as ``??``) and ``drawn`` (cards that came into
-    their own hand with it)."""
+    their own hand with it). ``phase`` is the phase it was decided in
+    (``Position.phase_name``); a ``resolve`` keeps in ``answered`` what it let stand (the
+    one-off and its counter 2s, the royal, or the scuttle's card and target: all on the
+    table), and a chance discard in ``victim`` the seat whose cards it took."""
 
     ply: int
     mover: int
@@ -124,12 +127,36 @@ class Event:
     drawn: tuple[str, ...] = ()
     forced: bool = False  # the person's only legal move, played for them
     from_seven: bool = False  # a card a 7 turned up from the deck, played from there
+    phase: str = ""
+    answered: tuple[str, ...] = ()
+    victim: int | None = None
 
     def notes(self) -> str:
         """What the narration adds after the move, the same in every front end: ``(your only
-        move)``, the 7's reveal, ``(you get 9S)``."""
+        move)``, the 7's reveal, ``(you get 9S)``; cards the move names already (a 3's
+        ``take AH``) are not repeated, and cards a decline lets come (the person's 5 drawing
+        once the last seat declines) say which one-off brought them."""
+        named = set(self.text.split())
+        got = [c for c in self.drawn if c not in named]
+        cause = f"the {self.answered[0]} resolves: " if self.answered and self.phase == "countering" else ""
         return (" (your only move)" * self.forced + SEVEN_NOTE * self.from_seven
-                + (f" (you get {' '.join(self.drawn)})" if self.drawn else ""))
+                + (f" ({cause}you get {' '.join(got)})" if got else ""))
+
+
+def _answered(pos: Position) -> tuple[str, ...]:
+    """What a ``resolve`` in ``pos`` lets stand, from its public fields: the one-off and its
+    counter 2s, the royal an opponent's 9 may send back, or the pending scuttle's two cards."""
+    d = pos.to_dict()
+    if d.get("scuttle"):
+        return d["scuttle"]["cardId"], d["scuttle"]["targetId"]
+    if pos.phase_name == "countering" and d.get("oneOff"):
+        return (d["oneOff"], *(t.split("-")[0] for t in d["twos"]))  # (multiplayer writes 2C-p1)
+    return (d["response"],) if d.get("response") else ()
+
+
+def _holder(pos: Position, cards: tuple[int, ...]) -> int | None:
+    """The seat whose hand holds ``cards`` (a chance discard's victim), or None."""
+    return next((q for q in range(pos.players) if pos.hand(q) & mask_of(cards)), None)
 
 
 SEVEN_NOTE = " (a card its 7 turned up from the deck)"  # a move played from a 7's reveal
@@ -225,12 +252,15 @@ class GameSession:
         before = pos.hand(self.seat)
         show_move(self.agents.values(), pos, mover, code)
         move = Move.from_code(code)
+        phase = pos.phase_name
+        answered = _answered(pos) if move.kind == "resolve" else ()
+        victim = _holder(pos, move.cards) if move.kind == "random-discard" else None
         pos.push(move)
         self.moves.append(move)
         hidden = {card_str(c) for c in cards_in(int(unseen_cards(pos.state, pos.rules_array, self.seat)))}
         words = ["??" if w in hidden else w for w in move.text().split()]
         drawn = tuple(card_str(c) for c in cards_in(pos.hand(self.seat) & ~before))
-        event = Event(len(self.moves), mover, " ".join(words), drawn, forced, move.from_seven)
+        event = Event(len(self.moves), mover, " ".join(words), drawn, forced, move.from_seven, phase, answered, victim)
         self.events.append(event)
         return event
 
@@ -284,8 +314,10 @@ class GameSession:
         choice = plain_number(choice)
         if isinstance(choice, bool) or not isinstance(choice, (int, str)):
             raise PlayError(f"move: expected a move number, text or Move, got {brief(choice)}")
-        if isinstance(choice, int) or choice.strip().isdecimal():
-            k = choice if isinstance(choice, int) else whole_number(choice)
+        minus = isinstance(choice, str) and choice.strip()[:1] == "-" and choice.strip()[1:].isdecimal()  # -1
+        if isinstance(choice, int) or choice.strip().isdecimal() or minus:
+            k = choice if isinstance(choice, int) else whole_number(choice.strip().lstrip("-"))
+            k = -k if minus and k is not None else k
             if k is None or not 1 <= k <= len(legal):
                 shown = brief(choice) if k is None else k
                 raise PlayError(f"move: there is no move {shown}; choose 1-{len(legal)}")

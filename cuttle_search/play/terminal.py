@@ -18,11 +18,37 @@ from ..analysis.limits import DEFAULT_ITERATIONS, MAX_ITERATIONS
 from ..analysis.solve_threads import searched_until_interrupted
 from ..display import describe_decision, render
 from ..game.errors import CuttleError, brief
-from ..game.moves import TYPE_OF_KIND, MoveError
+from ..game.moves import TYPE_OF_KIND, IllegalMoveError, Move, MoveError
+from ..game.position import number_word
 from ..game.seats import seat_name
 from .session import Event, GameSession, PlayError, whole_number
 
 HINT_ROWS = 10  # a hint lists the best moves, at most this many
+COMPLETIONS = 6  # a move typed short lists at most this many of the legal moves it begins
+
+# the decision pending, in plain words, by the phase name Position.phase_name gives
+PHASE_WORDS = {
+    "main": "your turn",
+    "countering": "a one-off waits: counter it or not",
+    "resolvingThree": "your 3: take a card from the scrap",
+    "resolvingFour": "a 4 makes you discard",
+    "resolvingFourRandom": "a 4's discards, drawn at random",
+    "resolvingFive": "your 5: discard, then draw",
+    "discardingToHandLimit": "discard down to the hand limit",
+    "resolvingSeven": "your 7: play a card it turned up",
+    "counteringScuttle": "a scuttle waits: block it or let it stand",
+    "answeringRoyal": "a royal waits: send it back with a 9 or let it stand",
+    "gameOver": "the game is over",
+}
+
+# what a decline (``resolve``) means, by the phase it was made in: {0} is what it lets
+# stand (Event.answered), {rest} the counter 2s on a one-off
+DECLINE_WORDS = {
+    "countering": "does not counter the {0}",
+    "answeringRoyal": "lets the {0} stand",
+    "counteringScuttle": "lets the scuttle {0} onto {1} stand",
+}
+COUNTER_BACK_WORDS = "does not counter back ({0} countered by {rest})"
 
 HELP = """\
 commands:
@@ -32,24 +58,34 @@ commands:
   save FILE     write the game so far as a game log (cuttle-search replay and review read it)
   moves         list your moves again
   board         show the board again
+  history       the moves so far, as you saw them
   help          this list
   quit          leave the game"""
 
-GAME_OVER_HELP = """\
-the game is over:
-  save FILE     write the game as a game log (cuttle-search replay and review read it)
-  undo          back to your last decision, into the game again
-  board         show the final board again
-  help          this list
-  quit          leave"""
+GAME_OVER_HELP = {  # the game-over prompt's commands (undo only where there is a decision to go back to)
+    "save": "save FILE     write the game as a game log (cuttle-search replay and review read it)",
+    "undo": "undo          back to your last decision, into the game again",
+    "board": "board         show the final board again",
+    "history": "history       the moves of the game, as you saw them",
+    "help": "help          this list",
+    "quit": "quit          leave",
+}
 
-COMMANDS = ("hint", "undo", "save", "moves", "board", "help", "quit", "exit")
+COMMANDS = ("hint", "undo", "save", "moves", "board", "history", "help", "quit", "exit")
 
 
 def _no_argument(cmd: str, arg: str) -> None:
     """Refuse words after a prompt command that takes none (``board 2`` was read as ``board``)."""
     if arg:
         raise PlayError(f"{cmd}: takes nothing after it, not {brief(arg)}; type {cmd}")
+
+
+def _says_more(m: Move, typed: Move) -> bool:
+    """Whether ``m`` is ``typed`` with more said: its kind and card, each field typed the
+    same, and a field more (a receiver seat, a target or victim, more discards)."""
+    return (m.kind == typed.kind and m.card == typed.card and typed.target in (None, m.target)
+            and typed.receiver in (None, m.receiver) and set(typed.cards) <= set(m.cards)
+            and (m.target, m.receiver, len(m.cards)) != (typed.target, typed.receiver, len(typed.cards)))
 
 
 class Terminal:
@@ -85,9 +121,36 @@ class Terminal:
             return f"{seat_name(seat)} (you)"
         return f"{seat_name(seat)} ({self.session.specs[seat]})"
 
+    def told(self, e: Event) -> str:
+        """The move in plain words: a decline says what it lets stand (``does not counter the
+        5C``), a chance discard whose cards it took; any other move is its notation."""
+        kind, *words = e.text.split()
+        if kind == "resolve" and e.phase in DECLINE_WORDS and e.answered:
+            first, *rest = e.answered
+            if e.phase == "countering" and rest:
+                return COUNTER_BACK_WORDS.format(first, rest=" ".join(rest))
+            return DECLINE_WORDS[e.phase].format(*e.answered)
+        if kind == "random-discard" and e.victim is not None:
+            return f"{self.who(e.victim)} discards {' '.join(words)} at random"
+        return e.text
+
+    def line(self, e: Event) -> str:
+        """One narrated move: who made it, the move as :meth:`told` says it, its notes."""
+        return f"{self.who(e.mover)}: {self.told(e)}{e.notes()}"
+
     def narrate(self, events: list[Event]) -> None:
         for e in events:
-            self.say(f"{self.who(e.mover)}: {e.text}{e.notes()}")
+            self.say(self.line(e))
+
+    def history(self) -> None:
+        """Every move so far, numbered, as it was narrated (hidden cards stay ``??``)."""
+        events = self.session.events
+        if not events:
+            self.say("history: no moves yet")
+            return
+        width = len(str(events[-1].ply))
+        for e in events:
+            self.say(f"  {e.ply:>{width}}  {self.line(e)}")
 
     def show_board(self) -> None:
         self.say(render(self.session.view(), you=self.session.seat))
@@ -95,7 +158,8 @@ class Terminal:
     def show_moves(self) -> None:
         legal = self.session.legal_moves()
         width = len(str(len(legal)))
-        self.say(f"your moves ({self.session.position.phase_name}):")
+        phase = self.session.position.phase_name
+        self.say(f"your moves ({PHASE_WORDS.get(phase, phase)}):")
         for k, m in enumerate(legal, 1):
             self.say(f"  {k:>{width}}  {m.text()}")
 
@@ -181,6 +245,9 @@ class Terminal:
                     continue
                 try:
                     move = s.choose(line)
+                except IllegalMoveError:
+                    self.incomplete(line)
+                    raise
                 except MoveError:
                     if cmd not in TYPE_OF_KIND and cmd not in ("oneoff", "one_off") and not cmd.isdecimal():
                         raise PlayError(f"unknown command or move {brief(words[0])} (type help for the commands)") from None
@@ -191,13 +258,35 @@ class Terminal:
             except CuttleError as e:
                 self.say(str(e))
 
+    def incomplete(self, line: str) -> None:
+        """Raise a PlayError naming what ``line`` leaves out when legal moves say more than
+        it (a Jack's receiver seat, a 4's victim, every discard), and listing them; return
+        when none does (it is not legal, full stop)."""
+        typed = Move.parse(line)
+        more = [(k, m) for k, m in enumerate(self.session.legal_moves(), 1) if _says_more(m, typed)]
+        if not more:
+            return
+        first = more[0][1]
+        if typed.receiver is None and first.receiver is not None:
+            need = "the seat it hands the card to"
+        elif typed.target is None and first.target is not None:
+            need = "the seat it aims at" if first.target_seat is not None else "its target"
+        else:
+            sizes = {len(m.cards) for _, m in more}
+            need = f"{number_word(sizes.pop())} cards to discard" if len(sizes) == 1 else "more cards to discard"
+        shown = ", ".join(f"{m.text()} (move {k})" for k, m in more[:COMPLETIONS])
+        left = len(more) - COMPLETIONS
+        shown += f" and {left} more (moves lists them)" if left > 0 else ""
+        raise PlayError(f"{brief(typed.text())} needs {need}: {shown}")
+
     def command(self, cmd: str, arg: str) -> bool:
         """Run a prompt command; True when the game moved on (an undo)."""
         s = self.session
         if cmd not in ("save", "hint"):
             _no_argument(cmd, arg)
         if cmd == "help":
-            self.say(GAME_OVER_HELP if s.is_over else HELP.format(default=DEFAULT_ITERATIONS))
+            over = "\n".join(f"  {GAME_OVER_HELP[c]}" for c in self.over_commands())
+            self.say(f"the game is over:\n{over}" if s.is_over else HELP.format(default=DEFAULT_ITERATIONS))
         elif cmd == "moves":
             if s.is_over:
                 self.say("the game is over; there are no moves")
@@ -205,6 +294,8 @@ class Terminal:
                 self.show_moves()
         elif cmd == "board":
             self.show_board()
+        elif cmd == "history":
+            self.history()
         elif cmd == "save":
             if not arg:
                 raise PlayError("save: name the file, as in: save game.json")
@@ -292,8 +383,9 @@ class Terminal:
                      "then cuttle-search review FILE")
         if not self.interactive:
             return False
-        self.say("undo, board, quit" if self.save_path else
-                 "to review the game: save FILE, then cuttle-search review FILE; or undo, board, quit")
+        here = ", ".join(("save FILE" if c == "save" else c) for c in self.over_commands())
+        self.say(f"at this prompt: {here}" if self.save_path else
+                 f"to review the game: save FILE, then cuttle-search review FILE; at this prompt: {here}")
         while True:
             line = self.read("game over> ")
             if line is None:
@@ -306,14 +398,18 @@ class Terminal:
                 if cmd in ("quit", "exit"):
                     _no_argument(cmd, arg)
                     return False
-                if cmd in ("save", "board", "help", "undo", "moves", "hint"):
+                if cmd in self.over_commands() or cmd in ("moves", "hint", "undo"):
                     if self.command(cmd, arg):
                         return True
                 else:
-                    raise PlayError(f"the game is over: {brief(words[0])} is not one of save, undo, board, help, "
-                                    "quit")
+                    raise PlayError(f"the game is over: {brief(words[0])} is not one of "
+                                    f"{', '.join(self.over_commands())}")
             except CuttleError as e:
                 self.say(str(e))
+
+    def over_commands(self) -> list[str]:
+        """The game-over prompt's commands: undo only when there is a decision to go back to."""
+        return [c for c in GAME_OVER_HELP if c != "undo" or self.session.can_undo]
 
     @staticmethod
     def _where(path: str) -> Path:
