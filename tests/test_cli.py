@@ -132,8 +132,11 @@ def test_analyse_moves_proven_in_the_tree_get_a_proven_column_and_keep_their_lin
     assert len(rows) == len(data["moves"])
     for row, move in zip(rows, data["moves"]):
         assert move["proven"] == "loss"  # p1 wins whatever p0 plays
-        # the proven cell, then the line, shown whole (it was cut off: no header for the cell)
-        assert re.search(r"  loss +" + re.escape(", ".join(move["pv"][:8])) + "$", row), row
+        # the proven cell, then the line, shown whole (it was cut off: no header for the cell),
+        # its moves past the first card p0 cannot see in brackets
+        pv, known = move["pv"][:8], move["pvKnown"]
+        line = ", ".join(pv[:known]) + (", [" + ", ".join(pv[known:]) + "]" if known < len(pv) else "")
+        assert re.search(r"  loss +" + re.escape(line) + "$", row), row
 
 
 def _analyse_with_ctrl_c(monkeypatch, *args):
