@@ -72,7 +72,8 @@ def render(pos: Position, you: int | None = None) -> str:
     *tops, bottom = board_order(pos, you)
     you = pos.view if you is None else bottom
     view = "full information" if pos.view is None else f"{seat_name(pos.view)}'s view"
-    header = f"{pos.rules.spec} · turn {pos.turn_count} · {seat_name(pos.turn_player)}'s turn · {describe_decision(pos)} · {view}"
+    whose = "" if pos.is_over else f"{seat_name(pos.turn_player)}'s turn · "  # (nobody's once the game is over)
+    header = f"{pos.rules.spec} · turn {pos.turn_count} · {whose}{describe_decision(pos)} · {view}"
     lines = textwrap.wrap(header, WIDTH, subsequent_indent="  ") + [""]
 
     def side(p: int) -> list[str]:

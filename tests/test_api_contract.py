@@ -13,6 +13,7 @@ import pytest
 import cuttle_search
 from cuttle_search import CuttleError, Limit, Move, MoveError, Position, PositionError, RulesError, analyse, solve
 from cuttle_search.client import HintEngine, HintWarning
+from cuttle_search.game.cards import card_str
 from cuttle_search.game.rules import get_ruleset
 from cuttle_search.play.agent import Agent, AgentError
 from cuttle_search.play.agents import make_agent
@@ -201,3 +202,14 @@ def test_a_cancelled_reply_takes_the_persons_move_back():
     assert session.position == before and len(session.moves) == plies and not session.can_undo
     session.play(1)  # and the game goes on as if nothing happened
     assert len(session.moves) > plies
+
+
+@pytest.mark.parametrize("name, phase, cards", [
+    ("counter-chain-full", "countering", ["9D", "2C", "2H"]),  # the one-off, then its 2s
+    ("scuttle-block", "counteringScuttle", ["9S", "8H"]),  # the scuttle's card, then its target
+    ("team-answer-window-p2", "answeringRoyal", ["JH"]),  # the royal (a Jack) a 9 may send back
+    ("opening-p0", "main", []),
+])
+def test_pending_cards_name_what_a_decline_lets_stand(name, phase, cards):
+    pos = Position.load(f"positions/{name}.json")
+    assert pos.phase_name == phase and [card_str(c) for c in pos.pending_cards()] == cards

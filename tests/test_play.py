@@ -594,3 +594,16 @@ def test_the_game_over_prompt_names_what_it_takes_and_save_names_no_review_for_a
     assert "the game is over: 'dance' is not one of save, undo, board, history, help, quit" in out
     assert "wrote the log to /dev/null (not a regular file: nothing there to review later)" in out
     assert "review /dev/null" not in out
+
+
+def test_the_final_boards_header_names_no_seat_to_play():
+    from cuttle_search.display import render
+    from cuttle_search.game.position import Position
+
+    pos = Position.deal("cuttle-cards", seed=11)
+    playing = render(pos).splitlines()[0]
+    assert "p0's turn" in playing
+    while not pos.is_over:
+        pos.push(pos.legal_moves()[0])
+    header = render(pos).splitlines()[0]
+    assert "'s turn" not in header and "game over" in header, header

@@ -225,6 +225,19 @@ class Position:
         """The scrap, a card mask."""
         return S.get(self.state, "scrap")
 
+    def pending_cards(self) -> tuple[int, ...]:
+        """What a decline (``resolve``) lets stand now, all of it on the table: the pending
+        one-off then the 2s countering it (in card order), the royal an answering 9 may
+        send back, or a scuttle's card then its target; () where nothing waits."""
+        s, phase = self.state, self.phase
+        if phase == L.PH_SCUTTLE_COUNTER:
+            return S.get(s, "scuttle_card"), S.get(s, "scuttle_target")
+        if phase == L.PH_COUNTER and S.get(s, "oneoff") >= 0:
+            return (S.get(s, "oneoff"), *C.cards_in(S.get(s, "twos")))
+        if phase == L.PH_RESPONSE and S.get(s, "response") >= 0:
+            return (S.get(s, "response"),)
+        return ()
+
     @property
     def deck_known(self) -> int:
         """How many cards on top of the deck every seat knows."""

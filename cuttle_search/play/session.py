@@ -143,17 +143,6 @@ class Event:
                 + (f" ({cause}you get {' '.join(got)})" if got else ""))
 
 
-def _answered(pos: Position) -> tuple[str, ...]:
-    """What a ``resolve`` in ``pos`` lets stand, from its public fields: the one-off and its
-    counter 2s, the royal an opponent's 9 may send back, or the pending scuttle's two cards."""
-    d = pos.to_dict()
-    if d.get("scuttle"):
-        return d["scuttle"]["cardId"], d["scuttle"]["targetId"]
-    if pos.phase_name == "countering" and d.get("oneOff"):
-        return (d["oneOff"], *(t.split("-")[0] for t in d["twos"]))  # (multiplayer writes 2C-p1)
-    return (d["response"],) if d.get("response") else ()
-
-
 def _holder(pos: Position, cards: tuple[int, ...]) -> int | None:
     """The seat whose hand holds ``cards`` (a chance discard's victim), or None."""
     return next((q for q in range(pos.players) if pos.hand(q) & mask_of(cards)), None)
@@ -253,7 +242,7 @@ class GameSession:
         show_move(self.agents.values(), pos, mover, code)
         move = Move.from_code(code)
         phase = pos.phase_name
-        answered = _answered(pos) if move.kind == "resolve" else ()
+        answered = tuple(card_str(c) for c in pos.pending_cards()) if move.kind == "resolve" else ()
         victim = _holder(pos, move.cards) if move.kind == "random-discard" else None
         pos.push(move)
         self.moves.append(move)
