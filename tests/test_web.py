@@ -150,6 +150,13 @@ def test_play_a_two_seat_game_by_clicking(page):
     assert page.get_attribute("#play-status", "data-over") == "1"
     assert game["result"]["share"] in (0, 0.5, 1)
     assert page.locator("#events li").count() == game["ply"]
+    # a decline is said in words, as the terminal says it (never a bare "resolve")
+    said = page.locator("#events li").all_text_contents()
+    declines = [e for e in game["events"] if e["text"] == "resolve"]
+    assert declines and not any(line.endswith(": resolve") for line in said)
+    assert [line.split(": ", 1)[1] for line, e in zip(said, game["events"]) if e["text"] == "resolve"] == \
+        [e["told"] + e["notes"] for e in declines]
+    assert any("does not counter" in e["told"] or "stand" in e["told"] for e in declines)
     with page.expect_download() as info:
         page.click("#download")
     log = json.loads(open(info.value.path(), encoding="utf-8").read())

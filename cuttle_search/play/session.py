@@ -131,6 +131,20 @@ class Event:
     answered: tuple[str, ...] = ()
     victim: int | None = None
 
+    def told(self, who: Callable[[int], str]) -> str:
+        """The move in plain words, the same in every front end: a decline says what it lets
+        stand (``does not counter the 5C``), a chance discard whose cards it took (``who``
+        names a seat); any other move is its notation."""
+        kind, *words = self.text.split()
+        if kind == "resolve" and self.phase in DECLINE_WORDS and self.answered:
+            first, *rest = self.answered
+            if self.phase == "countering" and rest:
+                return COUNTER_BACK_WORDS.format(first, rest=" ".join(rest))
+            return DECLINE_WORDS[self.phase].format(*self.answered)
+        if kind == "random-discard" and self.victim is not None:
+            return f"{who(self.victim)} discards {' '.join(words)} at random"
+        return self.text
+
     def notes(self) -> str:
         """What the narration adds after the move, the same in every front end: ``(your only
         move)``, the 7's reveal, ``(you get 9S)``; cards the move names already (a 3's
@@ -149,6 +163,15 @@ def _holder(pos: Position, cards: tuple[int, ...]) -> int | None:
 
 
 SEVEN_NOTE = " (a card its 7 turned up from the deck)"  # a move played from a 7's reveal
+
+# what a decline (``resolve``) means, by the phase it was made in: {0} is what it lets
+# stand (Event.answered), {rest} the counter 2s on a one-off
+DECLINE_WORDS = {
+    "countering": "does not counter the {0}",
+    "answeringRoyal": "lets the {0} stand",
+    "counteringScuttle": "lets the scuttle {0} onto {1} stand",
+}
+COUNTER_BACK_WORDS = "does not counter back ({0} countered by {rest})"
 
 
 @dataclass

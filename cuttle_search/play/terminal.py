@@ -41,15 +41,6 @@ PHASE_WORDS = {
     "gameOver": "the game is over",
 }
 
-# what a decline (``resolve``) means, by the phase it was made in: {0} is what it lets
-# stand (Event.answered), {rest} the counter 2s on a one-off
-DECLINE_WORDS = {
-    "countering": "does not counter the {0}",
-    "answeringRoyal": "lets the {0} stand",
-    "counteringScuttle": "lets the scuttle {0} onto {1} stand",
-}
-COUNTER_BACK_WORDS = "does not counter back ({0} countered by {rest})"
-
 HELP = """\
 commands:
   N or a move   play move N of your list, or type it ("points 7H", "jack JS 7H", "draw")
@@ -121,22 +112,9 @@ class Terminal:
             return f"{seat_name(seat)} (you)"
         return f"{seat_name(seat)} ({self.session.specs[seat]})"
 
-    def told(self, e: Event) -> str:
-        """The move in plain words: a decline says what it lets stand (``does not counter the
-        5C``), a chance discard whose cards it took; any other move is its notation."""
-        kind, *words = e.text.split()
-        if kind == "resolve" and e.phase in DECLINE_WORDS and e.answered:
-            first, *rest = e.answered
-            if e.phase == "countering" and rest:
-                return COUNTER_BACK_WORDS.format(first, rest=" ".join(rest))
-            return DECLINE_WORDS[e.phase].format(*e.answered)
-        if kind == "random-discard" and e.victim is not None:
-            return f"{self.who(e.victim)} discards {' '.join(words)} at random"
-        return e.text
-
     def line(self, e: Event) -> str:
-        """One narrated move: who made it, the move as :meth:`told` says it, its notes."""
-        return f"{self.who(e.mover)}: {self.told(e)}{e.notes()}"
+        """One narrated move: who made it, the move in words (``Event.told``), its notes."""
+        return f"{self.who(e.mover)}: {e.told(self.who)}{e.notes()}"
 
     def narrate(self, events: list[Event]) -> None:
         for e in events:

@@ -124,8 +124,13 @@ def moves_json(moves: list[Move]) -> list[dict[str, Any]]:
 def event_json(event: Any, players: tuple[str, ...]) -> dict[str, Any]:
     """One narrated move of a game session (``session.Event``)."""
     who = "chance" if event.mover < 0 else seat_name(event.mover)
+
+    def named(q: int) -> str:  # a seat as the page's list names it: p1 (random), p0 (you)
+        return f"{seat_name(q)} ({'you' if players[q] == 'human' else players[q]})"
+
     return {"ply": event.ply, "mover": who, "player": None if event.mover < 0 else players[event.mover],
-            "text": event.text, "drawn": list(event.drawn), "forced": event.forced, "fromSeven": event.from_seven,
+            "text": event.text, "told": event.told(named), "drawn": list(event.drawn), "forced": event.forced,
+            "fromSeven": event.from_seven,
             "notes": event.notes()}  # (what the page prints after the move: as the terminal does)
 
 

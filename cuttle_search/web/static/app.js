@@ -222,7 +222,7 @@ function renderGame(game) {
   list.replaceChildren(...game.moves.map((m) => el('li', { 'data-n': m.n, text: m.text, onclick: () => playMove(m) })));
   const events = $('events');
   events.replaceChildren(...game.events.map((e) => el('li', {
-    text: `${e.mover}${e.player ? ' (' + (e.player === 'human' ? 'you' : e.player) + ')' : ''}: ${e.text}` +
+    text: `${e.mover}${e.player ? ' (' + (e.player === 'human' ? 'you' : e.player) + ')' : ''}: ${e.told}` +
       e.notes,
   })));
   events.scrollTop = events.scrollHeight;
