@@ -933,25 +933,42 @@ def _moves_played(log: dict, played: int) -> str:
 @click.option("--hints", type=click.Choice(["on", "off"]), default="on", help="Whether the hint command answers.")
 @click.option("--save", "save", type=click.Path(dir_okay=False), default=None,
               help="Write the game log here when the game ends or you leave (for replay and review).")
-def play(rules, seat, opponents, seed, hints, save):
+@click.option("--resume", "resume", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Go on with the game saved in FILE (its rules, deal and players); it is saved there again "
+                   "unless --save names a new file.")
+@click.pass_context
+def play(ctx, rules, seat, opponents, seed, hints, save, resume):
     """Play a game against agents, with the analyser's hints at your prompt.
 
     Each decision of yours shows the board from your seat and your legal moves, numbered;
     answer with a number or the move's notation. At the prompt: hint [N], undo, save FILE,
-    moves, board, help, quit. See docs/play.md."""
+    moves, board, history, help, quit. --resume FILE goes on with a saved game. See
+    docs/play.md."""
     import os
     import pathlib
     import secrets
 
-    from .play.session import PlayError, new_session
+    from .game.gamelog import read_json_file
+    from .play.session import PlayError, new_session, resume_session
     from .play.terminal import Terminal
 
     rs = get_ruleset(rules)  # (checked by --rules' callback)
     if seed is None:
         seed = secrets.randbelow(1 << 31)
+    if resume is not None:
+        for name in ("rules", "seat", "opponents"):
+            if ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None):
+                raise click.BadParameter(f"the resumed game's {name} come from its log; drop --{name}",
+                                         param_hint=f"--{name}")
     warn_if_compiling()
     try:
-        session = new_session(rs, seat, opponents, seed)
+        if resume is not None:
+            try:
+                session = resume_session(read_json_file(os.path.expanduser(resume)), seed)
+            except CuttleError as e:
+                raise click.BadParameter(str(e), param_hint="--resume") from None
+        else:
+            session = new_session(rs, seat, opponents, seed)
     except PlayError as e:
         field, _, message = str(e).partition(": ")
         raise click.BadParameter(message, param_hint=f"--{field}") from None
@@ -959,8 +976,13 @@ def play(rules, seat, opponents, seed, hints, save):
     if save and pathlib.Path(save).expanduser().is_file():  # (as Path reads it: "x.json/" is x.json)
         raise click.BadParameter(f"{save!r} already exists; give a new name (play never replaces a file)",
                                  param_hint="--save")
+    ours = resume is not None and save is None
+    if ours:  # the resumed game goes on in its own file
+        _check_writable(os.path.expanduser(resume), "--resume")
+        save = resume
     # a hint prints analyse's table, with analyse's live progress bar
-    code = Terminal(session, hints=hints == "on", save_path=save, table=_analysis_table, progress=_live_progress).run()
+    code = Terminal(session, hints=hints == "on", save_path=save, table=_analysis_table, progress=_live_progress,
+                    save_path_is_ours=ours).run()
     if code:
         sys.exit(code)
 

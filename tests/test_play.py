@@ -2,6 +2,7 @@
 
 Opponents are cheap agents (random, greedy) so every game takes a moment once compiled."""
 
+import json
 import re
 
 import pytest
@@ -607,3 +608,70 @@ def test_the_final_boards_header_names_no_seat_to_play():
         pos.push(pos.legal_moves()[0])
     header = render(pos).splitlines()[0]
     assert "'s turn" not in header and "game over" in header, header
+
+
+# ---------------------------------------------------------------- resuming a saved game
+def test_a_resumed_game_is_the_saved_game_with_the_same_narration_and_goes_on(tmp_path):
+    from cuttle_search.play.session import resume_session
+
+    s = new_session(get_ruleset("cutthroat"), "p1", "random", 5)
+    s.advance()
+    for _ in range(3):
+        s.play(1)
+    again = resume_session(s.log(), seed=9)
+    assert (again.position.state == s.position.state).all() and again.moves == s.moves
+    assert again.seat == 1 and again.specs == s.specs and again.resumed == len(s.moves)
+    assert [(e.text, e.drawn, e.mover) for e in again.events] == [(e.text, e.drawn, e.mover) for e in s.events]
+    assert again.log() == s.log()  # saved again before a move: the same file
+    assert not again.can_undo  # the saved moves stay: undo reaches back to the resume only
+    again.advance()
+    again.play(1)
+    assert again.log()["moves"][:len(s.moves)] == s.log()["moves"] and again.can_undo
+    again.undo()
+    assert again.moves == s.moves and not again.can_undo
+
+
+def test_play_resume_goes_on_in_the_saved_file_and_save_names_another(tmp_path):
+    path = tmp_path / "g.json"
+    r = play("--seed", 3, "--opponents", "random", input=f"1\n1\nsave {path}\nquit\n")
+    saved = read_game_log(path)["moves"]
+    r = play("--resume", path, input="1\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert f"resumed after move {len(saved)} (history lists the moves so far)" in r.stdout
+    assert "p1 random" in r.stdout.splitlines()[0] and f"wrote {path}" in r.stdout
+    longer = read_game_log(path)["moves"]
+    assert longer[:len(saved)] == saved and len(longer) > len(saved)
+    other = tmp_path / "other.json"
+    r = play("--resume", path, "--save", other, input="1\nquit\n")
+    assert r.exit_code == 0 and read_game_log(path)["moves"] == longer  # the resumed file kept as it was
+    assert read_game_log(other)["moves"][:len(longer)] == longer
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d["players"].update(p1="human"), "players: expected one seat played by 'human' (yours), got 2"),
+    (lambda d: d["players"].update(p0="greedy"), "players: expected one seat played by 'human' (yours), got 0"),
+    (lambda d: d["players"].pop("p1"), "players: the log names no agent for p1"),
+    (lambda d: d["players"].update(p1="nobot"), "players: "),
+    (lambda d: d["moves"].append("points ZZ"), "moves["),
+])
+def test_a_log_that_cannot_be_resumed_is_one_line_naming_the_field(tmp_path, change, words):
+    path = tmp_path / "g.json"
+    play("--seed", 3, "--opponents", "random", input=f"1\nsave {path}\nquit\n")
+    data = read_game_log(path)
+    change(data)
+    path.write_text(json.dumps(data))
+    r = play("--resume", path, input="quit\n")
+    assert r.exit_code == 2 and "Invalid value for --resume: " + words in r.output and "Traceback" not in r.output
+
+
+def test_a_finished_game_a_history_and_options_the_log_decides_are_refused(tmp_path):
+    done = tmp_path / "done.json"
+    play("--seed", 3, "--opponents", "random", "--save", done)
+    r = play("--resume", done, input="quit\n")
+    assert r.exit_code == 2 and "log: the game is over (won" in r.output and "review it" in r.output
+    (tmp_path / "h.json").write_text("[]")
+    r = play("--resume", tmp_path / "h.json", input="quit\n")
+    assert r.exit_code == 2 and "a cuttle.cards history names no agents" in r.output
+    r = play("--resume", done, "--opponents", "greedy", input="quit\n")
+    assert r.exit_code == 2 and "--opponents: the resumed game's opponents come from its log" in r.output.replace(
+        "Invalid value for ", "")

@@ -35,9 +35,9 @@ from ..engine.info import unseen_cards
 from ..game.cards import card_str, cards_in, mask_of
 from ..game.inputs import check_writable
 from ..game.errors import CuttleError, brief
-from ..game.gamelog import deal_position
+from ..game.gamelog import GameLogError, deal_position, read_game
 from ..game.moves import Move
-from ..game.position import Position
+from ..game.position import Position, PositionError
 from ..game.seats import parse_seat as read_seat, plain_number, seat_name, seat_number, whole
 from ..game.rules import Ruleset, find_ruleset
 from .agent import Agent, AgentError, decide, show_move, win_share
@@ -205,6 +205,9 @@ class GameSession:
         self.auto_forced = auto_forced
         self.deal = deal_seed(seed, 0)
         self.start = deal_position(rules, self.deal)
+        self.dealer: int | None = None  # the seat that dealt, where a resumed log names it
+        self.start_written = False  # whether the log writes its start (a resumed log that did)
+        self.resumed = 0  # the moves a resumed game had when it was loaded (undo stops there)
         self.moves: list[Move] = []
         self.events: list[Event] = []
         self._marks: list[_Mark] = []
@@ -389,7 +392,7 @@ class GameSession:
         res = self.position.result()
         winner = None if res["winner"] is None else int(res["winner"][1:])
         record = GameRecord(self.rules.spec, self.deal, self.players, [m.text() for m in self.moves], winner,
-                            res["status"])
+                            res["status"], dealer=self.dealer, start=self.start if self.start_written else None)
         return record.to_json()
 
     def log_text(self) -> str:
@@ -417,6 +420,53 @@ class GameSession:
         return p
 
 
+def resume_session(data: Any, seed: int = 0) -> GameSession:
+    """The game of a saved log (``play --save``, ``save FILE`` at the prompt) going on: its
+    rules, deal and players (the one ``human`` seat is the person's), its moves replayed and
+    narrated, the agents watching them. ``seed`` seeds the hints and the agents' draws from
+    here. A finished game, a log with no human seat or several, and a cuttle.cards history
+    (no agents named) are refused with a PlayError naming the field."""
+    if isinstance(data, list):
+        raise PlayError("log: a cuttle.cards history names no agents to play on; review reads it "
+                        "(cuttle-search review FILE)")
+    try:
+        start, moves, about = read_game(data)
+    except (GameLogError, PositionError) as e:
+        raise PlayError(str(e)) from None
+    if about.get("dealSeed") is None:
+        raise PlayError("dealSeed: the log names no deal (play and arena logs do)")
+    players = about["players"]
+    humans = [key for key, spec in players.items() if spec == HUMAN]
+    if len(humans) != 1:
+        raise PlayError(f"players: expected one seat played by {HUMAN!r} (yours), got {len(humans)}: {brief(players)}")
+    seat = parse_seat(humans[0], start.rules)
+    specs = {}
+    for q in range(start.players):
+        if q != seat:
+            if seat_name(q) not in players:
+                raise PlayError(f"players: the log names no agent for {seat_name(q)}")
+            specs[q] = players[seat_name(q)]
+    try:
+        session = GameSession(start.rules, seat, specs, seed)
+    except AgentError as e:
+        raise PlayError(f"players: {e}") from None
+    session.deal, session.start = data["dealSeed"], start
+    session.dealer = start.dealer if "dealer" in data else None
+    session.start_written = "start" in data
+    session._restart(0, np.random.default_rng(session.deal).bit_generator.state)
+    for move in moves:
+        if session.is_over:
+            break
+        forced = session.my_turn and len(session.position.legal_codes()) == 1
+        session._apply(move.code(), forced=forced)
+    if session.is_over:
+        res = session.position.result()
+        raise PlayError(f"log: the game is over ({res['status']}" + (f", {res['winner']} wins" if res["winner"] else "")
+                        + "); review it: cuttle-search review FILE")
+    session.resumed = len(session.moves)
+    return session
+
+
 def new_session(rules: Ruleset, seat: str, opponents: str, seed: int) -> GameSession:
     """A session from the command line's words: ``seat`` like ``p1``, ``opponents`` one
     agent spec or a list (see :func:`opponent_specs`)."""
@@ -424,4 +474,4 @@ def new_session(rules: Ruleset, seat: str, opponents: str, seed: int) -> GameSes
     return GameSession(rules, q, opponent_specs(opponents, rules, q), seed)
 
 
-__all__ = ["GameSession", "Event", "PlayError", "Stopped", "new_session", "opponent_specs", "parse_seat", "split_specs", "HUMAN"]
+__all__ = ["GameSession", "Event", "PlayError", "Stopped", "new_session", "resume_session", "opponent_specs", "parse_seat", "split_specs", "HUMAN"]

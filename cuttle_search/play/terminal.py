@@ -83,18 +83,19 @@ class Terminal:
     """Plays ``session`` with a person on a text stream. ``table`` formats an analysis
     (the ``analyse`` command's table); ``progress(total)`` gives a (bar, update) pair for
     the search's live line, or (None, None); ``save_path`` is written when the game ends
-    or the person leaves."""
+    or the person leaves (replaced when ``save_path_is_ours``: the file a resumed game
+    came from)."""
 
     def __init__(self, session: GameSession, *, hints: bool = True, save_path: str | None = None,
                  table: Callable[..., str] = str, progress: Callable[..., tuple] | None = None,
-                 stdin: TextIO | None = None) -> None:
+                 stdin: TextIO | None = None, save_path_is_ours: bool = False) -> None:
         self.session = session
         self.hints = hints
         self.save_path = save_path
         self.finished_log: Path | None = None  # --save's file, once it holds this game's end
         # the files this game has written (--save's, and each save FILE): saved again, they
         # are replaced; any other file is refused
-        self.own_files: set[Path] = set()
+        self.own_files: set[Path] = {self._where(save_path)} if save_path and save_path_is_ours else set()
         self.table = table
         self.progress = progress
         self.stdin = stdin if stdin is not None else sys.stdin
@@ -180,6 +181,8 @@ class Terminal:
         s = self.session
         players = ", ".join(f"{seat_name(q)} {s.specs[q]}" for q in sorted(s.specs))
         self.say(f"cuttle-search play: {s.rules.spec}, seed {s.seed}; you are {seat_name(s.seat)}; {players}")
+        if s.resumed:
+            self.say(f"resumed after move {s.resumed} (history lists the moves so far)")
         self.say("type a move's number or its notation; help lists the commands")
         self.say()
         try:
@@ -284,7 +287,9 @@ class Terminal:
                          "opening it before the game ends shows cards you cannot see")
         elif cmd == "undo":
             if not s.undo():
-                self.say("undo: nothing to undo (this is your first decision)")
+                first = ("your first decision since the game was resumed: the saved moves stay"
+                         if s.resumed else "this is your first decision")
+                self.say(f"undo: nothing to undo ({first})")
                 return False
             self.say(f"back to your decision at move {len(s.moves) + 1}")
             return True
