@@ -188,6 +188,7 @@ class CuttleGame(pyspiel.Game):
 # with dataclasses.replace, say); a state holds its index
 _RULES: list[Ruleset] = []
 _RULES_INDEX: dict[Ruleset, int] = {}
+_DEAL_SIZES: list[int] = []  # each ruleset's cards dealt (asked on every node: a kernel call costs)
 
 
 def _rules_index(rules: Ruleset) -> int:
@@ -195,6 +196,7 @@ def _rules_index(rules: Ruleset) -> int:
     if rules not in _RULES_INDEX:
         _RULES_INDEX[rules] = len(_RULES)
         _RULES.append(rules)
+        _DEAL_SIZES.append(int(deal_size(rules.array)))
     return _RULES_INDEX[rules]
 
 
@@ -248,7 +250,7 @@ class CuttleState(pyspiel.State):
     # -------------------------------------------------------------- chance bookkeeping
     @property
     def _deal_size(self) -> int:
-        return int(deal_size(self._r))
+        return _DEAL_SIZES[self._rules_id]
 
     def _dealing(self) -> bool:
         return self._dealt < self._deal_size or self._seed_left > 0
