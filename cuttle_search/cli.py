@@ -947,6 +947,7 @@ def play(ctx, rules, seat, opponents, seed, hints, save, resume):
     import os
     import pathlib
     import secrets
+    import shlex
 
     from .game.gamelog import read_json_file
     from .play.session import PlayError, new_session, resume_session
@@ -964,7 +965,7 @@ def play(ctx, rules, seat, opponents, seed, hints, save, resume):
     try:
         if resume is not None:
             try:
-                session = resume_session(read_json_file(os.path.expanduser(resume)), seed)
+                session = resume_session(read_json_file(os.path.expanduser(resume)), seed, shlex.quote(resume))
             except CuttleError as e:
                 raise click.BadParameter(str(e), param_hint="--resume") from None
         else:
@@ -974,7 +975,8 @@ def play(ctx, rules, seat, opponents, seed, hints, save, resume):
         raise click.BadParameter(message, param_hint=f"--{field}") from None
     _check_writable(save and os.path.expanduser(save), "--save")  # now, not after the game (as play saves it)
     if save and pathlib.Path(save).expanduser().is_file():  # (as Path reads it: "x.json/" is x.json)
-        raise click.BadParameter(f"{save!r} already exists; give a new name (play never replaces a file)",
+        raise click.BadParameter(f"{save!r} already exists; give a new name (play replaces no file but the one "
+                                 "a resumed game came from)",
                                  param_hint="--save")
     ours = resume is not None and save is None
     if ours:  # the resumed game goes on in its own file

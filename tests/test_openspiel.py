@@ -199,6 +199,33 @@ def test_the_tensors_named_parts_count_seats_from_the_observer():
                                                          private_info=pyspiel.PrivateInfoType.NONE))
 
 
+def test_seats_in_the_tensor_count_from_the_observer_and_every_known_deck_card_is_there():
+    from cuttle_search.engine import state as S
+
+    game = pyspiel.load_game("python_cuttle")
+    state = _dealt_in_order(game, list(range(11)))
+    s = state.engine_state()
+    S.put(s, "chain_top", 0)  # p0's card tops the chain (as in a countering phase)
+    S.put(s, "deck_known", 6)  # six cards on top known to both (more than a 7 shows)
+    observer = game.make_py_observer()
+    observer.set_from(state, 1)
+    assert list(observer.dict["chain_top"]) == [0.0, 1.0]  # p0 is the seat after p1
+    deck = S.deck_slots(s)[:S.get(s, "deck_size")]
+    top = list(reversed([int(c) for c in deck]))[:6]
+    seen = observer.dict["deck_top_seen"]
+    assert [c for c in np.argsort(-seen) if seen[c] > 0] == top and seen[top[0]] == 1.0
+
+
+def test_a_player_outside_the_game_is_refused_naming_it():
+    game = pyspiel.load_game("python_cuttle")
+    state = _dealt_in_order(game, list(range(11)))
+    for bad in (-1, 2, True, "p0"):
+        with pytest.raises(ValueError, match="player: expected a player from 0 to 1"):
+            state.private_record(bad)
+        with pytest.raises(ValueError, match="player: expected a player from 0 to 1"):
+            game.make_py_observer().set_from(state, bad)
+
+
 def test_openspiels_rl_environment_plays_on_observation_tensors():
     from open_spiel.python import rl_environment
 

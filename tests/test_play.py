@@ -411,7 +411,7 @@ def test_a_decline_says_what_it_lets_stand():
     for said in ("p2 (random): does not counter the 7D", "p0 (you): does not counter the 7D (your only move)",
                  "p3 (random): lets the KC stand"):
         assert f"\n{said}\n" in out
-    assert _told(_random_game("multiplayer", 7))[10] == "p2 (random): does not counter back (3H countered by 2H)"
+    assert _told(_random_game("multiplayer", 7))[10] == "p2 (random): does not counter the 2H (3H countered by 2H)"
     scuttle = _told(_random_game("cuttle-cards:ten-counters-scuttle", 2))
     assert scuttle[8] == "p0 (you): lets the scuttle TH onto 2C stand (your only move)"
 
@@ -637,7 +637,7 @@ def test_play_resume_goes_on_in_the_saved_file_and_save_names_another(tmp_path):
     saved = read_game_log(path)["moves"]
     r = play("--resume", path, input="1\nquit\n")
     assert r.exit_code == 0, r.output
-    assert f"resumed after move {len(saved)} (history lists the moves so far)" in r.stdout
+    assert f"resumed after move {len(saved)}: the saved game" in r.stdout
     assert "p1 random" in r.stdout.splitlines()[0] and f"wrote {path}" in r.stdout
     longer = read_game_log(path)["moves"]
     assert longer[:len(saved)] == saved and len(longer) > len(saved)
@@ -675,3 +675,20 @@ def test_a_finished_game_a_history_and_options_the_log_decides_are_refused(tmp_p
     r = play("--resume", done, "--opponents", "greedy", input="quit\n")
     assert r.exit_code == 2 and "--opponents: the resumed game's opponents come from its log" in r.output.replace(
         "Invalid value for ", "")
+
+
+def test_a_resumed_game_goes_on_as_its_seed_draws():
+    from cuttle_search.play.session import resume_session
+
+    s = new_session(get_ruleset("cuttle-cards"), "p0", "random", 6)
+    s.advance()
+    s.play(1)
+
+    def onwards(seed):
+        again = resume_session(s.log(), seed=seed)
+        again.advance()
+        while not again.is_over:
+            again.play(1)
+        return again.log()["moves"]
+
+    assert onwards(1) == onwards(1) != onwards(2)

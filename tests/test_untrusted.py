@@ -1062,3 +1062,33 @@ def test_a_bad_ruleset_names_the_option_not_the_file_in_every_command():
             assert r.exit_code == 2, (args, r.output)
             assert "Invalid value for --rules (or CUTTLE_RULES): unknown ruleset 'cuttle-card'" in r.stderr, r.stderr
             assert ".json" not in r.stderr.splitlines()[-1]
+
+
+def test_a_failed_write_leaves_the_file_as_it_was(tmp_path, monkeypatch):
+    """write_whole: a file is replaced whole or not at all (a resumed game's only copy), keeps
+    its permissions, is written through a link, and a device is written in place."""
+    import os
+    import stat
+
+    from cuttle_search.game.inputs import write_whole
+
+    path = tmp_path / "game.json"
+    path.write_text("OLD")
+    os.chmod(path, 0o600)
+
+    def broken(*args):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", broken)
+        with pytest.raises(OSError):
+            write_whole(path, "NEW" * 1000)
+    assert path.read_text() == "OLD" and sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
+    write_whole(path, "NEW")
+    assert path.read_text() == "NEW" and stat.S_IMODE(path.stat().st_mode) == 0o600
+    link = tmp_path / "link.json"
+    link.symlink_to(path)
+    write_whole(link, "LINKED")
+    assert link.is_symlink() and path.read_text() == "LINKED"
+    write_whole("/dev/null", "nothing")  # a device: written in place, never renamed over
+    assert Path("/dev/null").exists() and not Path("/dev/null").is_file()

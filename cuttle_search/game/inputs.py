@@ -49,6 +49,39 @@ def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = 
         raise error(f"{str(p)!r} is not UTF-8 text (byte {e.start})") from None
 
 
+def write_whole(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` so that a failure (a full disk, an interrupt) leaves the
+    file as it was, never half written: a regular file (new or replaced) is written beside
+    itself and renamed over (keeping its permissions), through a symbolic link to its
+    target; a device or a pipe (``/dev/stdout``), or a file in a folder one may not add to,
+    is written directly. The path written; raises OSError or ValueError."""
+    p = Path(path)
+    target = p.resolve() if p.is_symlink() and p.is_file() else p  # (/dev/stdout links to no file)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
+    f = None
+    if not p.exists() or p.is_file():
+        try:
+            f = open(tmp, "w", encoding="utf-8")
+        except PermissionError:
+            pass
+    if f is None:  # written in place
+        with open(p, "w", encoding="utf-8") as out:
+            out.write(text)
+        return p
+    try:
+        with f:
+            if target.exists():
+                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return p
+
+
 def check_writable(path: str | Path, error: type[CuttleError], field: str) -> None:
     """Refuse, before any work, a place no file can be written at, naming ``field``: an
     empty name, a directory, a socket, a named pipe nobody reads (its open would wait

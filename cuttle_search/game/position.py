@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cards as C
 from .errors import CuttleError, brief
-from .inputs import check_writable
+from .inputs import check_writable, write_whole
 from ..engine import info as I
 from ..engine import layout as L
 from ..engine import state as S
@@ -356,7 +356,7 @@ class Position:
             raise PositionError(f"path: expected a file name, got {brief(path)}")
         check_writable(path, PositionError, "path")
         try:
-            Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+            write_whole(path, self.to_json() + "\n")
         except OSError as e:  # (a name that is no file name was refused above)
             raise PositionError(f"path: cannot write {str(path)!r}: {e.strerror or e}") from None
 

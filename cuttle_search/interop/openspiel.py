@@ -326,7 +326,14 @@ class CuttleState(pyspiel.State):
     def private_record(self, player: int) -> str:
         """Everything ``player`` has seen of the hidden cards, in order (the private half of
         its perfect-recall information state; the public half is the move history)."""
-        return " ; ".join(self._seen[player])
+        return " ; ".join(self._seen[self._player(player)])
+
+    def _player(self, player: Any) -> int:
+        """``player`` when it is one of the game's players; a ValueError naming it otherwise."""
+        players = self.get_game().num_players()
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < players:
+            raise ValueError(f"player: expected a player from 0 to {players - 1}, got {brief(player)}")
+        return int(player)
 
     def _apply_action(self, action: int) -> None:
         """Apply ``action`` and note what each player sees after it."""
@@ -404,11 +411,14 @@ class CuttleState(pyspiel.State):
         return f"dealt {self._dealt}{pending} | " + observation_text(self, None)
 
     def resample_from_infostate(self, player: int, sampler=None) -> "CuttleState":
-        """A state the player cannot tell apart from this one: the cards they cannot see
-        (other seats' hidden hand cards and the undecided deck) dealt anew at random, by
-        the engine's determinization."""
-        if not isinstance(player, (int, np.integer)) or not 0 <= player < self.get_game().num_players():
-            raise ValueError(f"player: expected a player from 0 to {self.get_game().num_players() - 1}, got {brief(player)}")
+        """A state the player cannot tell apart from this one by what it sees now: the cards
+        it cannot see (other seats' hidden hand cards and the undecided deck) dealt anew at
+        random, by the engine's determinization. That keeps what the engine remembers (a
+        card every seat knows in a hand, a deck top a seat knows) but not what the player
+        once saw and sees no more: a hand seen through glasses since lost is dealt anew, so
+        the re-dealt state may lie outside the information set its string names (the
+        analyser's own searches deal the same way: docs/review.md, "Masking")."""
+        player = self._player(player)
         seed = int((sampler() if callable(sampler) else np.random.random()) * 2**62)
         clone = self.clone()
         root = clone._s.copy()
@@ -491,12 +501,11 @@ def _returns(s: np.ndarray, r: np.ndarray) -> list[float]:
 _CARDS = _CARD_OUTCOMES  # a card plane: one entry a card, the Jokers 52 and 53
 _PHASES = L.PH_RESPONSE + 1
 _SEAT_PLANES: tuple[S.SeatField, ...] = ("points", "face", "owned", "frozen", "spent")
-_CARD_FIELDS: tuple[S.GameField, ...] = ("oneoff", "oneoff_target", "scuttle_card", "scuttle_target", "chain_top",
-                                         "response", "seven")
-_SEAT_FIELDS: tuple[S.GameField, ...] = ("turn", "oneoff_player", "victim", "dealer", "top_seen_by")
+_CARD_FIELDS: tuple[S.GameField, ...] = ("oneoff", "oneoff_target", "scuttle_card", "scuttle_target", "response",
+                                         "seven")
+_SEAT_FIELDS: tuple[S.GameField, ...] = ("turn", "oneoff_player", "chain_top", "victim", "dealer", "top_seen_by")
 _COUNTS: tuple[tuple[S.GameField, float], ...] = (("passes", 10.0), ("ntwos", 10.0), ("declines", 10.0),
                                                     ("discards", 10.0), ("deck_size", 54.0), ("turn_count", 100.0))
-_TOP_SLOTS = 4  # the deck's top cards a player can know, in order (a 7's return, a 9's deck top)
 _BITS = np.arange(_CARDS, dtype=np.int64)
 
 
@@ -511,8 +520,9 @@ def tensor_pieces(players: int) -> list[tuple[str, tuple[int, ...]]]:
         *((f"seat_{name}", (n, _CARDS)) for name in _SEAT_PLANES),  # points, royals, ... of each seat
         ("scrap", (_CARDS,)), ("twos", (_CARDS,)), ("removed", (_CARDS,)),
         ("revealed_seen", (_CARDS,)),  # a 7's revealed cards, where the player sees them
-        ("deck_top_seen", (_TOP_SLOTS, _CARDS)),  # the deck's top cards the player knows, top first
-        *((name, (_CARDS,)) for name in _CARD_FIELDS),  # the pending one-off, scuttle, chain top, ...
+        # the deck's top cards the player knows: the top 1, the next 53/54, and so on down
+        ("deck_top_seen", (_CARDS,)),
+        *((name, (_CARDS,)) for name in _CARD_FIELDS),  # the pending one-off, its target, a scuttle, ...
         *((name, (n,)) for name in _SEAT_FIELDS),
         ("actor", (n + 1,)),  # the seat to act, or chance (the last entry)
         ("phase", (_PHASES,)),
@@ -552,8 +562,8 @@ def fill_observation(state: CuttleState, player: int, parts: dict[str, np.ndarra
     plane(parts["removed"], S.get(s, "removed"))
     plane(parts["revealed_seen"], S.get(s, "revealed") & ~int(hidden_revealed(s, r, player)))
     size, deck = S.get(s, "deck_size"), S.deck_slots(s)
-    for i in range(min(int(deck_known_to(s, player)), _TOP_SLOTS)):
-        _one_hot(parts["deck_top_seen"][i], int(deck[size - 1 - i]))
+    for i in range(int(deck_known_to(s, player))):
+        parts["deck_top_seen"][int(deck[size - 1 - i])] = 1.0 - i / _CARDS
     for name in _CARD_FIELDS:
         _one_hot(parts[name], S.get(s, name))
     for name in _SEAT_FIELDS:
@@ -593,13 +603,14 @@ class CuttleObserver:
             at += size
 
     def set_from(self, state: CuttleState, player: int) -> None:
+        player = state._player(player)
         if self.perfect_recall:
             return
         self.tensor.fill(0.0)
         fill_observation(state, player, self.dict)
 
     def string_from(self, state: CuttleState, player: int) -> str:
-        text = observation_text(state, player)
+        text = observation_text(state, state._player(player))
         if self.perfect_recall:
             text += " || " + " ; ".join(state._history) + " || " + state.private_record(player)
         return text

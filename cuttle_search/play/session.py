@@ -33,7 +33,7 @@ from ..analysis.limits import MAX_SEED, CancelEvent
 from ..engine import layout as L
 from ..engine.info import unseen_cards
 from ..game.cards import card_str, cards_in, mask_of
-from ..game.inputs import check_writable
+from ..game.inputs import check_writable, write_whole
 from ..game.errors import CuttleError, brief
 from ..game.gamelog import GameLogError, deal_position, read_game
 from ..game.moves import Move
@@ -139,7 +139,7 @@ class Event:
         if kind == "resolve" and self.phase in DECLINE_WORDS and self.answered:
             first, *rest = self.answered
             if self.phase == "countering" and rest:
-                return COUNTER_BACK_WORDS.format(first, rest=" ".join(rest))
+                return COUNTER_BACK_WORDS.format(first, rest=" ".join(rest), last=rest[-1])
             return DECLINE_WORDS[self.phase].format(*self.answered)
         if kind == "random-discard" and self.victim is not None:
             return f"{who(self.victim)} discards {' '.join(words)} at random"
@@ -171,7 +171,7 @@ DECLINE_WORDS = {
     "answeringRoyal": "lets the {0} stand",
     "counteringScuttle": "lets the scuttle {0} onto {1} stand",
 }
-COUNTER_BACK_WORDS = "does not counter back ({0} countered by {rest})"
+COUNTER_BACK_WORDS = "does not counter the {last} ({0} countered by {rest})"
 
 
 @dataclass
@@ -412,7 +412,7 @@ class GameSession:
             raise PlayError(f"save: {brief(str(path))} already exists; give a new name (only this game's own file "
                             "is replaced)")
         try:
-            p.write_text(self.log_text(), encoding="utf-8")
+            write_whole(p, self.log_text())  # (a failed write keeps the file as it was: a resumed game's)
         except OSError as e:
             raise PlayError(f"save: cannot write {brief(str(path))}: {e.strerror or e}") from None
         except ValueError:  # a NUL in the name
@@ -420,12 +420,13 @@ class GameSession:
         return p
 
 
-def resume_session(data: Any, seed: int = 0) -> GameSession:
+def resume_session(data: Any, seed: int = 0, name: str = "FILE") -> GameSession:
     """The game of a saved log (``play --save``, ``save FILE`` at the prompt) going on: its
     rules, deal and players (the one ``human`` seat is the person's), its moves replayed and
     narrated, the agents watching them. ``seed`` seeds the hints and the agents' draws from
     here. A finished game, a log with no human seat or several, and a cuttle.cards history
-    (no agents named) are refused with a PlayError naming the field."""
+    (no agents named) are refused with a PlayError naming the field (``name``: the file,
+    for the review command a finished game is sent to)."""
     if isinstance(data, list):
         raise PlayError("log: a cuttle.cards history names no agents to play on; review reads it "
                         "(cuttle-search review FILE)")
@@ -453,7 +454,7 @@ def resume_session(data: Any, seed: int = 0) -> GameSession:
     session.deal, session.start = data["dealSeed"], start
     session.dealer = start.dealer if "dealer" in data else None
     session.start_written = "start" in data
-    session._restart(0, np.random.default_rng(session.deal).bit_generator.state)
+    session._restart(0, np.random.default_rng(seed).bit_generator.state)  # (what comes next: seed's)
     for move in moves:
         if session.is_over:
             break
@@ -462,7 +463,7 @@ def resume_session(data: Any, seed: int = 0) -> GameSession:
     if session.is_over:
         res = session.position.result()
         raise PlayError(f"log: the game is over ({res['status']}" + (f", {res['winner']} wins" if res["winner"] else "")
-                        + "); review it: cuttle-search review FILE")
+                        + f"); review it: cuttle-search review {name}")
     session.resumed = len(session.moves)
     return session
 

@@ -182,7 +182,8 @@ class Terminal:
         players = ", ".join(f"{seat_name(q)} {s.specs[q]}" for q in sorted(s.specs))
         self.say(f"cuttle-search play: {s.rules.spec}, seed {s.seed}; you are {seat_name(s.seat)}; {players}")
         if s.resumed:
-            self.say(f"resumed after move {s.resumed} (history lists the moves so far)")
+            self.say(f"resumed after move {s.resumed}: the saved game's deal and moves; seed {s.seed} draws what "
+                     "comes next (history lists the moves so far)")
         self.say("type a move's number or its notation; help lists the commands")
         self.say()
         try:
