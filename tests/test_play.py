@@ -635,14 +635,14 @@ def test_play_resume_goes_on_in_the_saved_file_and_save_names_another(tmp_path):
     path = tmp_path / "g.json"
     r = play("--seed", 3, "--opponents", "random", input=f"1\n1\nsave {path}\nquit\n")
     saved = read_game_log(path)["moves"]
-    r = play("--resume", path, input="1\nquit\n")
+    r = play("--resume", path, "--seed", 1, input="1\nquit\n")
     assert r.exit_code == 0, r.output
     assert f"resumed after move {len(saved)}: the saved game" in r.stdout
     assert "p1 random" in r.stdout.splitlines()[0] and f"wrote {path}" in r.stdout
     longer = read_game_log(path)["moves"]
     assert longer[:len(saved)] == saved and len(longer) > len(saved)
     other = tmp_path / "other.json"
-    r = play("--resume", path, "--save", other, input="1\nquit\n")
+    r = play("--resume", path, "--seed", 1, "--save", other, input="1\nquit\n")
     assert r.exit_code == 0 and read_game_log(path)["moves"] == longer  # the resumed file kept as it was
     assert read_game_log(other)["moves"][:len(longer)] == longer
 

@@ -225,6 +225,11 @@ class Position:
         """The scrap, a card mask."""
         return S.get(self.state, "scrap")
 
+    @property
+    def victim(self) -> int:
+        """The seat a 4 makes discard, while its discards are pending; -1 otherwise."""
+        return S.get(self.state, "victim") if self.phase in (L.PH_FOUR, L.PH_FOUR_RANDOM) else -1
+
     def pending_cards(self) -> tuple[int, ...]:
         """What a decline (``resolve``) lets stand now, all of it on the table: the pending
         one-off then the 2s countering it (in card order), the royal an answering 9 may

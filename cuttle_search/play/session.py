@@ -32,7 +32,7 @@ from ..analysis import AnalysisResult, analyse
 from ..analysis.limits import MAX_SEED, CancelEvent
 from ..engine import layout as L
 from ..engine.info import unseen_cards
-from ..game.cards import card_str, cards_in, mask_of
+from ..game.cards import card_str, cards_in
 from ..game.inputs import check_writable, write_whole
 from ..game.errors import CuttleError, brief
 from ..game.gamelog import GameLogError, deal_position, read_game
@@ -157,11 +157,6 @@ class Event:
                 + (f" ({cause}you get {' '.join(got)})" if got else ""))
 
 
-def _holder(pos: Position, cards: tuple[int, ...]) -> int | None:
-    """The seat whose hand holds ``cards`` (a chance discard's victim), or None."""
-    return next((q for q in range(pos.players) if pos.hand(q) & mask_of(cards)), None)
-
-
 SEVEN_NOTE = " (a card its 7 turned up from the deck)"  # a move played from a 7's reveal
 
 # what a decline (``resolve``) means, by the phase it was made in: {0} is what it lets
@@ -269,7 +264,7 @@ class GameSession:
         move = Move.from_code(code)
         phase = pos.phase_name
         answered = tuple(card_str(c) for c in pos.pending_cards()) if move.kind == "resolve" else ()
-        victim = _holder(pos, move.cards) if move.kind == "random-discard" else None
+        victim = pos.victim if move.kind == "random-discard" else None
         pos.push(move)
         self.moves.append(move)
         hidden = {card_str(c) for c in cards_in(int(unseen_cards(pos.state, pos.rules_array, self.seat)))}
