@@ -53,8 +53,8 @@ def write_whole(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` so that a failure (a full disk, an interrupt) leaves the
     file as it was, never half written: a regular file (new or replaced) is written beside
     itself and renamed over (keeping its permissions), through a symbolic link to its
-    target; a device or a pipe (``/dev/stdout``), or a file in a folder one may not add to,
-    is written directly. The path written; raises OSError or ValueError."""
+    target; a device or a pipe (``/dev/stdout``), or a file whose neighbour cannot be made
+    (a folder one may not add to, a name too long for the suffix), is written directly. The path written; raises OSError or ValueError."""
     p = Path(path)
     target = p.resolve() if p.is_symlink() and p.is_file() else p  # (/dev/stdout links to no file)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
@@ -62,7 +62,7 @@ def write_whole(path: str | Path, text: str) -> Path:
     if not p.exists() or p.is_file():
         try:
             f = open(tmp, "w", encoding="utf-8")
-        except PermissionError:
+        except OSError:  # (a folder one may not add to, a name with no room for the suffix)
             pass
     if f is None:  # written in place
         with open(p, "w", encoding="utf-8") as out:
