@@ -164,6 +164,40 @@ def test_play_a_two_seat_game_by_clicking(page):
     assert log["players"]["p0"] == "human" and log["players"]["p1"] == "random"
 
 
+def test_a_downloaded_game_is_continued_from_its_file(page, server, browser, tmp_path):
+    _new_game(page, "cuttle-cards", "p0", "random", 11)
+    for _ in range(2):
+        game = _game(page)
+        _click_move(page, game["moves"][0])
+        _wait_played(page, game["ply"])
+    game = _game(page)
+    with page.expect_download() as info:
+        page.click("#download")
+    saved = tmp_path / "game.json"
+    saved.write_text(open(info.value.path(), encoding="utf-8").read())
+    # another page, later: the file chosen in "continue a saved game"
+    other = browser.new_context().new_page()
+    other.goto(server + "/")
+    other.wait_for_selector("body[data-ready='1'][data-connected='1']")
+    other.fill("#seed", "5")
+    other.set_input_files("#resume-file", str(saved))
+    other.wait_for_function("() => state.game && !state.game.partial")
+    again = _game(other)
+    assert again["ply"] >= game["ply"] and again["myTurn"]
+    assert [e["text"] for e in again["events"][:game["ply"]]] == [e["text"] for e in game["events"]]
+    assert other.locator("#events li").count() == again["ply"]
+    assert _play_out(other, 5) >= 1 and _game(other)["over"]
+    # a log whose agents ask more than the server allows is refused, naming the field
+    data = json.loads(saved.read_text())
+    data["players"]["p1"] = "ismcts:iterations=999999999"
+    saved.write_text(json.dumps(data))
+    other.set_input_files("#resume-file", str(saved))
+    other.wait_for_function("() => !document.getElementById('error').hidden")
+    assert other.get_attribute("#error", "data-field") == "players"
+    assert "above the server's limit" in other.text_content("#error")
+    other.context.close()
+
+
 def test_a_seed_past_what_a_javascript_number_holds_keeps_its_deal_and_its_log(page):
     """The seed typed and the log downloaded keep every digit: a 64-bit seed read as a
     JavaScript number rounds, and Multiplayer's log rebuilds its deal from ``dealSeed``."""
@@ -652,6 +686,9 @@ def test_hostile_messages_get_one_answer_each_and_never_an_internal_error(server
         if msg["type"] in ("hint", "analyse", "review") and isinstance(msg.get("iterations"), int):
             msg["iterations"] = min(abs(msg["iterations"]), 50) or 1 if rng.random() < 0.5 else msg["iterations"]
         messages.append(msg)
+    more = random.Random(2025)  # resuming a game: hostile logs and seeds
+    for _ in range(25):
+        messages.append({"type": "resume", **{f: more.choice(HOSTILE) for f in more.sample(["game", "seed", "id"], 2)}})
 
     async def go() -> list[dict]:
         out = []

@@ -59,10 +59,10 @@ FRAME_ALLOWANCE = 6
 MAX_REVIEW_DECISIONS = 400  # a game has at most this many reviewed decisions here
 DEFAULT_SOLVE_SECONDS = 10.0
 _FIELD_RE = re.compile(r"^([A-Za-z][\w.\[\]]*): ")
-MESSAGE_TYPES = ("new", "play", "undo", "hint", "stop", "log", "load", "analyse", "solve", "review", "ping")
+MESSAGE_TYPES = ("new", "resume", "play", "undo", "hint", "stop", "log", "load", "analyse", "solve", "review", "ping")
 # the fields each message reads besides "type" and "id" (docs/web.md): any other is refused
 MESSAGE_FIELDS: dict[str, tuple[str, ...]] = {
-    "new": ("rules", "seat", "opponents", "seed"), "play": ("move",), "hint": ("iterations", "time"),
+    "new": ("rules", "seat", "opponents", "seed"), "resume": ("game", "seed"), "play": ("move",), "hint": ("iterations", "time"),
     "load": ("position",), "analyse": ("position", "iterations", "time"), "solve": ("position", "time"),
     "review": ("game", "iterations", "time"),
 }
@@ -94,6 +94,20 @@ def _text_field(msg: Mapping[str, Any], key: str, default: str | None = None) ->
     if not isinstance(value, str) or not value.strip() or len(value) > 1000:
         raise RequestError(f"{key}: expected a non-empty string, got {brief(value)}")
     return value
+
+
+def _seed_field(msg: Mapping[str, Any]) -> int:
+    """The message's ``seed`` (digits as typed, or a number), or a new one when it has none."""
+    seed = msg.get("seed")
+    if seed is None:
+        import secrets
+
+        return secrets.randbelow(1 << 31)
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
+        seed = int(seed)  # the page sends the digits typed: a JavaScript number rounds above 2^53
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise RequestError(f"seed: expected a whole number from 0 to 2^63 - 1, got {brief(seed)}")
+    return seed
 
 
 def _json_field(msg: Mapping[str, Any], key: str) -> Any:
@@ -247,21 +261,29 @@ class Client:
             raise RequestError(f"rules: {e}") from None
         seat = _text_field(msg, "seat", "p0")
         opponents = _text_field(msg, "opponents", "greedy")
-        seed = msg.get("seed")
-        if seed is None:
-            import secrets
-
-            seed = secrets.randbelow(1 << 31)
-        if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
-            seed = int(seed)  # the page sends the digits typed: a JavaScript number rounds above 2^53
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-            raise RequestError(f"seed: expected a whole number from 0 to 2^63 - 1, got {brief(seed)}")
+        seed = _seed_field(msg)
         _check_agents(opponents, self.limits)
+        self._begin(req_id, "new", lambda: new_session(rules, seat, opponents, seed))
 
+    def on_resume(self, req_id: Any, msg: Mapping[str, Any]) -> None:
+        """Go on with a saved game (a log the page downloaded, or ``play --save`` wrote)."""
+        from ..play.session import HUMAN, resume_session
+
+        data = _json_field(msg, "game")
+        seed = _seed_field(msg)
+        players = data.get("players") if isinstance(data, Mapping) else None
+        if isinstance(players, Mapping):  # its agents ask no more than a request may
+            for spec in players.values():
+                if isinstance(spec, str) and spec != HUMAN:
+                    _check_agents(spec, self.limits, "players")
+        self._begin(req_id, "resume", lambda: resume_session(data, seed, "the downloaded log"))
+
+    def _begin(self, req_id: Any, kind: str, make: Callable[[], Any]) -> None:
+        """Start the session ``make`` builds and play the agents up to the person's decision."""
         def work(cancel: threading.Event) -> None:
             from ..play.session import Stopped
 
-            session = new_session(rules, seat, opponents, seed)
+            session = make()
             try:  # (the replies play out on a new request; they end only when the page leaves)
                 session.advance(each=self._moves_as_made(session, req_id), cancel=self.gone)
             except Stopped:
@@ -269,7 +291,7 @@ class Client:
             self.session = session
             self._game(req_id)
 
-        self.start(req_id, "new", work)
+        self.start(req_id, kind, work)
 
     def on_play(self, req_id: Any, msg: Mapping[str, Any]) -> None:
         session = self._session()
@@ -443,7 +465,7 @@ class Client:
 
 
 _FIELD_OF_KIND = {"play": "move", "review": "game", "analyse": "position", "solve": "position", "load": "position",
-                  "hint": "hint", "new": "rules"}
+                  "hint": "hint", "new": "rules", "resume": "game"}
 
 
 def _field(e: CuttleError, kind: str) -> str:
@@ -452,7 +474,7 @@ def _field(e: CuttleError, kind: str) -> str:
     return m.group(1) if m else _FIELD_OF_KIND.get(kind, "request")
 
 
-def _check_agents(opponents: str, limits: ServerLimits) -> None:
+def _check_agents(opponents: str, limits: ServerLimits, field: str = "opponents") -> None:
     """Opponents whose own searches ask more than a request may: refused, naming them. Each
     agent is built and asked its budget, so a default (``ismcts`` searches 10,000 iterations a
     move unless told otherwise) counts as much as a number given."""
@@ -472,7 +494,7 @@ def _check_agents(opponents: str, limits: ServerLimits) -> None:
                 continue
             given = key in agent.params
             asks = f"asks for {key}={agent.params[key]}" if given else f"searches {key}={value:g} by default"
-            raise RequestError(f"opponents: {brief(spec)} {asks}, above the server's limit of {limit}{unit}"
+            raise RequestError(f"{field}: {brief(spec)} {asks}, above the server's limit of {limit}{unit}"
                                + ("" if given else f" (give it {key}=N within the limit)"))
 
 

@@ -580,6 +580,13 @@ function init() {
     send(message);
     if (document.activeElement) document.activeElement.blur();
   });
+  $('resume-file').addEventListener('change', () => readFile($('resume-file'), (text) => {
+    const message = { type: 'resume', game: text };
+    const seed = $('seed').value.trim();
+    if (seed) message.seed = seed;
+    send(message);
+    $('resume-file').value = '';  // (the same file may be chosen again)
+  }));
   $('play-board').addEventListener('click', (e) => {
     const svg = e.target.closest('svg.card');
     if (svg) onCardClick(svg.dataset.card);
