@@ -186,6 +186,7 @@ def test_a_downloaded_game_is_continued_from_its_file(page, server, browser, tmp
     assert again["ply"] >= game["ply"] and again["myTurn"]
     assert [e["text"] for e in again["events"][:game["ply"]]] == [e["text"] for e in game["events"]]
     assert other.locator("#events li").count() == again["ply"]
+    assert other.input_value("#seat") == "p0" and other.input_value("#opponents") == "random"  # the form: the log's
     assert _play_out(other, 5) >= 1 and _game(other)["over"]
     # a log whose agents ask more than the server allows is refused, naming the field
     data = json.loads(saved.read_text())

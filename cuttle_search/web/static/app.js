@@ -203,6 +203,13 @@ function onCardClick(card) {
 }
 
 function renderGame(game) {
+  if (!state.game || state.game.seed !== game.seed || state.game.rules !== game.rules) {
+    // the form shows the game being played (a resumed one's seat and opponents come from its log)
+    if ([...$('rules').options].some((o) => o.value === game.rules)) $('rules').value = game.rules;
+    $('seat').value = game.seat;
+    const others = Object.entries(game.players).filter(([seat]) => seat !== game.seat).map(([, spec]) => spec);
+    $('opponents').value = others.every((spec) => spec === others[0]) ? others[0] : others.join('; ');
+  }
   state.game = game;
   state.selected = null;
   state.cursor = game.moves.length ? 0 : -1;
