@@ -80,14 +80,15 @@ def _seconds(req: Mapping[str, Any], key: str, default: Any, high: float) -> Any
     return float(value)
 
 
-def _id_value(value: Any, field: str) -> Any:
-    """``value`` when it can serve as a request id: a string, a finite number or null."""
-    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+def _id_value(value: Any, field: str, null: bool = True) -> Any:
+    """``value`` when it can serve as a request id: a string, a finite number or (where
+    ``null``) null."""
+    if (value is None and null) or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     if isinstance(value, float) and is_finite_number(value):
         return value
-    kinds = "a string, a number or null" if field == "id" else "a string or a number"  # (a null terminateId: refused apart)
-    raise RequestError(f"{field}: expected {kinds}, got {brief(value)}")
+    raise RequestError(f"{field}: expected {'a string, a number or null' if null else 'a string or a number'}, "
+                       f"got {brief(value)}")
 
 
 def _request_id(req: Mapping[str, Any]) -> Any:
@@ -484,9 +485,9 @@ class Server:
         if action == "terminate":
             if "terminateId" not in req:
                 raise RequestError("terminateId: the id of the request to cancel is required")
-            target = _id_value(req["terminateId"], "terminateId")
-            if target is None:  # (no request can be cancelled by a null id: refused, as documented)
+            if req["terminateId"] is None:  # (no request can be cancelled by a null id: refused, as documented)
                 raise RequestError("terminateId: expected the id of the request to cancel, a string or a number, got null")
+            target = _id_value(req["terminateId"], "terminateId", null=False)
             hits = self._matching(lambda rid: rid == target and rid is not None)
             return {"id": req_id, "action": action, "terminateId": target, "cancelled": len(hits)}, hits
         if action == "terminate_all":

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..version import __version__
 from ..engine import layout as L
-from ..game.inputs import check_writable, parse_json
+from ..game.inputs import check_writable, parse_json, write_whole
 from ..game.rules import Ruleset
 from .arena_games import MATCH_WINS, MAX_GAMES, MAX_ROUNDS, ArenaError, dealers, unit_deals
 
@@ -353,8 +353,6 @@ def _write_logs(d: Path, unit: dict[str, Any], seats: int = 2) -> None:
     for k, log in enumerate(unit["logs"]):
         path = d / f"{kind}{unit['index']:05d}-game{k}.json"
         try:
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(log) + "\n")
-            tmp.replace(path)  # a log is whole or absent, never half written
+            write_whole(path, json.dumps(log) + "\n")  # a log is whole or absent, never half written
         except OSError as e:
             raise ArenaError(f"log-dir: cannot write {path}: {e.strerror or e}") from None

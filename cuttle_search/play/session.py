@@ -182,7 +182,8 @@ class GameSession:
     in every other seat ``q``, dealt from ``seed``."""
 
     def __init__(self, rules: Ruleset | str, seat: int | str, opponents: dict[int, str], seed: int,
-                 auto_forced: bool = True) -> None:
+                 auto_forced: bool = True, *, deal: int | None = None, start: Position | None = None,
+                 rng_seed: int | None = None) -> None:
         try:
             rules = find_ruleset(rules) if isinstance(rules, str) else rules
         except CuttleError as e:
@@ -198,15 +199,21 @@ class GameSession:
         self.seed = seed
         self.specs = dict(opponents)
         self.auto_forced = auto_forced
-        self.deal = deal_seed(seed, 0)
-        self.start = deal_position(rules, self.deal)
+        self.deal = deal_seed(seed, 0) if deal is None else deal  # (given with start: a saved game's)
+        self.start = deal_position(rules, self.deal) if start is None else start
         self.dealer: int | None = None  # the seat that dealt, where a resumed log names it
         self.start_written = False  # whether the log writes its start (a resumed log that did)
         self.resumed = 0  # the moves a resumed game had when it was loaded (undo stops there)
         self.moves: list[Move] = []
         self.events: list[Event] = []
         self._marks: list[_Mark] = []
-        self._restart(0, np.random.default_rng(self.deal).bit_generator.state)
+        self._restart(0, np.random.default_rng(self.deal if rng_seed is None else rng_seed).bit_generator.state)
+
+    def who(self, seat: int) -> str:
+        """A seat as the narration names it: ``p0 (you)``, ``p1 (greedy)``, or ``chance``."""
+        if seat < 0:
+            return "chance"
+        return f"{seat_name(seat)} ({'you' if seat == self.seat else self.specs[seat]})"
 
     # ------------------------------------------------------------ state
     def _restart(self, ply: int, rng_state: Mapping[str, Any]) -> None:
@@ -442,14 +449,12 @@ def resume_session(data: Any, seed: int = 0, name: str = "FILE") -> GameSession:
             if seat_name(q) not in players:
                 raise PlayError(f"players: the log names no agent for {seat_name(q)}")
             specs[q] = players[seat_name(q)]
-    try:
-        session = GameSession(start.rules, seat, specs, seed)
+    try:  # (the generator, what comes next, is seed's)
+        session = GameSession(start.rules, seat, specs, seed, deal=data["dealSeed"], start=start, rng_seed=seed)
     except AgentError as e:
         raise PlayError(f"players: {e}") from None
-    session.deal, session.start = data["dealSeed"], start
     session.dealer = start.dealer if "dealer" in data else None
     session.start_written = "start" in data
-    session._restart(0, np.random.default_rng(seed).bit_generator.state)  # (what comes next: seed's)
     for move in moves:
         if session.is_over:
             break

@@ -107,11 +107,7 @@ class Terminal:
         click.echo(text)
 
     def who(self, seat: int) -> str:
-        if seat < 0:
-            return "chance"
-        if seat == self.session.seat:
-            return f"{seat_name(seat)} (you)"
-        return f"{seat_name(seat)} ({self.session.specs[seat]})"
+        return self.session.who(seat)
 
     def line(self, e: Event) -> str:
         """One narrated move: who made it, the move in words (``Event.told``), its notes."""

@@ -11,7 +11,7 @@ of a clicked card without knowing what any card does.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..display import board_order, describe_decision
 from ..engine.seats import partner
@@ -121,15 +121,11 @@ def moves_json(moves: list[Move]) -> list[dict[str, Any]]:
     return [move_json(m, i) for i, m in enumerate(moves, 1)]
 
 
-def event_json(event: Any, players: tuple[str, ...]) -> dict[str, Any]:
-    """One narrated move of a game session (``session.Event``)."""
-    who = "chance" if event.mover < 0 else seat_name(event.mover)
-
-    def named(q: int) -> str:  # a seat as the page's list names it: p1 (random), p0 (you)
-        return f"{seat_name(q)} ({'you' if players[q] == 'human' else players[q]})"
-
-    return {"ply": event.ply, "mover": who, "player": None if event.mover < 0 else players[event.mover],
-            "text": event.text, "told": event.told(named), "drawn": list(event.drawn), "forced": event.forced,
+def event_json(event: Any, players: tuple[str, ...], who: Callable[[int], str]) -> dict[str, Any]:
+    """One narrated move of a game session (``session.Event``), seats named by ``who``."""
+    mover = "chance" if event.mover < 0 else seat_name(event.mover)
+    return {"ply": event.ply, "mover": mover, "player": None if event.mover < 0 else players[event.mover],
+            "text": event.text, "told": event.told(who), "drawn": list(event.drawn), "forced": event.forced,
             "fromSeven": event.from_seven,
             "notes": event.notes()}  # (what the page prints after the move: as the terminal does)
 
@@ -151,7 +147,7 @@ def session_json(session: Any) -> dict[str, Any]:
         "result": session.result(),
         "canUndo": session.can_undo,
         "ply": len(session.moves),
-        "events": [event_json(e, players) for e in session.events],
+        "events": [event_json(e, players, session.who) for e in session.events],
     }
     return out
 
