@@ -104,6 +104,8 @@ from .jit import njit
 # ---------------------------------------------------------------- cards
 N_CARDS = 52
 JOKER_1, JOKER_2 = 52, 53
+N_JACKS = 4  # a Jack slot a suit (F_JACK_*)
+N_JOKERS = 2  # a slot a Joker (F_JOKER_*)
 JOKERS = 3 << 52
 NO_CARD = 63
 TARGET_SEAT = 54  # a move's target field holds TARGET_SEAT + seat when it names a seat

@@ -471,11 +471,11 @@ def observation_text(state: CuttleState, player: int | None) -> str:
         if S.seat_get(s, "spent", q):
             parts[-1] += f" c{S.seat_get(s, 'spent', q):x}"
     jacks = ",".join(f"{S.jack_get(s, 'on', j)}/{S.jack_get(s, 'by', j)}/{S.jack_get(s, 'level', j)}"
-                     + (f">{S.jack_get(s, 'to', j)}" if S.jack_get(s, "to", j) != S.jack_get(s, "by", j) else "") for j in range(4))
+                     + (f">{S.jack_get(s, 'to', j)}" if S.jack_get(s, "to", j) != S.jack_get(s, "by", j) else "") for j in range(L.N_JACKS))
     jokers = ",".join(f"{S.joker_get(s, 'on', k)}/{S.joker_get(s, 'by', k)}/{S.joker_get(s, 'level', k)}/"
                       f"{S.joker_get(s, 'from', k)}"
                       + (f">{S.joker_get(s, 'to', k)}" if S.joker_get(s, "to", k) != S.joker_get(s, "by", k) else "")
-                      for k in range(2))
+                      for k in range(L.N_JOKERS))
     n = S.get(s, "deck_size")
     known = _decided(s) if player is None else int(deck_known_to(s, player))
     deck = S.deck_slots(s)
@@ -527,9 +527,9 @@ def tensor_pieces(players: int) -> list[tuple[str, tuple[int, ...]]]:
         ("actor", (n + 1,)),  # the seat to act, or chance (the last entry)
         ("phase", (_PHASES,)),
         ("counts", (len(_COUNTS),)),  # passes, 2s, declines, discards / 10, deck / 54, turns / 100
-        ("jack_on", (4, _CARDS)), ("jack_by", (4, n)), ("jack_to", (4, n)), ("jack_level", (4,)),
-        ("joker_on", (2, _CARDS)), ("joker_by", (2, n)), ("joker_from", (2, n)), ("joker_to", (2, n)),
-        ("joker_level", (2,)),
+        ("jack_on", (L.N_JACKS, _CARDS)), ("jack_by", (L.N_JACKS, n)), ("jack_to", (L.N_JACKS, n)), ("jack_level", (L.N_JACKS,)),
+        ("joker_on", (L.N_JOKERS, _CARDS)), ("joker_by", (L.N_JOKERS, n)), ("joker_from", (L.N_JOKERS, n)),
+        ("joker_to", (L.N_JOKERS, n)), ("joker_level", (L.N_JOKERS,)),
     ]
 
 
@@ -572,12 +572,12 @@ def fill_observation(state: CuttleState, player: int, parts: dict[str, np.ndarra
     _one_hot(parts["actor"], n if actor == L.ACTOR_CHANCE else rel(actor))
     _one_hot(parts["phase"], S.get(s, "phase"))
     parts["counts"][:] = [S.get(s, name) / scale for name, scale in _COUNTS]
-    for j in range(4):
+    for j in range(L.N_JACKS):
         _one_hot(parts["jack_on"][j], S.jack_get(s, "on", j))
         _one_hot(parts["jack_by"][j], rel(S.jack_get(s, "by", j)))
         _one_hot(parts["jack_to"][j], rel(S.jack_get(s, "to", j)))
         parts["jack_level"][j] = S.jack_get(s, "level", j) / 4.0
-    for k in range(2):
+    for k in range(L.N_JOKERS):
         _one_hot(parts["joker_on"][k], S.joker_get(s, "on", k))
         _one_hot(parts["joker_by"][k], rel(S.joker_get(s, "by", k)))
         _one_hot(parts["joker_from"][k], rel(S.joker_get(s, "from", k)))

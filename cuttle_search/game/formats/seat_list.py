@@ -64,7 +64,7 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
     each Jack right after it."""
     out = []
     if not royal:
-        jacks = sorted((S.jack_get(s, "level", j), C.card_id(C.JACK, j)) for j in range(4) if S.jack_get(s, "on", j) == base)
+        jacks = sorted((S.jack_get(s, "level", j), C.card_id(C.JACK, j)) for j in range(L.N_JACKS) if S.jack_get(s, "on", j) == base)
         for _, jack in jacks:
             out.append(card_str(jack) + _played_by(S.jack_get(s, "by", jack - 40), S.jack_get(s, "to", jack - 40)))
             out += _jokers_text(s, jack)
@@ -74,7 +74,7 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
 
 
 def _jokers_text(s: np.ndarray, card: Card) -> list[str]:
-    jokers = sorted((S.joker_get(s, "level", k), k) for k in range(2) if S.joker_get(s, "on", k) == card)
+    jokers = sorted((S.joker_get(s, "level", k), k) for k in range(L.N_JOKERS) if S.joker_get(s, "on", k) == card)
     return [card_str(L.JOKER_1 + k) + _played_by(S.joker_get(s, "by", k), S.joker_get(s, "to", k)) for _, k in jokers]
 
 
@@ -90,7 +90,7 @@ def _stack_text(s: np.ndarray, base: Card, royal: bool) -> str:
 
 def royal_owner(s: np.ndarray, card: Card) -> int:
     """Who played royal ``card``: the seat its bottom Joker took it from, else its controller."""
-    bottom = [k for k in range(2) if S.joker_get(s, "on", k) == card and S.joker_get(s, "level", k) == 0]
+    bottom = [k for k in range(L.N_JOKERS) if S.joker_get(s, "on", k) == card and S.joker_get(s, "level", k) == 0]
     if bottom:
         return S.joker_get(s, "from", bottom[0])
     return next(q for q in range(int(seat_count(s))) if (S.seat_get(s, "face", q) >> card) & 1)

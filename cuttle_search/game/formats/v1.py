@@ -111,7 +111,7 @@ def _deck_strings(pos: Position) -> list[str]:
 def _stack_str(pos: Position, card: Card) -> str:
     s = pos.state
     jacks = sorted(
-        (S.jack_get(s, "level", j), C.card_id(C.JACK, j), S.jack_get(s, "by", j)) for j in range(4) if S.jack_get(s, "on", j) == card
+        (S.jack_get(s, "level", j), C.card_id(C.JACK, j), S.jack_get(s, "by", j)) for j in range(L.N_JACKS) if S.jack_get(s, "on", j) == card
     )
     if not jacks:
         return card_str(card)
