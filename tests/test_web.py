@@ -404,6 +404,11 @@ def test_review_a_game_and_click_the_chart(page, tmp_path):
     page.keyboard.press("ArrowLeft")
     assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k - 1]["ply"])
     assert "accuracy" in page.text_content("#rv-summary")
+    assert page.locator("#rv-luck li").count() == len(review["forcedLuck"]) + len(review["chanceLuck"])
+    page.focus("#rv-iterations")  # Escape leaves a field, and the keys move through the game again
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#rv-detail", "data-ply") == str(decisions[k]["ply"])
 
 
 def test_review_a_cuttle_cards_history_and_a_cutthroat_game(server):
@@ -463,6 +468,118 @@ def test_analyse_and_solve_a_position(page):
     page.wait_for_selector("#solve-table tr >> nth=1", timeout=60_000)
     values = page.locator("#solve-table td.proven").all_text_contents()
     assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
+
+
+def test_analyse_and_solve_work_on_the_position_in_the_box(page):
+    """Text pasted over a loaded position is loaded before it is analysed: the board, the
+    table and Solve's state are all about it, never the board's old position."""
+    from pathlib import Path
+
+    from cuttle_search.game.position import Position
+
+    _analyse_on_the_page(page, "win-in-one-full", iterations=500)
+    assert not page.is_disabled("#an-solve")
+    other = Path(__file__).parent.parent / "positions" / "cutthroat-opening-p0.json"
+    page.fill("#pos-text", other.read_text())  # not loaded: Analyse loads it
+    page.fill("#an-iterations", "600")
+    page.click("#an-run")
+    page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
+    assert page.locator("#an-board .seat").count() == 3
+    assert page.text_content("#an-table th:nth-child(3)") == "shares by side"
+    legal = {m.text() for m in Position.load(other).legal_moves()}
+    shown = page.locator("#an-table tr.row").evaluate_all("rows => rows.map(r => r.dataset.move)")
+    assert shown and set(shown) <= legal
+    assert page.is_disabled("#an-solve")  # hidden cards: nothing to solve
+
+
+def test_stop_ends_a_solve_and_a_review_and_their_panes_say_so(page, tmp_path):
+    from pathlib import Path
+
+    page.click("#tab-analyse")
+    assert page.is_disabled("#an-stop") and page.is_disabled("#rv-stop")  # nothing runs
+    page.fill("#pos-text", (Path(__file__).parent.parent / "positions" / "opening-full.json").read_text())
+    page.click("#pos-load")
+    page.wait_for_selector("#an-board .seat")
+    page.click("#an-solve")
+    page.wait_for_function("() => document.getElementById('an-result-status').textContent.startsWith('solving')",
+                           timeout=60_000)
+    page.click("#an-stop")
+    page.wait_for_function("() => document.getElementById('an-result-status').textContent === 'stopped'")
+    assert page.is_disabled("#an-stop")
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(_game_log(4)), encoding="utf-8")
+    page.click("#tab-review")
+    page.fill("#rv-iterations", "200000")
+    page.set_input_files("#rv-file", str(path))
+    page.wait_for_function("() => !document.getElementById('rv-stop').disabled")
+    page.click("#tab-play")  # a new game stops the review: its pane says so
+    _new_game(page, "cuttle-cards", "p0", "random", 3)
+    page.wait_for_function("() => document.getElementById('rv-status').textContent === 'stopped'")
+    assert page.is_disabled("#rv-stop")
+
+
+def test_the_ranked_table_fits_beside_the_board_and_a_phone_page_never_scrolls_sideways(page, tmp_path):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _new_game(page, "cuttle-cards", "p0", "random", 21)
+    page.fill("#hint-iterations", "6000")
+    page.click("#hint")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    assert "calibrated" in page.locator("#hint-table th").all_text_contents()
+    table = page.eval_on_selector("#hint-table", "t => [t.scrollWidth, t.clientWidth]")
+    assert table[0] <= table[1], table  # every column in view, the line wrapped in its cell
+    wide = "() => document.documentElement.scrollWidth"
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate(wide) <= 390
+    _analyse_on_the_page(page, "team-opening-p0", iterations=300)
+    assert page.evaluate(wide) <= 390
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(_game_log(4)), encoding="utf-8")
+    page.click("#tab-review")
+    page.fill("#rv-iterations", "30")
+    page.set_input_files("#rv-file", str(path))
+    page.wait_for_selector("#rv-status[data-done='1']", timeout=90_000)
+    assert page.evaluate(wide) <= 390  # the chart scales to the screen
+
+
+def test_the_shares_bar_draws_the_interval_over_the_viewers_own_segment(page):
+    _new_game(page, "cutthroat", "p2", "random", 8)
+    page.fill("#hint-iterations", "2000")
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    bar = page.locator("#hint-table tr.row").first.locator("svg.bar")
+    first = bar.locator("rect").nth(1)  # (after the background)
+    assert "p2" in first.locator("title").text_content()
+    width = float(first.get_attribute("width"))
+    whisker = bar.locator("line").first
+    low, high = float(whisker.get_attribute("x1")), float(whisker.get_attribute("x2"))
+    assert low - 1 <= width <= high + 1, (low, width, high)  # p2's interval over p2's share
+
+
+def test_a_resumed_game_puts_its_own_seat_and_opponents_in_the_form(page, browser, server, tmp_path):
+    _new_game(page, "cuttle-cards", "p0", "greedy", 31)
+    game = _game(page)
+    _click_move(page, game["moves"][0])
+    _wait_played(page, game["ply"])
+    with page.expect_download() as info:
+        page.click("#download")
+    saved = tmp_path / "game.json"
+    saved.write_text(open(info.value.path(), encoding="utf-8").read())
+    _new_game(page, "cuttle-cards", "p1", "random", 31)  # the same seed and rules, another game
+    page.set_input_files("#resume-file", str(saved))
+    page.wait_for_function("() => state.game.seat === 'p0' && !state.game.partial")
+    assert page.input_value("#seat") == "p0" and page.input_value("#opponents") == "greedy"
+
+
+def test_a_team_game_over_names_both_winners(page):
+    _new_game(page, "team", "p0", "random", 6)
+    _play_out(page, 6)
+    result = _game(page)["result"]
+    status = page.text_content("#play-status")
+    if result["status"] == "won":
+        assert len(result["winners"]) == 2 and " and ".join(result["winners"]) + " win" in status
+    else:
+        assert "nobody wins" in status
 
 
 def test_a_taken_stack_is_drawn_under_the_seat_that_controls_it_too(page):

@@ -14,6 +14,7 @@ const state = {
   game: null, selected: null, cursor: -1, digits: '', digitTimer: null,
   hintUpdates: 0, analysisUpdates: 0, timing: null,
   position: null, review: null, reviewIndex: -1,
+  loadedText: null, loadingText: null,  // the Analyse box's text on the board, and the one asked for
 };
 
 // ------------------------------------------------------------ small helpers
@@ -41,11 +42,21 @@ function showError(msg) {
 }
 // a refused or failed request: its message, and its pane no longer says it is working
 const STATUS_OF = { hint: 'hint-status', analyse: 'an-result-status', solve: 'an-result-status', review: 'rv-status' };
+const STOP_OF = { hint: 'hint-stop', analyse: 'an-stop', solve: 'an-stop', review: 'rv-stop' };
 function onError(msg) {
   showError(msg);
   if (msg.for === 'play') delete $('play-moves').dataset.waiting;
-  if (msg.for === 'hint') $('hint-stop').disabled = true;
+  if (STOP_OF[msg.for]) $(STOP_OF[msg.for]).disabled = true;
   if (STATUS_OF[msg.for]) $(STATUS_OF[msg.for]).textContent = 'not done: see the error message';
+}
+// a job the server stopped (asked to, or for a newer request): its pane says so, not "working"
+function onStopped(msg) {
+  if (STOP_OF[msg.for]) $(STOP_OF[msg.for]).disabled = true;
+  const status = STATUS_OF[msg.for] && $(STATUS_OF[msg.for]);
+  if (status && msg.for !== 'hint') {  // (a stopped hint keeps the table it had: its status says how far it got)
+    status.textContent = 'stopped';
+    status.dataset.final = '1';
+  }
 }
 function clearError() { $('error').hidden = true; $('error').textContent = ''; }
 
@@ -151,7 +162,8 @@ function renderBoard(container, board, players, opts = {}) {
   }
   if (board.removed.length) middle.append(el('div', { class: 'label', text: `out of the game: ${board.removed.join(' ')}` }));
   container.append(middle, seatBlock(bottom));
-  container.append(el('div', { class: 'muted', text: `${board.rules} · turn ${board.turn} · ${board.decision}` }));
+  container.append(el('div', { class: 'muted', text: `${board.rules} · turn ${board.turn} · ${board.decision}` +
+    (opts.seed !== undefined && opts.seed !== null ? ` · seed ${opts.seed}` : '') }));
 }
 
 // ------------------------------------------------------------ play
@@ -181,8 +193,7 @@ function playMove(move) {
   if ($('play-moves').dataset.waiting) return;  // one move at a time: the last is on its way
   state.selected = null;
   state.cursor = -1;
-  send({ type: 'play', move: move.text });
-  $('play-moves').dataset.waiting = '1';
+  if (send({ type: 'play', move: move.text }) !== null) $('play-moves').dataset.waiting = '1';
 }
 
 function onCardClick(card) {
@@ -203,9 +214,12 @@ function onCardClick(card) {
 }
 
 function renderGame(game) {
-  if (!state.game || state.game.seed !== game.seed || state.game.rules !== game.rules) {
-    // the form shows the game being played (a resumed one's seat and opponents come from its log)
-    if ([...$('rules').options].some((o) => o.value === game.rules)) $('rules').value = game.rules;
+  const another = !state.game || ['seed', 'rules', 'seat'].some((k) => state.game[k] !== game[k]) ||
+    JSON.stringify(state.game.players) !== JSON.stringify(game.players);
+  if (another) {
+    // the form shows the game being played (a resumed one's rules, seat and opponents come from its log)
+    if (![...$('rules').options].some((o) => o.value === game.rules)) $('rules').append(el('option', { value: game.rules, text: game.rules }));
+    $('rules').value = game.rules;
     $('seat').value = game.seat;
     const others = Object.entries(game.players).filter(([seat]) => seat !== game.seat).map(([, spec]) => spec);
     $('opponents').value = others.every((spec) => spec === others[0]) ? others[0] : others.join('; ');
@@ -215,13 +229,14 @@ function renderGame(game) {
   state.cursor = game.moves.length ? 0 : -1;
   state.digits = '';
   if (!game.partial) delete $('play-moves').dataset.waiting;  // (partial: the opponents are still moving)
-  renderBoard($('play-board'), game.board, game.players, { play: true });
+  renderBoard($('play-board'), game.board, game.players, { play: true, seed: game.seed });
   $('play-board').dataset.ply = game.ply;
   const r = game.result;
   let status;
   if (game.over) {
     const share = r.share === 1 ? 'you win' : r.share === 0 ? 'you lose' : `your share ${fmt(r.share, 2)}`;
-    status = `game over: ${r.status}${r.winner ? ', ' + r.winner + ' wins' : ', nobody wins'}: ${share}`;
+    const winners = r.winners && r.winners.length ? r.winners : (r.winner ? [r.winner] : []);
+    status = `game over: ${r.status}, ${winners.length ? winners.join(' and ') + (winners.length > 1 ? ' win' : ' wins') : 'nobody wins'}: ${share}`;
   } else status = game.myTurn ? `your decision (${game.board.phase})` : game.board.decision;
   $('play-status').textContent = status;
   $('play-status').dataset.over = game.over ? '1' : '0';
@@ -242,7 +257,7 @@ function renderGame(game) {
 }
 
 // ------------------------------------------------------------ ranked moves (hint and analyse)
-function bar(m, seats) {
+function bar(m, seats, viewer) {
   const w = 90, h = 12;
   const svg = el('svg:svg', { width: w, height: h, class: 'bar' });
   svg.append(el('svg:rect', { x: 0, y: 0, width: w, height: h, fill: '#e6e6e6' }));
@@ -250,7 +265,8 @@ function bar(m, seats) {
   const shown = stacked ? m : honest(m);
   if (stacked) {
     let x = 0;
-    m.sideShares.forEach(({ seats: side, share }) => {
+    const mine = (s) => s.seats.includes(viewer);  // the interval is the viewer's side's: its segment first
+    [...m.sideShares.filter(mine), ...m.sideShares.filter((s) => !mine(s))].forEach(({ seats: side, share }) => {
       svg.append(el('svg:rect', { x, y: 0, width: share * w, height: h, fill: SEAT_COLOURS[seatNumber(side[0]) % 8] },
         el('svg:title', { text: `${side.join('+')} ${fmt(share)}` })));
       x += share * w;
@@ -299,7 +315,7 @@ function lineText(m) {
   return (seen ? seen + ' · ' : '') + '[' + guessed.join(' · ') + ']';
 }
 
-function renderRanked(table, moves, seats, onPick) {
+function renderRanked(table, moves, seats, onPick, viewer) {
   const extra = HONEST_COLUMNS.filter(([, field]) => moves.some((m) => m[field] !== undefined));
   const solved = moves.some((m) => 'proven' in m);  // the exact solver ran (nothing hidden)
   const calibratedBar = seats <= 2 && moves.some((m) => m.calibratedScore !== undefined);
@@ -307,10 +323,10 @@ function renderRanked(table, moves, seats, onPick) {
     ...extra.map(([name]) => name), 'visits', ...(solved ? ['proven'] : []), 'line'].map((t) => el('th', { text: t })));
   // onPick: the move's cell is a button that plays it (only the button: a click elsewhere on
   // the row, to read its line or copy a figure, plays nothing)
-  const moveCell = (m) => (onPick ? el('td', {}, el('button', { class: 'pick', title: 'play this move', text: m.move, onclick: () => onPick(m) }))
-    : el('td', { text: m.move }));
+  const moveCell = (m) => (onPick ? el('td', { class: 'move' }, el('button', { class: 'pick', title: 'play this move', text: m.move, onclick: () => onPick(m) }))
+    : el('td', { class: 'move', text: m.move }));
   const rows = moves.map((m, i) => el('tr', { class: 'row', 'data-move': m.move },
-    el('td', { text: String(i + 1) }), moveCell(m), el('td', {}, bar(m, seats)),
+    el('td', { text: String(i + 1) }), moveCell(m), el('td', {}, bar(m, seats, viewer)),
     el('td', { class: 'num', text: fmt(m.score) }), el('td', { class: 'num', text: `${fmt(m.lcb, 2)}-${fmt(m.ucb, 2)}` }),
     ...extra.map(([, field, cls]) => el('td', { class: `num ${cls}`, text: fmt(m[field]) })),
     el('td', { class: 'num', text: String(m.visits) }),
@@ -336,7 +352,7 @@ function onHint(msg) {
   renderRanked($('hint-table'), msg.moves, n, (m) => {
     const move = gameMoves().find((x) => x.text === m.move);
     if (move) playMove(move);
-  });
+  }, state.game ? state.game.seat : null);
   $('hint-stop').disabled = !msg.partial;
 }
 
@@ -354,15 +370,29 @@ function askHint() {
   const message = { type: 'hint' };
   if (it) message.iterations = budgetField(it);
   state.timing = { asked: performance.now(), updates: [] };
-  send(message);
+  if (send(message) === null) { $('hint-status').textContent = ''; return; }
   $('hint-stop').disabled = false;
 }
 
 // ------------------------------------------------------------ analyse
 function positionText() { return $('pos-text').value; }
 
+function loadPosition(text) {
+  state.loadingText = text;
+  return send({ type: 'load', position: text });
+}
+
+// the box's text, for Analyse and Solve: loaded first when the board shows another, so
+// that the answer is always about the position on the board
+function boardText() {
+  const text = positionText();
+  if (text !== state.loadedText) loadPosition(text);
+  return text;
+}
+
 function onPosition(msg) {
   state.position = msg;
+  state.loadedText = state.loadingText;
   renderBoard($('an-board'), msg.board, null);
   $('an-status').textContent = msg.board.decision + (msg.solvable ? ' · nothing hidden: the solver can prove it' : '');
   $('an-run').disabled = !msg.board.actor || msg.board.actor === 'chance';
@@ -381,7 +411,8 @@ function onAnalysis(msg) {
   status.textContent = (msg.partial ? `searching… ${msg.iterations.toLocaleString()} iterations` :
     `${msg.iterations.toLocaleString()} iterations in ${fmt(msg.seconds, 2)} s (${msg.stopReason})`) + ` · point of view ${msg.pointOfView}`;
   const seats = state.position ? state.position.board.seats.length : 2;
-  renderRanked($('an-table'), msg.moveInfos, seats, null);
+  renderRanked($('an-table'), msg.moveInfos, seats, null, msg.pointOfView);
+  if (!msg.partial) $('an-stop').disabled = true;
 }
 
 function onSolve(msg) {
@@ -392,6 +423,7 @@ function onSolve(msg) {
   $('solve-table').replaceChildren(head, ...rows);
   $('an-result-status').textContent = `solved: ${msg.value ? 'the position is a ' + msg.value + ' for ' + msg.pointOfView : msg.solvedMoves + ' of ' + msg.moves.length + ' moves proven'} (${msg.nodes.toLocaleString()} nodes, ${fmt(msg.seconds, 2)} s, ${msg.stopReason})`;
   $('an-result-status').dataset.final = '1';
+  $('an-stop').disabled = true;
 }
 
 // ------------------------------------------------------------ review
@@ -400,7 +432,7 @@ function chart(review) {
   const plies = Math.max(review.plies, 1);
   const x = (ply) => pad + (w - 2 * pad) * ply / plies;
   const y = (v) => h - pad - (h - 2 * pad) * v;
-  const svg = el('svg:svg', { width: w, height: h, role: 'img', 'aria-label': 'each decider\'s best score over the game' });
+  const svg = el('svg:svg', { viewBox: `0 0 ${w} ${h}`, class: 'chart', role: 'img', 'aria-label': 'each decider\'s best score over the game' });
   svg.append(el('svg:rect', { x: pad, y: pad, width: w - 2 * pad, height: h - 2 * pad, fill: '#fbfbfb', stroke: '#ccc' }));
   svg.append(el('svg:line', { x1: pad, x2: w - pad, y1: y(0.5), y2: y(0.5), stroke: '#bbb', 'stroke-dasharray': '4 4' }));
   svg.append(el('svg:text', { x: 4, y: pad + 4, 'font-size': 11, text: '1.0' }), el('svg:text', { x: 4, y: h - pad + 4, 'font-size': 11, text: '0.0' }));
@@ -433,6 +465,7 @@ function onReview(msg) {
   state.review = review;
   $('rv-status').textContent = `reviewed ${review.decisions.length} decisions in ${fmt(review.seconds, 1)} s (${review.iterationsPerDecision} iterations a decision)`;
   $('rv-status').dataset.done = '1';
+  $('rv-stop').disabled = true;
   const players = Object.entries(review.players).map(([s, p]) => `${s} ${p}`).join(' vs ') || 'players not recorded';
   const winners = review.winners && review.winners.length ? review.winners : (review.winner ? [review.winner] : []);
   $('rv-head').textContent = `${players}; ${review.rules}, ${review.plies} moves, result ${review.result.status}` +
@@ -447,6 +480,14 @@ function onReview(msg) {
       (s.result === null ? '' : `, result ${fmt(s.result, 2)}`) +
       (s.luckAdjustedResult === null ? '' : `, luck-adjusted ${fmt(s.luckAdjustedResult + 0, 2)}`),
   })));
+  // the luck of a forced move's cards and of chance (a random 4), which no decision row carries
+  const events = [...review.forcedLuck.map((x) => ['forced', x]), ...review.chanceLuck.map((x) => ['chance', x])]
+    .sort((a, b) => a[1].ply - b[1].ply);
+  $('rv-luck').replaceChildren(...events.map(([kind, x]) => el('li', {
+    text: `ply ${x.ply} ${x.player}, ${kind === 'forced' ? 'forced ' + x.move : 'chance: ' + x.move}: luck ` +
+      `${x.luck >= 0 ? '+' : ''}${fmt(x.luck)} (${x.cards.join(' ')})`,
+  })));
+  $('rv-luck-head').hidden = !events.length;
   const head = el('tr', {}, ...['ply', 'player', 'played', 'best', 'played score', 'best score', 'sure loss', 'label', 'luck'].map((t) => el('th', { text: t })));
   $('rv-rows').replaceChildren(head, ...review.decisions.map((d, i) => el('tr', { class: 'row decision', 'data-i': i, onclick: () => pickDecision(i) },
     el('td', { text: String(d.ply) }), el('td', { text: d.player }), el('td', { text: d.played }),
@@ -514,7 +555,7 @@ function onMessage(event) {
     case 'review': onReview(msg); break;
     case 'reviewProgress': $('rv-status').textContent = `reviewing… ${msg.done}/${msg.total} decisions`; break;
     case 'log': download(msg.filename, msg.text); break;  // the server's text: JSON.parse would round dealSeed
-    case 'stopped': $('hint-stop').disabled = true; break;
+    case 'stopped': onStopped(msg); break;
     case 'error': onError(msg); break;
     default: break;
   }
@@ -546,7 +587,10 @@ function moveCursor(k) {
 
 function onKey(e) {
   const t = e.target;
-  if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT')) return;
+  if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT')) {
+    if (e.key === 'Escape') t.blur();  // (then the page's keys work again)
+    return;
+  }
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const tab = document.body.dataset.tab;
   if (tab === 'review') {
@@ -602,31 +646,41 @@ function init() {
   $('download').addEventListener('click', () => send({ type: 'log' }));
   $('hint').addEventListener('click', askHint);
   $('hint-stop').addEventListener('click', () => send({ type: 'stop' }));
-  $('pos-file').addEventListener('change', () => readFile($('pos-file'), (text) => { $('pos-text').value = text; send({ type: 'load', position: text }); }));
-  $('pos-load').addEventListener('click', () => send({ type: 'load', position: positionText() }));
+  $('pos-file').addEventListener('change', () => readFile($('pos-file'), (text) => { $('pos-text').value = text; loadPosition(text); }));
+  $('pos-load').addEventListener('click', () => loadPosition(positionText()));
   $('an-run').addEventListener('click', () => {
     state.analysisUpdates = 0;
-    const message = { type: 'analyse', position: positionText() };
+    const message = { type: 'analyse', position: boardText() };
     const it = $('an-iterations').value.trim();
     if (it) message.iterations = budgetField(it);
+    if (send(message) === null) return;
     $('an-result-status').textContent = 'searching…';
     $('an-result-status').dataset.final = '0';
-    send(message);
+    $('an-stop').disabled = false;
   });
-  $('an-solve').addEventListener('click', () => { $('an-result-status').dataset.final = '0'; send({ type: 'solve', position: positionText() }); });
+  $('an-solve').addEventListener('click', () => {
+    if (send({ type: 'solve', position: boardText() }) === null) return;
+    $('an-result-status').dataset.final = '0';
+    $('an-stop').disabled = false;
+  });
   $('an-stop').addEventListener('click', () => send({ type: 'stop' }));
   const startReview = (text) => {
     const message = { type: 'review', game: text };
     const it = $('rv-iterations').value.trim();
     if (it) message.iterations = budgetField(it);
+    if (send(message) === null) return;
     $('rv-status').textContent = 'reviewing…';
     $('rv-status').dataset.done = '0';
-    send(message);
+    $('rv-stop').disabled = false;
+    if (document.activeElement) document.activeElement.blur();  // (the review's keys work at once)
   };
   $('rv-file').addEventListener('change', () => readFile($('rv-file'), (text) => { $('rv-text').value = text; startReview(text); }));
   $('rv-run').addEventListener('click', () => startReview($('rv-text').value));
   $('rv-stop').addEventListener('click', () => send({ type: 'stop' }));
   document.addEventListener('keydown', onKey);
+  window.addEventListener('beforeunload', (e) => {  // a game under way is lost with the page: ask first
+    if (state.game && !state.game.over && state.game.ply > 0) { e.preventDefault(); e.returnValue = ''; }
+  });
   fetch('/api/meta').then((r) => r.json()).then((meta) => {
     state.meta = meta;
     $('rules').replaceChildren(...meta.rules.map((r) => el('option', { value: r, text: r })));
