@@ -149,12 +149,42 @@ class _Number(click.ParamType):
         return x
 
 
-def _check_writable(path: str | None, option: str) -> None:
-    """``game.inputs.check_writable`` for an option's path, before the work (exit 2)."""
+class WholeRange(click.IntRange):
+    """``click.IntRange`` whose refusal says "not a valid whole number" (click's says
+    "integer range", which reads as if a range were asked for)."""
+
+    name = "whole number"
+
+
+class EnvOption(click.Option):
+    """An option that an environment variable may give: a value refused there is named by
+    the variable too (``'--seed' (from CUTTLE_SEED)``), since nobody typed the option."""
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        hint = super().get_error_hint(ctx)
+        if ctx is not None and self.name and ctx.get_parameter_source(self.name) == click.core.ParameterSource.ENVIRONMENT:
+            return f"{hint} (from {self.envvar})"
+        return hint
+
+
+def _check_writable(path: str | None, option: str, reads: tuple[str, ...] = ()) -> None:
+    """``game.inputs.check_writable`` for an option's path, before the work (exit 2); and
+    never one of the files the command ``reads`` (through a link too): writing it would
+    destroy the input, which nothing can make again."""
+    import os
+
     from .game.inputs import check_writable
 
-    if path is not None:
-        check_writable(path, CuttleError, option)
+    if path is None:
+        return
+    check_writable(path, CuttleError, option)
+    for source in reads:
+        try:
+            same = os.path.samefile(path, source)
+        except (OSError, ValueError):  # (one of them is not there yet, or no path)
+            same = False
+        if same:
+            raise click.BadParameter(f"{path!r} is the file this reads ({source!r}); name another", param_hint=option)
 
 
 def warn_if_compiling() -> None:
@@ -305,7 +335,7 @@ def _not_yours(pos: Position) -> str:
 
 @main.command()
 @click.argument("position")
-@click.option("--depth", "-d", type=click.IntRange(0, 12), required=True, help="Number of plies.")
+@click.option("--depth", "-d", type=WholeRange(0, 12), required=True, help="Number of plies.")
 @click.option("--divide", is_flag=True, help="Also print the count below each legal move.")
 @rules_option
 @json_option
@@ -342,9 +372,9 @@ def perft(position: str, depth: int, divide: bool, rules: str | None, as_json: b
 
 
 @main.command()
-@click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=1000,
+@click.option("--games", "-n", type=WholeRange(1, 10_000_000), default=1000,
               help="Number of games (at most 10,000,000).")
-@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--seed", "-s", type=WholeRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", cls=EnvOption, help="Random seed.")
 @_rules_option("cuttle-cards")
 @json_option
 def selfplay(games: int, seed: int, rules: str, as_json: bool) -> None:
@@ -374,13 +404,13 @@ def _search_options(f):
     f = click.option("--rollout", type=click.Choice(ROLLOUT_NAMES), default=None,
                      help="Rollout policy [default: value, the learned value, in the five two-seat rulesets "
                           "and team; greedy in cutthroat and multiplayer].")(f)
-    f = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")(f)
+    f = click.option("--seed", type=WholeRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", cls=EnvOption, help="Random seed.")(f)
     f = click.option(
-        "--threads", "-j", type=click.IntRange(1, MAX_THREADS), default=1, envvar="CUTTLE_THREADS", help="Search threads (root parallelism)."
+        "--threads", "-j", type=WholeRange(1, MAX_THREADS), default=1, envvar="CUTTLE_THREADS", cls=EnvOption, help="Search threads (root parallelism)."
     )(f)
     f = click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Time budget in seconds.")(f)
     f = click.option(
-        "--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None, help=f"Iteration budget [default: {DEFAULT_ITERATIONS:,} without --time]."
+        "--iterations", "-n", type=WholeRange(1, MAX_ITERATIONS), default=None, help=f"Iteration budget [default: {DEFAULT_ITERATIONS:,} without --time]."
     )(f)
     return f
 
@@ -410,7 +440,7 @@ def _live_progress(total: int | None):
 @main.command()
 @click.argument("position")
 @_search_options
-@click.option("--top", "-k", type=click.IntRange(1, None), default=None, help="Show only the K best moves.")
+@click.option("--top", "-k", type=WholeRange(1, None), default=None, help="Show only the K best moves.")
 @click.option("--model", type=click.Choice(MODEL_NAMES), default=DEFAULT_MODEL,
               help="Opponent model with more seats: maxn (each seat for itself), paranoid (every opponent "
                    "against you) or random (opponents play at random).")
@@ -439,11 +469,14 @@ def analyse(position, iterations, seconds, threads, seed, rollout, exploration, 
     if solver_applies(pos):  # nothing hidden: the exact solver answers first (compiled with the rest)
         warn_if_compiling()
     try:
-        limit = Limit(iterations, seconds)
         search_viewer(pos)
-        check_search_options(limit, threads, seed, rollout, exploration, model, widen)
     except SearchError as e:
         raise InputError(f"{position}: {e}") from None
+    try:  # (an option's problem, not the file's)
+        limit = Limit(iterations, seconds)
+        check_search_options(limit, threads, seed, rollout, exploration, model, widen)
+    except SearchError as e:
+        raise InputError(str(e)) from None
     refusal = best_reply_refusal(pos) if best_reply else None
     if refusal is not None:
         raise InputError(f"--best-reply: {refusal}")
@@ -551,7 +584,7 @@ def _analysis_table(result) -> str:
 
 @main.command()
 @click.argument("position", type=click.Path(dir_okay=False))
-@click.option("--nodes", "-n", type=click.IntRange(1, MAX_NODES), default=None, help="Node budget [default: none].")
+@click.option("--nodes", "-n", type=WholeRange(1, MAX_NODES), default=None, help="Node budget [default: none].")
 @click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None,
               help="Time budget in seconds [default: none].")
 @rules_option
@@ -602,16 +635,16 @@ def _solve_progress():
 
 @main.command()
 @_search_options
-@click.option("--runners-up", type=click.IntRange(0, 64), default=2, help="Runners-up to include.")
-@click.option("--max-iterations", type=click.IntRange(1, MAX_ITERATIONS), default=10_000_000,
+@click.option("--runners-up", type=WholeRange(0, 64), default=2, help="Runners-up to include.")
+@click.option("--max-iterations", type=WholeRange(1, MAX_ITERATIONS), default=10_000_000,
               help="The most iterations one request may ask for.")
 @click.option("--max-time", type=_Number(0, MAX_SECONDS, low_open=True), default=60.0,
               help="The most seconds one request may ask for.")
-@click.option("--max-threads", type=click.IntRange(1, MAX_THREADS), default=None,
+@click.option("--max-threads", type=WholeRange(1, MAX_THREADS), default=None,
               help="The most threads one request may ask for [default: the machine's cores].")
-@click.option("--max-request-bytes", type=click.IntRange(1024, 1 << 30), default=1 << 20,
+@click.option("--max-request-bytes", type=WholeRange(1024, 1 << 30), default=1 << 20,
               help="The longest request line; a longer one is refused.")
-@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1,
+@click.option("--workers", "-w", type=WholeRange(1, 64), default=1,
               help="Requests analysed at once; with more than one, answers may come out of order (match them by id).")
 def hint(iterations, seconds, threads, seed, rollout, exploration, runners_up, max_iterations, max_time,
          max_threads, max_request_bytes, workers):
@@ -691,11 +724,11 @@ def bench(quick: bool, as_json: bool) -> None:
 @main.command()
 @click.argument("agent_a")
 @click.argument("agent_b")
-@click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=100,
+@click.option("--games", "-n", type=WholeRange(1, 10_000_000), default=100,
               help="Games, played in pairs on the same deal (with --match: matches, in pairs); with --sprt, the most to play.")
 @_rules_option("cuttle-cards")
-@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
-@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1,
+@click.option("--seed", "-s", type=WholeRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", cls=EnvOption, help="Random seed.")
+@click.option("--workers", "-w", type=WholeRange(1, 256), default=1,
               help="Worker processes (--backend ray: the CPUs of the local Ray instance it starts).")
 @click.option("--match", type=click.Choice(["quick", "short", "bo3", "bo5"]), default="quick",
               help="Board Game Arena match format: quick plays single games; the others play matches (drawn rounds do not count).")
@@ -789,11 +822,11 @@ def _seat_choice(value: str | None, field: str, seats: int, allow: tuple[str, ..
 @main.command()
 @click.argument("games", nargs=-1, required=True, metavar="GAME...")
 @click.option("--player", default="all", help="Whose decisions to review: a seat pN, seats p1,p3, or all (also: both).")
-@click.option("--iterations", "-n", type=click.IntRange(1, MAX_ITERATIONS), default=None,
+@click.option("--iterations", "-n", type=WholeRange(1, MAX_ITERATIONS), default=None,
               help=f"Iterations a decision [default: {DEFAULT_ITERATIONS:,} without --time].")
 @click.option("--time", "-t", "seconds", type=_Number(0, MAX_SECONDS, low_open=True), default=None, help="Seconds a decision.")
-@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, help="Worker processes (decisions are independent).")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", help="Random seed.")
+@click.option("--workers", "-w", type=WholeRange(1, 256), default=1, help="Worker processes (decisions are independent).")
+@click.option("--seed", type=WholeRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", cls=EnvOption, help="Random seed.")
 @click.option("--html", "html_file", default=None, metavar="FILE",
               help="Also write a self-contained HTML report (win-rate chart) here (an existing file is replaced).")
 @click.option("--candidates", is_flag=True, help="List every decision's candidate moves (default: the labelled ones').")
@@ -814,7 +847,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
     from .analysis.review import decision_views, review_games, review_html, review_text
     from .play.backends import make_backend
 
-    _check_writable(html_file, "--html")
+    _check_writable(html_file, "--html", tuple(games))
     warn_if_compiling()
     loaded, sources = [], []
     for game in games:
@@ -865,7 +898,7 @@ def review(games, player, iterations, seconds, workers, seed, html_file, candida
 
 @main.command()
 @click.argument("log")
-@click.option("--ply", type=click.IntRange(0, None), default=None, help="Stop after this many moves [default: the end].")
+@click.option("--ply", type=WholeRange(0, None), default=None, help="Stop after this many moves [default: the end].")
 @click.option("--export", "export", type=click.Path(dir_okay=False), default=None, help="Write that moment as a position file (an existing file is replaced).")
 @click.option("--view", default="full", help="Whose view: full, or a seat pN of the game.")
 def replay(log, ply, export, view):
@@ -873,7 +906,7 @@ def replay(log, ply, export, view):
     export any moment as a position file)."""
     from .game.gamelog import describe, read_game_log, replay as replay_log
 
-    _check_writable(export, "--export")
+    _check_writable(export, "--export", (log,))
     warn_if_compiling()
     try:
         data = read_game_log(log)
@@ -928,7 +961,7 @@ def _moves_played(log: dict, played: int) -> str:
 @click.option("--opponents", default="greedy", metavar="SPEC",
               help="The agent in every other seat (team partner too), or one spec a seat in seat order, separated by "
                    "';' or ',' (agents as arena takes them, docs/arena.md).")
-@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=None, envvar="CUTTLE_SEED",
+@click.option("--seed", "-s", type=WholeRange(0, MAX_SEED), default=None, envvar="CUTTLE_SEED", cls=EnvOption,
               help="Random seed of the deal and of the opponents [default: a new one, printed].")
 @click.option("--hints", type=click.Choice(["on", "off"]), default="on", help="Whether the hint command answers.")
 @click.option("--save", "save", type=click.Path(dir_okay=False), default=None,
@@ -965,7 +998,8 @@ def play(ctx, rules, seat, opponents, seed, hints, save, resume):
     try:
         if resume is not None:
             try:
-                session = resume_session(read_json_file(os.path.expanduser(resume)), seed, shlex.quote(resume))
+                session = resume_session(read_json_file(os.path.expanduser(resume)), seed,
+                                         f"cuttle-search review {shlex.quote(resume)}")
             except CuttleError as e:
                 raise click.BadParameter(str(e), param_hint="--resume") from None
         else:
@@ -992,15 +1026,15 @@ def play(ctx, rules, seat, opponents, seed, hints, save, resume):
 # ---------------------------------------------------------------- serve
 @main.command()
 @click.option("--host", default="127.0.0.1", help="Address to listen on (the loopback by default: only this machine).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, help="Port to listen on (0: any free port).")
+@click.option("--port", type=WholeRange(0, 65535), default=8765, help="Port to listen on (0: any free port).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the board in the browser once it listens.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED",
+@click.option("--seed", type=WholeRange(0, MAX_SEED), default=0, envvar="CUTTLE_SEED", cls=EnvOption,
               help="Seed of the analyse page's searches and of reviews.")
-@click.option("--max-iterations", type=click.IntRange(1, MAX_ITERATIONS), default=10_000_000,
+@click.option("--max-iterations", type=WholeRange(1, MAX_ITERATIONS), default=10_000_000,
               help="The most iterations one request may ask for.")
 @click.option("--max-time", type=_Number(0, MAX_SECONDS, low_open=True), default=60.0,
               help="The most seconds one request may ask for.")
-@click.option("--max-request-bytes", type=click.IntRange(1024, 1 << 30), default=1 << 20,
+@click.option("--max-request-bytes", type=WholeRange(1024, 1 << 30), default=1 << 20,
               help="The largest message (an uploaded file included); a larger one is refused.")
 def serve(host, port, open_browser, seed, max_iterations, max_time, max_request_bytes):
     """A browser analysis board on http://HOST:PORT/: play against agents with live

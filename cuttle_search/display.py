@@ -39,8 +39,9 @@ def line_text(line: list, known: int | None) -> str:
 def describe_decision(pos: Position) -> str:
     """``p1 to act: countering`` and the like."""
     if pos.is_over:
-        res = pos.result()
-        return f"game over: {res['status']}" + (f", {res['winner']} wins" if res["winner"] else "")
+        winners = [seat_name(q) for q in pos.winners()]  # (both partners of a Team win)
+        return f"game over: {pos.result()['status']}" + (f", {' and '.join(winners)} win{'s' * (len(winners) == 1)}"
+                                                        if winners else "")
     actor = "chance" if pos.actor == L.ACTOR_CHANCE else seat_name(pos.actor)
     return f"{actor} to act ({pos.phase_name})"
 

@@ -26,7 +26,7 @@ from .game.seats import whole
 from .game.formats import TOP_LEVEL_KEYS, from_cuttle_cards, is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
 from .analysis.analyser import MAX_RUNNERS_UP
-from .analysis.ismcts import best_reply_refusal
+from .analysis.ismcts import best_reply_refusal, root_restriction
 from .analysis.limits import MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
@@ -223,6 +223,9 @@ def _hint_json(req_id: Any, hint: Hint, extra: Mapping[str, Any]) -> dict[str, A
     return out
 
 
+_VIEW_START = "position: with \"moves\" the position is the game's full-information start (\"view\": \"full\")"
+
+
 def _turns(req: Mapping[str, Any], start: Position) -> list[tuple[int, Position, tuple[Position, list[Any]] | None]]:
     """The turns a request asks about: ``[(turn, position, history)]``. Without ``moves``,
     the position itself. With ``moves`` (the game's moves from a full-information start),
@@ -236,7 +239,7 @@ def _turns(req: Mapping[str, Any], start: Position) -> list[tuple[int, Position,
     if not isinstance(moves, list) or len(moves) > MAX_HISTORY_MOVES:
         raise RequestError(f"moves: expected a list of at most {MAX_HISTORY_MOVES:,} moves, got {brief(moves)}")
     if start.view is not None:
-        raise RequestError("position: with \"moves\" the position is the game's full-information start (\"view\": \"full\")")
+        raise RequestError(_VIEW_START)
     turns = req.get("analyzeTurns")
     if turns is None:
         turns = [len(moves)]
@@ -294,6 +297,8 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         unknown = unknown_fields(req)
         if "position" not in req:  # mixed into the request: the warned-about fields are left out
             data = {k: v for k, v in req.items() if k not in REQUEST_KEYS and k not in unknown}
+            if not data:
+                raise RequestError("position: missing; give it as \"position\" or its fields in the request itself")
         limit = _budget(req, defaults, limits)
         seed = _whole(req, "seed", defaults.get("seed") or 0, 0, 2**63 - 1)
         threads = _whole(req, "threads", defaults.get("threads") or 1, 1, limits.max_threads)
@@ -322,10 +327,18 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
             best_reply = False
         elif not isinstance(best_reply, bool):
             raise RequestError(f"bestReply: expected true or false, got {brief(best_reply)}")
+        if "moves" in req and data.get("view") not in (None, "full"):  # (before the view is read: a start holds every card)
+            raise RequestError(_VIEW_START)
         turns = _turns(req, load_position(data, rules=rules))
         refusal = best_reply_refusal(turns[0][1]) if best_reply else None  # every turn is of the one game
         if refusal is not None:
             raise RequestError(f"bestReply: {refusal}")
+        if len(turns) > 1 and (req.get("allowMoves") is not None or req.get("avoidMoves") is not None):
+            for turn, pos, _ in turns:  # every turn's list checked before any search, naming the turn
+                try:
+                    root_restriction(pos, req.get("allowMoves"), req.get("avoidMoves"))
+                except SearchError as e:
+                    raise SearchError(f"{e} (at turn {turn})") from None
         extra: dict[str, Any] = {"warning": _warning(unknown, "position" not in req)} if unknown else {}
         out = []
         for turn, pos, history in turns:

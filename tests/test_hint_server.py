@@ -44,7 +44,7 @@ def _requests(position: dict) -> list[tuple[bytes, str]]:
         (json.dumps({**good, "seed": 2**64}).encode(), "seed"),
         (json.dumps({"position": {**position, "turn": 2**63}}).encode(), "turn"),
         (json.dumps({"position": {**position, "p0Hand": 7}}).encode(), "p0Hand"),
-        (b'{"turn": ' + b"7" * 5000 + b"}", "request"),
+        (b'{"turn": ' + b"7" * 5000 + b"}", "turn"),  # named by its key
         (json.dumps({**good, "about": "x" * 70000}).encode(), "request"),  # over --max-request-bytes
         (json.dumps({**good, "runnersUp": 1, "seed": 3}).encode(), "move"),
     ]

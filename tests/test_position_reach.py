@@ -140,7 +140,7 @@ def test_the_deck_of_a_deck_top_nine_ruleset_grows_one_card_an_action_at_most():
     d["deck"] = d["deck"] + d["p1Hand"][:2]
     d["p1Hand"] = d["p1Hand"][2:]
     d.update(turn=1, actions=1)
-    _refused(d, "deck: 43 cards, but at most 42 can be there after 1 actions "
+    _refused(d, "deck: 43 cards, but at most 42 can be there after 1 action "
                 "(the deal leaves 41; the deck only shrinks, but for a 9 sending a card to its top)")
     Position.from_dict({**d, "turn": 2, "actions": 2})
 

@@ -483,3 +483,33 @@ def test_a_random_team_deal_is_a_full_information_position_of_54_cards():
     d = pos.to_dict()
     n = sum(len(seat["hand"]) for seat in d["seats"]) + len(d["deck"])
     assert n == 54 and d["dealer"] == "p3"
+
+
+def test_a_team_win_names_both_partners():
+    """``Position.winners`` and the board's words: a Team win is both partners', a
+    two-seat win one seat's, and nobody's while the game goes on."""
+    import random
+
+    from cuttle_search.display import describe_decision
+    from cuttle_search.engine.seats import partner
+
+    rng = random.Random(5)
+    for seed in range(40):
+        pos = Position.deal(get_ruleset("team"), seed=seed)
+        assert pos.winners() == []
+        while not pos.is_over:
+            pos.play(rng.choice(pos.legal_moves()))
+        if pos.result()["status"] == "won":
+            break
+    else:
+        pytest.fail("no random Team game of 40 was won")
+    won = pos.winners()
+    assert len(won) == 2 and int(partner(pos.state, pos.rules_array, won[0])) == won[1]
+    assert pos.result()["winner"] in {f"p{q}" for q in won}
+    assert describe_decision(pos) == f"game over: won, p{won[0]} and p{won[1]} win"
+    two = Position.deal(get_ruleset("cuttle-cards"), seed=3)
+    while not two.is_over:
+        two.play(rng.choice(two.legal_moves()))
+    if two.result()["status"] == "won":
+        assert two.winners() == [int(two.result()["winner"][1])]
+        assert describe_decision(two).endswith(f"{two.result()['winner']} wins")

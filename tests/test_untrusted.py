@@ -136,7 +136,7 @@ def test_the_hint_server_answers_an_oversized_hand_and_keeps_serving():
     "text,fragment",
     [
         ("[" * 100000 + "]" * 100000, "nested deeper than 64"),
-        ('{"turn": ' + "9" * 5000 + "}", "JSON this reader refuses"),
+        ('{"turn": ' + "9" * 5000 + "}", "turn: a number of 5,000 digits; no field takes one longer than 100"),
         ({"turn": 2**63}, "turn: expected a whole number from 0 to 1,000,000"),
         ({"actions": 2**63}, "actions: expected a whole number"),
         ({"passes": 10**20}, "passes: expected a whole number"),
@@ -587,7 +587,7 @@ def test_the_first_hint_answer_is_search_time_only():
         ("pimc:iterations=99999999999999999999", "iterations must be a finite number at most 1,000,000,000"),
         ("ismcts:c=inf", "c must be a finite number at most 1,000"),
         ("ismcts:time=nan", "time must be a finite number"),
-        ("ismcts:iterations=" + "9" * 5000, "iterations must be a whole number"),
+        ("ismcts:iterations=" + "9" * 5000, "iterations must be at most 1,000,000,000"),
     ],
 )
 def test_agent_specs_are_checked_before_any_game(spec, fragment):
@@ -1092,3 +1092,118 @@ def test_a_failed_write_leaves_the_file_as_it_was(tmp_path, monkeypatch):
     assert link.is_symlink() and path.read_text() == "LINKED"
     write_whole("/dev/null", "nothing")  # a device: written in place, never renamed over
     assert Path("/dev/null").exists() and not Path("/dev/null").is_file()
+
+
+# ---------------------------------------------------------------- a fourth review of hostile input
+def usage_refused(result, *fragments):
+    """An option's value refused by the command line: exit 2, one error line holding every
+    fragment (after click's usage lines), no traceback."""
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), (result.exit_code, result.stderr)
+    errors = [x for x in result.stderr.splitlines() if x.startswith("Error: ")]
+    assert len(errors) == 1 and all(f in errors[0] for f in fragments), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def _changed(name, **changes):
+    """A shipped position with fields replaced (None: taken out)."""
+    d = position(name)
+    for k, v in changes.items():
+        if v is None:
+            d.pop(k, None)
+        else:
+            d[k] = v
+    return d
+
+
+def test_a_players_option_too_long_to_convert_is_refused_naming_rules(tmp_path):
+    many = "9" * 5000  # (Python refuses to convert more than 4,300 digits)
+    usage_refused(run("selfplay", "--games", 1, "--rules", f"multiplayer:players={many}"), "--rules", "option players takes")
+    data = position("multiplayer-4-opening-p0") | {"options": {"players": many}}
+    refused(run("show", write(tmp_path, data)), "rules: option players takes")
+    answer = H.answer(json.dumps({"id": 1, "position": position("opening-p0"), "rules": f"multiplayer:players={many}"}), {})
+    assert answer["field"] == "rules"
+    assert get_ruleset("multiplayer:players=0003").players == 3
+
+
+def test_a_number_too_long_for_any_field_names_its_key(tmp_path):
+    refused(run("show", write(tmp_path, '{"p0Hand": [], "actions": ' + "1" * 200 + "}")),
+            "actions: a number of 200 digits")
+    answer = H.answer('{"id": 7, "seed": ' + "2" * 150 + "}", {})
+    assert answer["id"] == 7 and answer["field"] == "seed" and "150 digits" in answer["error"]
+
+
+def test_a_gamestate_card_is_frozen_only_by_true(tmp_path):
+    data = _gamestate_with_frozen(None)
+    data["p0"]["hand"][0]["isFrozen"] = "false"  # a string, which Python would read as true
+    refused(run("show", write(tmp_path, data)), "p0.hand[0].isFrozen: expected true or false, got 'false'")
+    data["p0"]["hand"][0]["isFrozen"] = False
+    assert Position.from_dict(data).frozen(0) == 0
+    both = _gamestate_with_frozen(None) | {"p0Hand": ["3D"]}  # the seat twice, in both forms
+    refused(run("show", write(tmp_path, both)), "p0: given as an object and as p0Hand too")
+
+
+def test_replay_and_review_never_write_over_the_game_they_read(tmp_path):
+    log = write(tmp_path, _log(tmp_path), "g.json")
+    before = log.read_text()
+    usage_refused(run("replay", log, "--ply", 2, "--export", log), "--export", "is the file this reads")
+    link = tmp_path / "link.json"
+    link.symlink_to(log)
+    usage_refused(run("replay", log, "--export", link), "is the file this reads")
+    usage_refused(run("review", log, "-n", 50, "--no-luck", "--html", link), "--html", "is the file this reads")
+    assert log.read_text() == before
+
+
+def test_threads_that_leave_each_tree_fewer_iterations_than_root_moves_are_refused():
+    pos = POS / "midgame-main-p0.json"
+    refused(run("analyse", pos, "-n", 2000, "--threads", 256),
+            "threads: 256 threads for 2,000 iterations leave each tree 7, fewer than the 15 moves to search")
+    assert run("analyse", pos, "-n", 2000, "--threads", 2, "--json").exit_code == 0
+    answer = H.answer(json.dumps({"id": 1, "iterations": 20, "threads": 2, **position("midgame-main-p0")}), {},
+                      H.ServerLimits(max_threads=2))
+    assert answer["field"] == "threads"
+
+
+@pytest.mark.parametrize(
+    "name,changes,fragment",
+    [
+        ("four-random-full", {"options": None}, "phase: 'resolvingFourRandom' needs the four=random option"),
+        ("cutthroat-counter-chain-third-seat-p1", {"chainTop": "p0"},
+         "chainTop: with one 2 played, the chain's top is the seat that countered, never the one-off's player (p0)"),
+    ],
+)
+def test_a_phase_or_chain_no_game_reaches_is_refused(tmp_path, name, changes, fragment):
+    refused(run("show", write(tmp_path, _changed(name, **changes))), fragment)
+
+
+def test_environment_values_are_named_by_their_variable_and_numbers_in_words():
+    pos = POS / "midgame-main-p0.json"
+    r = CliRunner().invoke(main, ["analyse", str(pos), "-n", "100"], env={"CUTTLE_SEED": "abc"})
+    usage_refused(r, "'--seed' (from CUTTLE_SEED): 'abc' is not a valid whole number")
+    usage_refused(run("analyse", pos, "-n", "1e3"), "'--iterations'", "'1e3' is not a valid whole number")
+    refused(run("arena", "ismcts:c=1,exploration=5", "random", "--games", 2), "c and exploration are one parameter")
+
+
+def test_hint_refusals_name_the_field_at_fault():
+    two = position("midgame-main-p0")
+    assert H.answer(json.dumps({"id": 1, "position": two, "rules": "cutthroat"}), {})["field"] == "rules"
+    missing = H.answer('{"id": 1, "position": null, "iterations": 100}', {})
+    assert missing["field"] == "position" and missing["error"].startswith("position: missing")
+    view = position("opening-full") | {"view": "p0"}
+    started = H.answer(json.dumps({"id": 1, "position": view, "moves": ["draw"]}), {})
+    assert "the game's full-information start" in started["error"]
+    turns = H.answer(json.dumps({"id": 1, "position": position("opening-full"), "moves": ["points TD", "draw"],
+                                 "analyzeTurns": [0, 2], "allowMoves": ["points TD"], "iterations": 100}), {})
+    assert turns["error"] == "allowMoves[0]: 'points TD' is not legal here (at turn 2)"
+
+
+def test_a_file_may_begin_with_a_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + (POS / "opening-p0.json").read_bytes())
+    assert run("show", path).exit_code == 0
+
+
+def test_a_game_log_refuses_an_unknown_result_key_and_a_negative_generator_seed(tmp_path):
+    log = _log(tmp_path)
+    refused(run("replay", write(tmp_path, log | {"result": {**log["result"], "x": 1}})), "result.x: not a field")
+    refused(run("replay", write(tmp_path, log | {"rngSeed": -5})), "rngSeed: expected a whole number")
+    refused(run("show", write(tmp_path, log)), "format: 'cuttle-search/game' is a game log, not a position")

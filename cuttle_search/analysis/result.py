@@ -143,7 +143,8 @@ class AnalysisResult:
         """Whose win rates these are and what a stalemate counts for."""
         if self.partner >= 0:
             a, b = sorted((self.viewer, self.partner))
-            return f"win rates are {seat_name(self.viewer)}'s team's ({seat_name(a)}+{seat_name(b)}); score counts a stalemate as half a win"
+            return (f"win rates are those of {seat_name(self.viewer)}'s team, {seat_name(a)}+{seat_name(b)}; "
+                    "score counts a stalemate as half a win")
         if self.sides == 2:
             return f"win rates are {seat_name(self.viewer)}'s; score counts a draw as half a win"
         return f"win rates are {seat_name(self.viewer)}'s; score counts a stalemate as 1/{self.sides} of a win"

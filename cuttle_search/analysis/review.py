@@ -519,8 +519,7 @@ def review_games(
                               limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
                               chance_luck=sorted(events, key=lambda x: x.ply),
                               forced_luck=sorted(drawn, key=lambda x: x.ply),
-                              winners=tuple(q for q in range(start.rules.players)
-                                            if end.is_over and end.result()["status"] == "won" and end.share_of(q) == 1),
+                              winners=tuple(end.winners()),
                               side_of=tuple(next(p for p in range(q + 1) if same_side(start.state, start.rules_array, p, q))
                                             for q in range(start.rules.players))))
     return reviews
@@ -580,7 +579,8 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
     """The review as text: a header naming the players and the winner, a row per decision
     (from its decider's view), the candidates of the labelled decisions (of every decision
     with ``candidates``), and a summary per reviewed player with luck."""
-    budget = f"{review.iterations:,} iterations" if review.iterations else f"{review.time:g} s"
+    budget = (f"{review.iterations:,} iteration{'s' * (review.iterations != 1)}" if review.iterations
+              else f"{review.time:g} s")
     lines = [
         f"review of {title}: {_players_line(review)}",
         f"rules {review.rules}, {review.plies} moves, {_result_line(review)}; "

@@ -595,6 +595,8 @@ def setup_pending(s, r):
             actor = s[F_ACTOR]
             if ntwos == 0 and anchor != s[F_ONEOFF_PLAYER]:
                 return 50, anchor
+            if ntwos == 1 and anchor == s[F_ONEOFF_PLAYER]:  # (no seat counters its own card)
+                return 60, anchor
             if anchor < 0 or anchor >= n or actor < 0 or actor >= n or actor == anchor:
                 return 51, actor
             s[F_DECLINES] = (actor - anchor - 1 + n) % n
@@ -613,6 +615,8 @@ def setup_pending(s, r):
             return 38, opp
         if ph == PH_FOUR and r[R_FOUR_RANDOM]:
             return 39, turn
+        if ph == PH_FOUR_RANDOM and not r[R_FOUR_RANDOM]:
+            return 59, turn
         s[F_DISCARDS] = k
         s[F_VICTIM] = opp
         actor = ACTOR_CHANCE if ph == PH_FOUR_RANDOM else opp
@@ -666,6 +670,8 @@ SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {
     37: "scrap: a 3 is resolving but the scrap holds nothing it may take",
     38: "{seat}Hand: a 4 is resolving but {seat} has no card to discard",
     39: "phase: with four=random the 4 resolves in phase 'resolvingFourRandom'",
+    59: "phase: 'resolvingFourRandom' needs the four=random option (in this ruleset the 4's victim chooses: "
+        "'resolvingFour')",
     40: "phase: in this ruleset a 5 does not discard, so 'resolvingFive' cannot happen",
     41: "{seat}Hand: a 5 is resolving but {seat} has no card to discard",
     42: "phase: this ruleset has no discard-style hand limit",
@@ -673,12 +679,13 @@ SETUP_ERRORS = {  # message templates: {phase} the phase's name, {seat} p0/p1, {
     44: "oneOff: phase 'resolvingSeven' needs the 7 being resolved (it reaches the scrap only once a revealed card "
         "is played or scrapped)",
     45: "revealed: phase 'resolvingSeven' needs the revealed cards",
-    46: "revealed: a 7 reveals at most {limit} cards in this ruleset",
+    46: "revealed: more cards than a 7 reveals in this ruleset (at most {limit})",
     47: "scuttle: phase 'counteringScuttle' needs the pending scuttle",
     48: "phase: 'counteringScuttle' needs the ten-counters-scuttle option",
     49: "oneOffTarget: a target but no pending one-off in phase '{phase}' (a 7 resolving takes none)",
     50: "chainTop: with no counter played yet, the chain's top is the one-off's player ({seat} is not)",
     51: "asked: the seat asked to counter must be a seat other than the chain's top, not {seat}",
+    60: "chainTop: with one 2 played, the chain's top is the seat that countered, never the one-off's player ({seat})",
     52: "victim: a 4's victim must be another seat of the game, not {seat}",
     53: "response: a royal waits for an answer only in phase 'answeringRoyal' (or while an answering 9 is "
         "countered), not in '{phase}'",

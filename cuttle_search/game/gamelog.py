@@ -20,13 +20,12 @@ from ..engine.seats import opponent
 from ..engine.setup import deal_by
 from .errors import CuttleError, brief
 from .inputs import parse_json, read_text_file
-from .formats.fields import check_keys, read_card
+from .formats.fields import GAME_FORMAT, check_keys, read_card
 from .moves import Move, fields_read
 from .position import Position, PositionError
 from .rules import Ruleset, RulesError, find_ruleset
 from .seats import seat_name
 
-GAME_FORMAT = "cuttle-search/game"
 GAME_VERSION = 1  # written by the arena; a log without one is read as this version
 # every key a log may hold (GameRecord.to_json writes them): any other is refused, so that a
 # misspelt one ("result" as "resutl") is not skipped with the check it would have asked for
@@ -73,12 +72,14 @@ def check_game_log(data: Any) -> dict[str, Any]:
     if players is not None:
         if not isinstance(players, Mapping) or not all(isinstance(v, str) for v in players.values()):
             raise GameLogError(f"players: expected an object like {{\"p0\": \"greedy\", \"p1\": \"random\"}}, got {brief(players)}")
-    seed = data.get("dealSeed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
-        raise GameLogError(f"dealSeed: expected a whole number from 0 to 2^64 - 1, got {brief(seed)}")
+    for key in ("dealSeed", "rngSeed"):
+        seed = data.get(key)
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
+            raise GameLogError(f"{key}: expected a whole number from 0 to 2^64 - 1, got {brief(seed)}")
     result = data.get("result", {})
     if not isinstance(result, Mapping):
         raise GameLogError(f"result: expected an object like {{\"status\": \"won\", \"winner\": \"p0\"}}, got {brief(result)}")
+    check_keys(result, ("status", "winner"), where="result.", what="game log's result", error=GameLogError)
     dealer = data.get("dealer")
     if dealer is not None and not (isinstance(dealer, str) and len(dealer) == 2 and dealer[0] == "p"
                                    and dealer[1] in "0123456789"):

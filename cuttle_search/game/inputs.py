@@ -2,8 +2,8 @@
 
 Everything a stranger can hand the project (position files, hint requests, game logs)
 comes in through here, so the limits live in one place: a size cap, UTF-8 only, and
-JSON that is neither nested past ``MAX_JSON_DEPTH`` nor holds numbers Python refuses
-to convert (over 4,300 digits), with no key twice in one object (which value was meant?)
+JSON that is neither nested past ``MAX_JSON_DEPTH`` nor holds whole numbers of more
+than ``MAX_INT_DIGITS`` digits (no field takes one; Python refuses to convert over 4,300), with no key twice in one object (which value was meant?)
 and no string that is not Unicode text (a lone surrogate such as ``"\\ud800"``, valid
 JSON that no output could print)."""
 
@@ -23,8 +23,20 @@ MAX_JSON_DEPTH = 64
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the start of a \\uD800-\\uDFFF escape
 
 
+def whole_number(text: str, most: int = 10**12) -> int | None:
+    """``text`` as a whole number from 0 to ``most`` (decimal digits only, spaces around
+    allowed), else None: never converts a string too long to be in range (Python refuses
+    over 4,300 digits, and a long one costs time)."""
+    t = text.strip()
+    if not (t.isascii() and t.isdigit()) or len(t.lstrip("0")) > len(str(most)):
+        return None
+    k = int(t)
+    return k if k <= most else None
+
+
 def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The UTF-8 text of ``path``; ``error`` names the path and the problem otherwise."""
+    """The UTF-8 text of ``path`` (a byte order mark at its start skipped); ``error`` names
+    the path and the problem otherwise."""
     if not isinstance(path, (str, os.PathLike)):
         raise error(f"path: expected a file path, got {type(path).__name__}")
     p = Path(path)
@@ -44,7 +56,7 @@ def read_text_file(path: str | Path, error: type[CuttleError], max_bytes: int = 
     if len(data) > max_bytes:
         raise error(f"{str(p)!r} is larger than {max_bytes // (1024 * 1024)} MiB; not a file this reads")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # (a byte order mark, as some editors save UTF-8)
     except UnicodeDecodeError as e:
         raise error(f"{str(p)!r} is not UTF-8 text (byte {e.start})") from None
 
@@ -147,12 +159,16 @@ def parse_json(text: str, error: type[CuttleError], what: str) -> Any:
     if not _depth_ok(text):
         raise error(f"{what}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        value = json.loads(text, object_pairs_hook=_object_without_repeats)
+        value = json.loads(text, object_pairs_hook=_object_without_repeats, parse_int=_bounded_int)
     except _RepeatedKey as e:
         raise error(f"{what}: the key {brief(e.args[0])} appears twice in one object") from None
+    except _LongNumber as e:  # named by its key where one stands before it (not in a list)
+        key = _LONG_NUMBER_KEY.search(text)
+        where = key.group(1) if key and key.group(1).isidentifier() else what
+        raise error(f"{where}: a number of {e.args[0]:,} digits; no field takes one longer than {MAX_INT_DIGITS}") from None
     except json.JSONDecodeError as e:
         raise error(f"{what}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
-    except (ValueError, RecursionError) as e:  # a number over 4,300 digits, nesting
+    except (ValueError, RecursionError) as e:  # nesting, and what else json refuses
         raise error(f"{what}: JSON this reader refuses ({str(e).splitlines()[0][:80]})") from None
     if _SURROGATE_ESCAPE.search(text):  # a pair of escapes is a character; one alone is not
         try:
@@ -164,6 +180,22 @@ def parse_json(text: str, error: type[CuttleError], what: str) -> Any:
 
 class _RepeatedKey(ValueError):
     pass
+
+
+class _LongNumber(ValueError):
+    pass
+
+
+MAX_INT_DIGITS = 100  # longer than any number a field takes (seeds: 20 digits), far short of Python's 4,300
+_LONG_NUMBER_KEY = re.compile(r'"([^"\\]{1,40})"\s*:\s*-?\d{' + str(MAX_INT_DIGITS + 1) + "}")  # a key, then such a number
+
+
+def _bounded_int(digits: str) -> int:
+    """A JSON integer, refused past ``MAX_INT_DIGITS`` digits (before the conversion, which
+    Python refuses past 4,300 and which costs time before that)."""
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _LongNumber(len(digits.lstrip("-")))
+    return int(digits)
 
 
 def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

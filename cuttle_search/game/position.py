@@ -338,6 +338,13 @@ class Position:
         p = self.seat(p)
         return share_of_state(self.state, self.rules_array, p) if self.is_over else None
 
+    def winners(self) -> list[int]:
+        """Every seat of the side that won (both partners of a Team win); none while the
+        game goes on or after a stalemate."""
+        if not self.is_over or self.result()["status"] != "won":
+            return []
+        return [q for q in range(self.players) if self.share_of(q) == 1]
+
     def result(self) -> dict[str, Any]:
         st = self.status
         w = self.winner

@@ -14,6 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from .errors import CuttleError, brief
+from .inputs import whole_number
 from ..engine import layout as L
 from ..engine.state import empty_state
 
@@ -304,9 +305,9 @@ def _apply_option(rules: Ruleset, key: str, value: str) -> Ruleset:
     if key == "players":
         if rules.name != "multiplayer":
             raise RulesError(f"option players: {rules.name} is played by {rules.players} seats, always")
-        if not (value.isascii() and value.isdigit()) or not MIN_PLAYERS <= int(value) <= MAX_PLAYERS:
+        n = whole_number(value, MAX_PLAYERS)
+        if n is None or n < MIN_PLAYERS:
             raise RulesError(f"option players takes a number of seats from {MIN_PLAYERS} to {MAX_PLAYERS}, not {brief(value)}")
-        n = int(value)
         return replace(rules, players=n, pass_limit=n + 1)
     if key in _FLAGS:
         if value not in _ON:

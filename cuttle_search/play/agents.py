@@ -409,6 +409,11 @@ def make_agent(spec: str) -> Agent:
         try:
             params[key] = schema[key](value.strip())
         except ValueError:
+            digits = value.strip()
+            if schema[key] is int and digits.isascii() and digits.isdigit():  # (too long for Python to convert)
+                high = _PARAM_CAPS.get(key)
+                limit = f"at most {high:,.0f}" if high is not None else "shorter"
+                raise AgentError(f"agent {brief(name)}: {key} must be {limit}, not {brief(value)}") from None
             kind = {int: "whole number", float: "number", _flag: "0 or 1"}.get(schema[key], "word")
             raise AgentError(f"agent {brief(name)}: {key} must be a {kind}, not {brief(value)}") from None
         if key in _OWN_CHECKS:
@@ -421,6 +426,8 @@ def make_agent(spec: str) -> Agent:
         high = _PARAM_CAPS.get(key)
         if high is not None and not (is_finite_number(params[key]) and params[key] <= high):
             raise AgentError(f"agent {brief(name)}: {key} must be a finite number at most {high:,.0f}, not {brief(value)}")
+    if "c" in params and "exploration" in params:
+        raise AgentError(f"agent {brief(name)}: c and exploration are one parameter (exploration=X is c=X); give one")
     if "rollout" in params and params["rollout"] not in ROLLOUTS:
         raise AgentError(f"agent {brief(name)}: rollout must be one of {', '.join(ROLLOUTS)}, not {brief(params['rollout'])}")
     if "model" in params and params["model"] not in MODELS:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ..version import __version__
 from ..game.errors import CuttleError
+from ..game.inputs import whole_number
 
 BACKENDS = ("local", "ray")
 MAX_POOL_RESTARTS = 8  # a pool that keeps breaking is a job that kills its worker: stop
@@ -228,7 +229,7 @@ def _check_reachable(address: str) -> None:
     if address == "auto" or "://" in address:
         return
     host, sep, port = address.rpartition(":")
-    if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+    if not sep or not host or not 0 < (whole_number(port, 65535) or 0):
         raise BackendError(f"address: expected HOST:PORT (the head node's GCS address), or auto, got {address!r}")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()

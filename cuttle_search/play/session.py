@@ -33,7 +33,7 @@ from ..analysis.limits import MAX_SEED, CancelEvent
 from ..engine import layout as L
 from ..engine.info import unseen_cards
 from ..game.cards import card_str, cards_in
-from ..game.inputs import check_writable, write_whole
+from ..game.inputs import check_writable, whole_number, write_whole
 from ..game.errors import CuttleError, brief
 from ..game.gamelog import GameLogError, deal_position, read_game
 from ..game.moves import Move
@@ -73,15 +73,6 @@ def split_specs(text: str) -> list[str]:
         else:
             specs.append(part)
     return [p.strip() for p in specs]
-
-
-def whole_number(text: str, most: int = 10**12) -> int | None:
-    """``text`` as a whole number from 0 to ``most`` (decimal digits only), else None."""
-    t = text.strip()
-    if not t.isdecimal() or len(t) > len(str(most)):
-        return None
-    k = int(t)
-    return k if k <= most else None
 
 
 def opponent_specs(text: str, rules: Ruleset, seat: int) -> dict[int, str]:
@@ -254,9 +245,11 @@ class GameSession:
         return self.position.legal_moves() if self.my_turn else []
 
     def result(self) -> dict[str, Any]:
-        """The game's status and winner (``Position.result``) and the person's share of it:
-        1 when their side won, 0 when another did, an equal share in a stalemate."""
+        """The game's status and winner (``Position.result``), every seat of the winning side
+        (``winners``: both partners of a Team win) and the person's share of it: 1 when their
+        side won, 0 when another did, an equal share in a stalemate."""
         out = self.position.result()
+        out["winners"] = [seat_name(q) for q in self.position.winners()]
         if self.is_over:
             out["share"] = win_share(self.position.state, self.position.rules_array, self.seat)
         return out
@@ -422,16 +415,15 @@ class GameSession:
         return p
 
 
-def resume_session(data: Any, seed: int = 0, name: str = "FILE") -> GameSession:
+def resume_session(data: Any, seed: int = 0, review: str = "cuttle-search review FILE") -> GameSession:
     """The game of a saved log (``play --save``, ``save FILE`` at the prompt) going on: its
     rules, deal and players (the one ``human`` seat is the person's), its moves replayed and
     narrated, the agents watching them. ``seed`` seeds the hints and the agents' draws from
     here. A finished game, a log with no human seat or several, and a cuttle.cards history
-    (no agents named) are refused with a PlayError naming the field (``name``: the file,
-    for the review command a finished game is sent to)."""
+    (no agents named) are refused with a PlayError naming the field (``review``: where the
+    message sends a game to be reviewed instead, a command or the page's tab)."""
     if isinstance(data, list):
-        raise PlayError("log: a cuttle.cards history names no agents to play on; review reads it "
-                        "(cuttle-search review FILE)")
+        raise PlayError(f"log: a cuttle.cards history names no agents to play on; review it instead ({review})")
     try:
         start, moves, about = read_game(data)
     except (GameLogError, PositionError) as e:
@@ -461,9 +453,9 @@ def resume_session(data: Any, seed: int = 0, name: str = "FILE") -> GameSession:
         forced = session.my_turn and len(session.position.legal_codes()) == 1
         session._apply(move.code(), forced=forced)
     if session.is_over:
-        res = session.position.result()
-        raise PlayError(f"log: the game is over ({res['status']}" + (f", {res['winner']} wins" if res["winner"] else "")
-                        + f"); review it: cuttle-search review {name}")
+        won = [seat_name(q) for q in session.position.winners()]
+        raise PlayError(f"log: the game is over ({session.position.result()['status']}"
+                        + (f", {' and '.join(won)} win{'s' * (len(won) == 1)}" if won else "") + f"); review it: {review}")
     session.resumed = len(session.moves)
     return session
 

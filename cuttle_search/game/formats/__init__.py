@@ -20,7 +20,7 @@ from ..inputs import parse_json, read_text_file
 from ..position import Position, PositionError, register_formats
 from ..rules import Ruleset, RulesError, get_ruleset
 from .fields import (
-    CUTTLE_CARDS_PHASE, FORMAT_NAME, FORMAT_VERSION, POSITION_KEYS, TOP_LEVEL_KEYS, check_position_keys, dump_position_dict,
+    CUTTLE_CARDS_PHASE, FORMAT_NAME, FORMAT_VERSION, GAME_FORMAT, POSITION_KEYS, TOP_LEVEL_KEYS, check_position_keys, dump_position_dict,
     from_cuttle_cards, is_position_key, parse_phase,
 )
 from .gamestate import normalise_gamestate, position_to_gamestate
@@ -40,6 +40,9 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     ruleset."""
     if not isinstance(data, Mapping):
         raise PositionError("the position must be a JSON object")
+    if data.get("format") == GAME_FORMAT:  # (before its keys, which are a log's)
+        raise PositionError(f"format: {GAME_FORMAT!r} is a game log, not a position: review or replay it "
+                            "(replay --export writes a moment of it as a position)")
     if not from_cuttle_cards(data):  # (a cuttle.cards GameState carries fields of its own)
         check_position_keys(data)
     data = normalise_gamestate(data)
@@ -68,6 +71,9 @@ def build_position(data: Any, rules_override: str | Ruleset | None) -> Position:
     if seat_list:
         return build_seat_position(data, rs)
     if rs.seat_list_form:
+        if rules_override is not None:  # (the position is a two-seat one: the ruleset asked for is at fault)
+            raise PositionError(f"rules: {rs.name} has {rs.players} seats, and this position is of two "
+                                "(the seat-list form holds more: version 2, a 'seats' list)")
         raise PositionError(f"seats: {rs.name} has {rs.players} seats; write the position in the seat-list form "
                             "(version 2, a 'seats' list)")
     return build_v1_position(data, rs)

@@ -25,6 +25,7 @@ from ..position import PHASE_NAMES, PHASE_OF_NAME, Position, PositionError
 from ..seats import seat_name, whole
 
 FORMAT_NAME = "cuttle-search/position"
+GAME_FORMAT = "cuttle-search/game"  # a game log's (game/gamelog.py), named here to tell one from a position
 FORMAT_VERSION = 1
 
 
@@ -280,7 +281,8 @@ def impossible(pos: Position, code: int, detail: int) -> str:
     if code == 73:
         rev = bin(S.get(s, "revealed")).count("1")
         held = f"{S.get(s, 'deck_size')} cards" + (f" and {rev} revealed" if rev else "")
-        return (f"deck: {held}, but at most {detail} can be there after {S.get(s, 'actions')} actions "
+        acts = S.get(s, "actions")
+        return (f"deck: {held}, but at most {detail} can be there after {acts} action{'s' * (acts != 1)} "
                 f"(the deal leaves {int(dealt_deck(r))}; the deck only shrinks"
                 + (", but for a 9 sending a card to its top" if pos.rules.nine == "deck-top" else "")
                 + (", until a reshuffle refills it" if pos.rules.reshuffle else "") + ")")

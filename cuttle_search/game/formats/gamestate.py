@@ -50,6 +50,9 @@ def normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if not isinstance(player, Mapping):
             raise PositionError(f"{seat_name(p)}: expected an object with hand, points and faceCards, got {type(player).__name__}")
+        both = [f"{seat_name(p)}{dst}" for dst in ("Hand", "Points", "FaceCards") if f"{seat_name(p)}{dst}" in d]
+        if both:
+            raise PositionError(f"{seat_name(p)}: given as an object and as {both[0]} too; write the seat in one form")
         for src, dst in (("hand", "Hand"), ("points", "Points"), ("faceCards", "FaceCards")):
             out = []
             for i, item in enumerate(list_field(player.get(src), f"{seat_name(p)}.{src}")):
@@ -72,7 +75,10 @@ def normalise_gamestate(data: Mapping[str, Any]) -> dict[str, Any]:
                         by = p if (n - 1 - k) % 2 == 0 else 1 - p
                         names.append(f"{jack}-{seat_name(by)}")
                     text += "(" + ",".join(names) + ")"
-                if item.get("isFrozen"):  # beside any top-level ``frozen``: a list, one card or null
+                frozen = item.get("isFrozen")
+                if frozen not in (None, True, False):  # (1 is True and 0 False to Python: both mean what they say)
+                    raise PositionError(f"{where}.isFrozen: expected true or false, got {brief(frozen)}")
+                if frozen:  # beside any top-level ``frozen``: a list, one card or null
                     listed = d.get("frozen")
                     listed = [] if listed is None else listed if isinstance(listed, list) else [listed]
                     d["frozen"] = [*listed, card_text(item, where)]
