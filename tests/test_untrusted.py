@@ -238,7 +238,8 @@ def test_an_unexpected_failure_is_an_internal_error_and_the_server_goes_on(monke
 
 
 # ---------------------------------------------------------------- 4. impossible positions
-def _edit(name, **changes):
+def _changed(name, **changes):
+    """A shipped position with fields replaced (None: taken out)."""
     d = position(name)
     for k, v in changes.items():
         if v is None:
@@ -251,13 +252,13 @@ def _edit(name, **changes):
 @pytest.mark.parametrize(
     "data,fragment",
     [
-        (_edit("midgame-main-p0", actions=1000), "actions: 1000 actions reach the limit of 1000"),
-        (_edit("scuttle-block", scuttle={"cardId": "9S", "targetId": "X1"}), "scuttle: 9S on X1"),
-        (_edit("scuttle-block", scuttle={"cardId": "9S", "targetId": "QC"}), "scuttle: 9S on QC"),
-        (_edit("scuttle-block", scuttle={"cardId": "9S", "targetId": "7S"}), "scuttle: 9S on 7S"),
-        (_edit("scuttle-block", scuttle={"cardId": "KD", "targetId": "8H"}, p0Hand=["3C", "9S"]), "scuttle: KD on 8H"),
-        (_edit("frozen-queen-p1", rules="bga-traditional"), "frozen: "),
-        (_edit("midgame-main-p0", passes=2), "passes: passes are counted but the deck is not empty"),
+        (_changed("midgame-main-p0", actions=1000), "actions: 1000 actions reach the limit of 1000"),
+        (_changed("scuttle-block", scuttle={"cardId": "9S", "targetId": "X1"}), "scuttle: 9S on X1"),
+        (_changed("scuttle-block", scuttle={"cardId": "9S", "targetId": "QC"}), "scuttle: 9S on QC"),
+        (_changed("scuttle-block", scuttle={"cardId": "9S", "targetId": "7S"}), "scuttle: 9S on 7S"),
+        (_changed("scuttle-block", scuttle={"cardId": "KD", "targetId": "8H"}, p0Hand=["3C", "9S"]), "scuttle: KD on 8H"),
+        (_changed("frozen-queen-p1", rules="bga-traditional"), "frozen: "),
+        (_changed("midgame-main-p0", passes=2), "passes: passes are counted but the deck is not empty"),
     ],
 )
 def test_impossible_positions_are_refused(tmp_path, data, fragment):
@@ -1102,17 +1103,6 @@ def usage_refused(result, *fragments):
     errors = [x for x in result.stderr.splitlines() if x.startswith("Error: ")]
     assert len(errors) == 1 and all(f in errors[0] for f in fragments), result.stderr
     assert "Traceback" not in result.stderr
-
-
-def _changed(name, **changes):
-    """A shipped position with fields replaced (None: taken out)."""
-    d = position(name)
-    for k, v in changes.items():
-        if v is None:
-            d.pop(k, None)
-        else:
-            d[k] = v
-    return d
 
 
 def test_a_players_option_too_long_to_convert_is_refused_naming_rules(tmp_path):

@@ -94,6 +94,14 @@ def _new_game(page, rules: str, seat: str, opponents: str, seed: int) -> None:
     page.wait_for_function(f"() => state.game && state.game.seed === {seed} && !state.game.partial")
 
 
+def _hint_by_key(page, iterations: int) -> None:
+    """Ask for a hint of ``iterations`` with the ``h`` key and wait for its final answer."""
+    page.fill("#hint-iterations", str(iterations))
+    page.evaluate("() => document.activeElement.blur()")  # keys typed into a field are the field's
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+
+
 def _game(page) -> dict:
     return page.evaluate("() => state.game")
 
@@ -291,10 +299,7 @@ def test_a_hint_streams_partial_answers_to_the_page(page):
 
 def test_cutthroat_hint_shows_every_seats_share(page):
     _new_game(page, "cutthroat", "p0", "random", 8)
-    page.fill("#hint-iterations", "2000")
-    page.evaluate("() => document.activeElement.blur()")  # keys typed into a field are the field's
-    page.keyboard.press("h")
-    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    _hint_by_key(page, 2000)
     assert page.text_content("#hint-table th:nth-child(3)") == "shares by side"
     assert "best reply" not in page.locator("#hint-table th").all_text_contents()  # a two-sided figure
     first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
@@ -305,10 +310,7 @@ def test_cutthroat_hint_shows_every_seats_share(page):
 
 def test_a_team_game_stacks_each_teams_share_once(page):
     _new_game(page, "team", "p0", "random", 8)
-    page.fill("#hint-iterations", "2000")
-    page.evaluate("() => document.activeElement.blur()")
-    page.keyboard.press("h")
-    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    _hint_by_key(page, 2000)
     hint = page.evaluate("() => state.game")  # the seats' partners come from the engine
     assert {s["seat"]: s["partner"] for s in hint["board"]["seats"]} == {"p0": "p2", "p1": "p3", "p2": "p0", "p3": "p1"}
     first_bar = page.locator("#hint-table tr.row").first.locator("svg.bar rect")
@@ -543,10 +545,7 @@ def test_the_ranked_table_fits_beside_the_board_and_a_phone_page_never_scrolls_s
 
 def test_the_shares_bar_draws_the_interval_over_the_viewers_own_segment(page):
     _new_game(page, "cutthroat", "p2", "random", 8)
-    page.fill("#hint-iterations", "2000")
-    page.evaluate("() => document.activeElement.blur()")
-    page.keyboard.press("h")
-    page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
+    _hint_by_key(page, 2000)
     bar = page.locator("#hint-table tr.row").first.locator("svg.bar")
     first = bar.locator("rect").nth(1)  # (after the background)
     assert "p2" in first.locator("title").text_content()
