@@ -570,6 +570,17 @@ def test_a_resumed_game_puts_its_own_seat_and_opponents_in_the_form(page, browse
     assert page.input_value("#seat") == "p0" and page.input_value("#opponents") == "greedy"
 
 
+def test_multiplayer_at_any_seat_count_is_on_the_menu(page):
+    offered = page.eval_on_selector_all("#rules option", "os => os.map(o => o.value)")
+    assert {"multiplayer", "multiplayer:players=2", "multiplayer:players=8"} <= set(offered)
+    agents = page.eval_on_selector_all("#agents option", "os => os.map(o => o.value)")
+    from cuttle_search.play.agents import agent_names
+
+    assert agents == agent_names()  # every agent the server takes, its plugins' too
+    _new_game(page, "multiplayer:players=3", "p1", "random", 4)
+    assert page.locator("#play-board .seat").count() == 3
+
+
 def test_a_team_game_over_names_both_winners(page):
     _new_game(page, "team", "p0", "random", 6)
     _play_out(page, 6)

@@ -282,6 +282,13 @@ REMOVE_ACE_SIX_MIN_PLAYERS = 4
 
 RULESETS: dict[str, Ruleset] = {**PRESETS, **N_SEAT_RULESETS}  # every ruleset get_ruleset knows
 
+
+def game_choices() -> list[str]:
+    """The games a menu offers: every ruleset by name, then multiplayer at each other seat
+    count it takes (``multiplayer:players=N``)."""
+    usual = RULESETS["multiplayer"].players
+    return list(RULESETS) + [f"multiplayer:players={n}" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if n != usual]
+
 _FLAGS = {
     "queens-protect-queens": "queens_protect_queens",
     "three-takes-three": "three_takes_three",

@@ -41,7 +41,7 @@ from .. import __version__
 from ..game.errors import CuttleError, brief
 from ..game.inputs import parse_json
 from ..game.formats.fields import check_keys
-from ..game.rules import RULESETS, RulesError, get_ruleset
+from ..game.rules import RulesError, game_choices, get_ruleset
 from ..hint import MIN_REPORT_EVERY, MAX_RUNNERS_UP, RequestError, ServerLimits, answers, error_object, request_limit
 from . import views
 
@@ -543,9 +543,9 @@ def create_app(limits: ServerLimits = DEFAULT_LIMITS, defaults: Mapping[str, Any
         return Response(pages[name], media_type=STATIC[name], headers={"Cache-Control": "no-cache"})
 
     async def meta(request: Request) -> Response:
-        from ..play.agents import AGENTS
+        from ..play.agents import agent_names
 
-        return JSONResponse({"version": __version__, "rules": list(RULESETS), "agents": list(AGENTS),
+        return JSONResponse({"version": __version__, "rules": game_choices(), "agents": agent_names(),
                              "limits": {"maxIterations": limits.max_iterations, "maxTime": limits.max_time,
                                         "maxRequestBytes": limits.max_request_bytes},
                              "defaults": {"hintIterations": min(DEFAULT_HINT_ITERATIONS, limits.max_iterations),
