@@ -464,11 +464,15 @@ def test_analyse_and_solve_a_position(page):
 
     _analyse_on_the_page(page, "deck-out-endgame", before_run=solvable)
     assert page.locator("#an-table tr.row").count() >= 2
+    status = page.text_content("#an-result-status")  # a quick answer in milliseconds, never "0.00 s"
+    assert re.search(r"iterations in (\d+ ms|\d+\.\d+ s) ", status) and "0.00 s" not in status, status
+    assert page.text_content("#an-table caption").startswith("the search")
     proven = page.locator("#an-table td.proven").all_text_contents()  # the deck is empty: solved first
     assert proven and all(v.split()[0] in ("win", "draw", "loss") for v in proven)
     page.click("#an-solve")
     page.wait_for_selector("#solve-table tr >> nth=1", timeout=60_000)
     values = page.locator("#solve-table td.proven").all_text_contents()
+    assert page.text_content("#solve-table caption").startswith("the exact solver")
     assert values and all(v in ("win", "draw", "loss", "expected", "not proven") for v in values)
 
 

@@ -31,6 +31,7 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 const fmt = (x, d = 3) => (x === null || x === undefined ? '-' : Number(x).toFixed(d));
+const took = (s) => (s < 0.1 ? `${Math.max(1, Math.round(s * 1000))} ms` : `${Number(s).toFixed(s < 10 ? 2 : 1)} s`);  // (5 ms, not 0.00 s)
 const counted = (n, noun, plural) => `${n} ${n === 1 ? noun : (plural || noun + 's')}`;
 const seatNumber = (seat) => Number(String(seat).slice(1));
 
@@ -348,7 +349,7 @@ function onHint(msg) {
   status.dataset.final = msg.partial ? '0' : '1';
   const ri = msg.rootInfo;
   status.textContent = (msg.partial ? `searching… ${ri.iterations.toLocaleString()} iterations` :
-    `${ri.iterations.toLocaleString()} iterations in ${fmt(ri.seconds, 2)} s (${ri.stopReason})`) + ` · ${msg.note}`;
+    `${ri.iterations.toLocaleString()} iterations in ${took(ri.seconds)} (${ri.stopReason})`) + ` · ${msg.note}`;
   renderRanked($('hint-table'), msg.moves, n, (m) => {
     const move = gameMoves().find((x) => x.text === m.move);
     if (move) playMove(move);
@@ -409,9 +410,10 @@ function onAnalysis(msg) {
   status.dataset.updates = String(state.analysisUpdates);
   status.dataset.final = msg.partial ? '0' : '1';
   status.textContent = (msg.partial ? `searching… ${msg.iterations.toLocaleString()} iterations` :
-    `${msg.iterations.toLocaleString()} iterations in ${fmt(msg.seconds, 2)} s (${msg.stopReason})`) + ` · point of view ${msg.pointOfView}`;
+    `${msg.iterations.toLocaleString()} iterations in ${took(msg.seconds)} (${msg.stopReason})`) + ` · point of view ${msg.pointOfView}`;
   const seats = state.position ? state.position.board.seats.length : 2;
   renderRanked($('an-table'), msg.moveInfos, seats, null, msg.pointOfView);
+  if (!$('an-table').querySelector('caption')) $('an-table').prepend(el('caption', { class: 'muted', text: 'the search: each move estimated' }));
   if (!msg.partial) $('an-stop').disabled = true;
 }
 
@@ -420,8 +422,8 @@ function onSolve(msg) {
   const rows = msg.moves.map((m) => el('tr', {}, el('td', { text: String(m.rank) }), el('td', { text: m.move }),
     el('td', { class: 'proven', text: m.value || 'not proven' }), el('td', { text: m.plies === null ? '-' : String(m.plies) }),
     el('td', { class: 'pv', text: m.pv.slice(1).join(' · ') })));
-  $('solve-table').replaceChildren(head, ...rows);
-  $('an-result-status').textContent = `solved: ${msg.value ? 'the position is a ' + msg.value + ' for ' + msg.pointOfView : msg.solvedMoves + ' of ' + msg.moves.length + ' moves proven'} (${msg.nodes.toLocaleString()} nodes, ${fmt(msg.seconds, 2)} s, ${msg.stopReason})`;
+  $('solve-table').replaceChildren(el('caption', { class: 'muted', text: 'the exact solver: each move\'s proven value' }), head, ...rows);
+  $('an-result-status').textContent = `solved: ${msg.value ? 'the position is a ' + msg.value + ' for ' + msg.pointOfView : msg.solvedMoves + ' of ' + msg.moves.length + ' moves proven'} (${msg.nodes.toLocaleString()} nodes, ${took(msg.seconds)}, ${msg.stopReason})`;
   $('an-result-status').dataset.final = '1';
   $('an-stop').disabled = true;
 }
@@ -463,7 +465,7 @@ function chart(review) {
 function onReview(msg) {
   const review = msg.review;
   state.review = review;
-  $('rv-status').textContent = `reviewed ${review.decisions.length} decisions in ${fmt(review.seconds, 1)} s (${review.iterationsPerDecision} iterations a decision)`;
+  $('rv-status').textContent = `reviewed ${review.decisions.length} decisions in ${took(review.seconds)} (${review.iterationsPerDecision} iterations a decision)`;
   $('rv-status').dataset.done = '1';
   $('rv-stop').disabled = true;
   const players = Object.entries(review.players).map(([s, p]) => `${s} ${p}`).join(' vs ') || 'players not recorded';
