@@ -155,6 +155,9 @@ class WholeRange(click.IntRange):
 
     name = "whole number"
 
+    def get_metavar(self, *args: Any, **kwargs: Any) -> str:  # (click's own in --help: not two words)
+        return "INTEGER RANGE"
+
 
 class EnvOption(click.Option):
     """An option that an environment variable may give: a value refused there is named by
@@ -999,7 +1002,7 @@ def play(ctx, rules, seat, opponents, seed, hints, save, resume):
         if resume is not None:
             try:
                 session = resume_session(read_json_file(os.path.expanduser(resume)), seed,
-                                         f"cuttle-search review {shlex.quote(resume)}")
+                                         f"review it: cuttle-search review {shlex.quote(resume)}")
             except CuttleError as e:
                 raise click.BadParameter(str(e), param_hint="--resume") from None
         else:

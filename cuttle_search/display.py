@@ -14,6 +14,22 @@ from .game.seats import seat_name
 
 WIDTH = 100  # the board fits a terminal this wide, whatever the seats
 
+# the decision pending, in plain words to the seat deciding, by the phase name Position.phase_name
+# gives (the terminal's move list and the page's status say it)
+PHASE_WORDS = {
+    "main": "your turn",
+    "countering": "a one-off waits: counter it or not",
+    "resolvingThree": "your 3: take a card from the scrap",
+    "resolvingFour": "a 4 makes you discard",
+    "resolvingFourRandom": "a 4's discards, drawn at random",
+    "resolvingFive": "your 5: discard, then draw",
+    "discardingToHandLimit": "discard down to the hand limit",
+    "resolvingSeven": "your 7: play a card it turned up",
+    "counteringScuttle": "a scuttle waits: block it or let it stand",
+    "answeringRoyal": "a royal waits: send it back with a 9 or let it stand",
+    "gameOver": "the game is over",
+}
+
 
 def _who(pos: Position, p: int, you: int | None) -> str:
     tag = seat_name(p)
@@ -36,12 +52,16 @@ def line_text(line: list, known: int | None) -> str:
     return f"{seen}, {guessed}" if seen else guessed
 
 
+def result_text(pos: Position) -> str:
+    """``won, p1 and p3 win`` (both partners of a Team win), ``stalemate (three passes)``."""
+    winners = [seat_name(q) for q in pos.winners()]
+    return pos.result()["status"] + (f", {' and '.join(winners)} win{'s' * (len(winners) == 1)}" if winners else "")
+
+
 def describe_decision(pos: Position) -> str:
     """``p1 to act: countering`` and the like."""
     if pos.is_over:
-        winners = [seat_name(q) for q in pos.winners()]  # (both partners of a Team win)
-        return f"game over: {pos.result()['status']}" + (f", {' and '.join(winners)} win{'s' * (len(winners) == 1)}"
-                                                        if winners else "")
+        return f"game over: {result_text(pos)}"
     actor = "chance" if pos.actor == L.ACTOR_CHANCE else seat_name(pos.actor)
     return f"{actor} to act ({pos.phase_name})"
 

@@ -26,7 +26,7 @@ from .game.seats import whole
 from .game.formats import TOP_LEVEL_KEYS, from_cuttle_cards, is_position_key, load_position
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
 from .analysis.analyser import MAX_RUNNERS_UP
-from .analysis.ismcts import best_reply_refusal, root_restriction
+from .analysis.ismcts import best_reply_refusal, root_restriction, threads_refusal
 from .analysis.limits import MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
@@ -333,12 +333,15 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         refusal = best_reply_refusal(turns[0][1]) if best_reply else None  # every turn is of the one game
         if refusal is not None:
             raise RequestError(f"bestReply: {refusal}")
-        if len(turns) > 1 and (req.get("allowMoves") is not None or req.get("avoidMoves") is not None):
-            for turn, pos, _ in turns:  # every turn's list checked before any search, naming the turn
+        if len(turns) > 1:  # every turn's root moves checked before any search, naming the turn
+            for turn, pos, _ in turns:
                 try:
-                    root_restriction(pos, req.get("allowMoves"), req.get("avoidMoves"))
+                    roots = root_restriction(pos, req.get("allowMoves"), req.get("avoidMoves"))
+                    refusal = threads_refusal(pos, limit, threads, roots) if pos.actor >= 0 else None
                 except SearchError as e:
                     raise SearchError(f"{e} (at turn {turn})") from None
+                if refusal is not None:
+                    raise SearchError(f"{refusal} (at turn {turn})")
         extra: dict[str, Any] = {"warning": _warning(unknown, "position" not in req)} if unknown else {}
         out = []
         for turn, pos, history in turns:

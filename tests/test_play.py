@@ -438,7 +438,7 @@ def test_a_move_typed_short_names_what_it_needs_and_the_moves_that_say_it():
 
 def test_the_moves_list_names_the_decision_in_plain_words():
     """``your moves (answeringRoyal):`` showed the engine's phase name."""
-    from cuttle_search.play.terminal import PHASE_WORDS
+    from cuttle_search.display import PHASE_WORDS
 
     assert set(PHASE_WORDS) == set(PHASE_NAMES.values())
     out = play("--rules", "team", "--seed", 4, "--opponents", "random").stdout

@@ -1113,6 +1113,8 @@ def test_a_players_option_too_long_to_convert_is_refused_naming_rules(tmp_path):
     answer = H.answer(json.dumps({"id": 1, "position": position("opening-p0"), "rules": f"multiplayer:players={many}"}), {})
     assert answer["field"] == "rules"
     assert get_ruleset("multiplayer:players=0003").players == 3
+    padded = "0" * 5000 + "3"  # (zeros in front are never converted: Python would refuse them all)
+    assert get_ruleset(f"multiplayer:players={padded}").players == 3
 
 
 def test_a_number_too_long_for_any_field_names_its_key(tmp_path):
@@ -1120,6 +1122,8 @@ def test_a_number_too_long_for_any_field_names_its_key(tmp_path):
             "actions: a number of 200 digits")
     answer = H.answer('{"id": 7, "seed": ' + "2" * 150 + "}", {})
     assert answer["id"] == 7 and answer["field"] == "seed" and "150 digits" in answer["error"]
+    in_list = H.answer('{"id": 7, "deck": [' + "1" * 150 + '], "turn": ' + "2" * 101 + "}", {})
+    assert in_list["field"] == "request" and "150 digits" in in_list["error"]  # no key of its own
 
 
 def test_a_gamestate_card_is_frozen_only_by_true(tmp_path):
@@ -1151,6 +1155,17 @@ def test_threads_that_leave_each_tree_fewer_iterations_than_root_moves_are_refus
     answer = H.answer(json.dumps({"id": 1, "iterations": 20, "threads": 2, **position("midgame-main-p0")}), {},
                       H.ServerLimits(max_threads=2))
     assert answer["field"] == "threads"
+    proven = run("analyse", POS / "deck-out-endgame.json", "-n", 8, "--threads", 4, "--json")  # the solver answers
+    assert proven.exit_code == 0 and json.loads(proven.stdout)["rootInfo"]["stopReason"] == "proven"
+    turns = H.answer(json.dumps({"id": 1, "position": position("opening-full"), "moves": ["draw", "draw"],
+                                 "analyzeTurns": [0, 2], "iterations": 12, "threads": 2}), {}, H.ServerLimits(max_threads=2))
+    assert turns["field"] == "threads" and turns["error"].endswith("(at turn 0)")
+
+
+def test_the_search_benchmark_takes_more_threads_than_a_warm_up_gives_root_moves():
+    from cuttle_search.bench.search import search_speed
+
+    assert search_speed("midgame-main-p0", 4000, 40, 1) > 0  # (its warm-up: 500 iterations)
 
 
 @pytest.mark.parametrize(

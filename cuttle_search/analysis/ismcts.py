@@ -231,24 +231,24 @@ def check_search_options(limit: Limit, threads: object, seed: object, rollout: o
         raise SearchError(f"seed: expected a whole number from 0 to 2^63 - 1, got {brief(seed)}")
 
 
-def _searched_count(legal: np.ndarray, roots: tuple) -> int:
-    """How many of the ``legal`` root moves a root restriction leaves to search."""
+def threads_refusal(pos: Position, limit: Limit, threads: int, roots: tuple = _ALL_ROOT_MOVES) -> str | None:
+    """Why ``threads`` threads may not share ``limit`` on ``pos`` (None when they may): an
+    iteration budget that leaves each thread's tree fewer iterations than the moves it
+    searches at the root (``roots``: ``root_restriction``'s), where such trees barely visit
+    each move once and the summed visits that rank the moves would be noise. A time budget
+    is not known ahead; a position with one move is not searched."""
+    n = limit.effective_iterations
+    if n is None or threads == 1:
+        return None
+    legal = pos.legal_codes()
     listed, mode = roots
     inside = int(np.isin(legal, listed).sum())
-    return inside if mode == ROOT_ONLY else len(legal) - inside
-
-
-def _check_tree_sizes(limit: Limit, threads: int, root_moves: int) -> None:
-    """Refuse an iteration budget that leaves each thread's tree fewer iterations than the
-    moves at the root: such trees hardly get past one visit a move, so the moves' summed
-    visits, which rank them, would be noise (a time budget is not known ahead)."""
-    n = limit.effective_iterations
-    if n is None or threads == 1 or root_moves < 2 or n // threads >= root_moves:
-        return
-    most = max(1, n // root_moves)
-    raise SearchError(f"threads: {threads} threads for {n:,} iterations leave each tree {n // threads:,}, "
-                      f"fewer than the {root_moves} moves to search; use at most {most} "
-                      f"thread{'s' * (most != 1)} or more iterations")
+    searched = len(legal) if mode == ROOT_ALL else inside if mode == ROOT_ONLY else len(legal) - inside
+    if searched < 2 or n // threads >= searched:
+        return None
+    most = max(1, n // searched)
+    return (f"threads: {threads} threads for {n:,} iterations leave each tree {n // threads:,}, fewer than the "
+            f"{searched} moves to search; use at most {most} thread{'s' * (most != 1)} or more iterations")
 
 
 def run_search(
@@ -314,7 +314,6 @@ def run_search(
     policy = ROLLOUTS[rollout]
     roots = root_restriction(pos, allow_moves, avoid_moves)
     legal = pos.legal_codes()
-    _check_tree_sizes(limit, threads, len(legal) if roots is _ALL_ROOT_MOVES else _searched_count(legal, roots))
     if not isinstance(estimate_only_move, bool):
         raise SearchError(f"estimate_only_move: expected true or false, got {brief(estimate_only_move)}")
     if len(legal) == 1 and not estimate_only_move:  # nothing to choose: answer at once, whatever the budget
@@ -327,6 +326,9 @@ def run_search(
         return _restricted(solved, roots)
     if first is not None:
         limit = first.remaining(limit)
+    refusal = threads_refusal(pos, limit, threads, roots)  # (once the solver has had its say)
+    if refusal is not None:
+        raise SearchError(refusal)
     r = pos.rules_array
     root = pos.state.copy()
     # what every determinization re-deals: the unseen cards, and the inference (excluded, fresh)

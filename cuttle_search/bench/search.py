@@ -24,7 +24,7 @@ def search_speed(name: str, iterations: int, threads: int, repeats: int) -> floa
     from ..analysis import analyse
 
     pos = Position.load(POSITIONS / f"{name}.json")
-    analyse(pos, iterations=min(iterations, 500), threads=threads, seed=1)
+    analyse(pos, iterations=min(iterations, 500), seed=1)  # (loads the kernels; one thread: the budget is small)
 
     def once() -> float:
         res = analyse(pos, iterations=iterations, threads=threads, seed=1)

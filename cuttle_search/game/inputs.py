@@ -28,7 +28,10 @@ def whole_number(text: str, most: int = 10**12) -> int | None:
     allowed), else None: never converts a string too long to be in range (Python refuses
     over 4,300 digits, and a long one costs time)."""
     t = text.strip()
-    if not (t.isascii() and t.isdigit()) or len(t.lstrip("0")) > len(str(most)):
+    if not (t.isascii() and t.isdigit()):
+        return None
+    t = t.lstrip("0") or "0"  # (zeros in front: as many as one likes, never converted)
+    if len(t) > len(str(most)):
         return None
     k = int(t)
     return k if k <= most else None
@@ -162,9 +165,8 @@ def parse_json(text: str, error: type[CuttleError], what: str) -> Any:
         value = json.loads(text, object_pairs_hook=_object_without_repeats, parse_int=_bounded_int)
     except _RepeatedKey as e:
         raise error(f"{what}: the key {brief(e.args[0])} appears twice in one object") from None
-    except _LongNumber as e:  # named by its key where one stands before it (not in a list)
-        key = _LONG_NUMBER_KEY.search(text)
-        where = key.group(1) if key and key.group(1).isidentifier() else what
+    except _LongNumber as e:  # named by its key where one stands right before it (not in a list)
+        where = _key_before_long_number(text, e.args[0]) or what
         raise error(f"{where}: a number of {e.args[0]:,} digits; no field takes one longer than {MAX_INT_DIGITS}") from None
     except json.JSONDecodeError as e:
         raise error(f"{what}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
@@ -187,7 +189,19 @@ class _LongNumber(ValueError):
 
 
 MAX_INT_DIGITS = 100  # longer than any number a field takes (seeds: 20 digits), far short of Python's 4,300
-_LONG_NUMBER_KEY = re.compile(r'"([^"\\]{1,40})"\s*:\s*-?\d{' + str(MAX_INT_DIGITS + 1) + "}")  # a key, then such a number
+_LONG_DIGITS = re.compile(r"\d{" + str(MAX_INT_DIGITS + 1) + ",}")
+_KEY_BEFORE = re.compile(r'"([A-Za-z_][A-Za-z0-9_]{0,39})"\s*:\s*-?$')
+
+
+def _key_before_long_number(text: str, digits: int) -> str | None:
+    """The key of the first run of more than ``MAX_INT_DIGITS`` digits in ``text``, when
+    that run is the number json refused (``digits`` long) and a key stands right before it;
+    else None (a number in a list, or digits inside a string)."""
+    run = _LONG_DIGITS.search(text)
+    if run is None or len(run.group()) != digits:
+        return None
+    key = _KEY_BEFORE.search(text, max(0, run.start() - 60), run.start())
+    return key.group(1) if key else None
 
 
 def _bounded_int(digits: str) -> int:

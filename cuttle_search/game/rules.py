@@ -334,7 +334,7 @@ def _canonical(key: str, value: str) -> tuple[str, str]:
     if key in _FLAGS:
         value = "on" if _ON[value] else "off"
     if key == "players":
-        value = str(int(value))
+        value = str(whole_number(value, MAX_PLAYERS))  # (_apply_option has checked it)
     return key, value
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..analysis import AnalysisResult, analyse
 from ..analysis.limits import MAX_SEED, CancelEvent
+from ..display import result_text
 from ..engine import layout as L
 from ..engine.info import unseen_cards
 from ..game.cards import card_str, cards_in
@@ -415,15 +416,15 @@ class GameSession:
         return p
 
 
-def resume_session(data: Any, seed: int = 0, review: str = "cuttle-search review FILE") -> GameSession:
+def resume_session(data: Any, seed: int = 0, review: str = "review it: cuttle-search review FILE") -> GameSession:
     """The game of a saved log (``play --save``, ``save FILE`` at the prompt) going on: its
     rules, deal and players (the one ``human`` seat is the person's), its moves replayed and
     narrated, the agents watching them. ``seed`` seeds the hints and the agents' draws from
     here. A finished game, a log with no human seat or several, and a cuttle.cards history
-    (no agents named) are refused with a PlayError naming the field (``review``: where the
-    message sends a game to be reviewed instead, a command or the page's tab)."""
+    (no agents named) are refused with a PlayError naming the field (``review``: how the
+    message sends such a game to be reviewed instead, a command or the page's tab)."""
     if isinstance(data, list):
-        raise PlayError(f"log: a cuttle.cards history names no agents to play on; review it instead ({review})")
+        raise PlayError(f"log: a cuttle.cards history names no agents to play on; {review}")
     try:
         start, moves, about = read_game(data)
     except (GameLogError, PositionError) as e:
@@ -453,9 +454,7 @@ def resume_session(data: Any, seed: int = 0, review: str = "cuttle-search review
         forced = session.my_turn and len(session.position.legal_codes()) == 1
         session._apply(move.code(), forced=forced)
     if session.is_over:
-        won = [seat_name(q) for q in session.position.winners()]
-        raise PlayError(f"log: the game is over ({session.position.result()['status']}"
-                        + (f", {' and '.join(won)} win{'s' * (len(won) == 1)}" if won else "") + f"); review it: {review}")
+        raise PlayError(f"log: the game is over ({result_text(session.position)}); {review}")
     session.resumed = len(session.moves)
     return session
 

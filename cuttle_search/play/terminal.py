@@ -16,30 +16,16 @@ import click
 
 from ..analysis.limits import DEFAULT_ITERATIONS, MAX_ITERATIONS
 from ..analysis.solve_threads import searched_until_interrupted
-from ..display import describe_decision, render
+from ..display import PHASE_WORDS, describe_decision, render
 from ..game.errors import CuttleError, brief
 from ..game.moves import TYPE_OF_KIND, IllegalMoveError, Move, MoveError
 from ..game.position import number_word
 from ..game.seats import seat_name
-from .session import Event, GameSession, PlayError, whole_number
+from ..game.inputs import whole_number
+from .session import Event, GameSession, PlayError
 
 HINT_ROWS = 10  # a hint lists the best moves, at most this many
 COMPLETIONS = 6  # a move typed short lists at most this many of the legal moves it begins
-
-# the decision pending, in plain words, by the phase name Position.phase_name gives
-PHASE_WORDS = {
-    "main": "your turn",
-    "countering": "a one-off waits: counter it or not",
-    "resolvingThree": "your 3: take a card from the scrap",
-    "resolvingFour": "a 4 makes you discard",
-    "resolvingFourRandom": "a 4's discards, drawn at random",
-    "resolvingFive": "your 5: discard, then draw",
-    "discardingToHandLimit": "discard down to the hand limit",
-    "resolvingSeven": "your 7: play a card it turned up",
-    "counteringScuttle": "a scuttle waits: block it or let it stand",
-    "answeringRoyal": "a royal waits: send it back with a 9 or let it stand",
-    "gameOver": "the game is over",
-}
 
 HELP = """\
 commands:

@@ -276,7 +276,7 @@ class Client:
             for spec in players.values():
                 if isinstance(spec, str) and spec != HUMAN:
                     _check_agents(spec, self.limits, "players")
-        self._begin(req_id, "resume", lambda: resume_session(data, seed, "the Review tab"))
+        self._begin(req_id, "resume", lambda: resume_session(data, seed, "open it in the Review tab"))
 
     def _begin(self, req_id: Any, kind: str, make: Callable[[], Any]) -> None:
         """Start the session ``make`` builds and play the agents up to the person's decision."""

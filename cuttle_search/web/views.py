@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..display import board_order, describe_decision
+from ..display import PHASE_WORDS, board_order, describe_decision
 from ..engine.seats import partner
 from ..game.cards import card_str
 from ..game.formats import taken_stacks
@@ -90,6 +90,7 @@ def board_json(pos: Position, players: tuple[str, ...] | None = None, you: int |
         "turnPlayer": seat_name(pos.turn_player),
         "actor": None if pos.is_over else ("chance" if pos.actor < 0 else seat_name(pos.actor)),
         "phase": pos.phase_name,
+        "phaseWords": PHASE_WORDS[pos.phase_name],  # (to the seat deciding)
         "decision": describe_decision(pos),
         "over": pos.is_over,
         "result": pos.result(),
@@ -139,6 +140,7 @@ def session_json(session: Any) -> dict[str, Any]:
         "rules": session.rules.spec,
         "seat": seat_name(session.seat),
         "seed": session.seed,
+        "seedText": str(session.seed),  # (a JavaScript number rounds a seed above 2^53)
         "players": {seat_name(q): name for q, name in enumerate(players)},
         "board": board_json(session.view(), players, session.seat),
         "moves": moves_json(session.legal_moves()),

@@ -66,7 +66,8 @@ def _attachments_text(s: np.ndarray, base: Card, royal: bool) -> list[str]:
     if not royal:
         jacks = sorted((S.jack_get(s, "level", j), C.card_id(C.JACK, j)) for j in range(L.N_JACKS) if S.jack_get(s, "on", j) == base)
         for _, jack in jacks:
-            out.append(card_str(jack) + _played_by(S.jack_get(s, "by", jack - 40), S.jack_get(s, "to", jack - 40)))
+            slot = C.suit_of(jack)  # (a Jack's slot is its suit's)
+            out.append(card_str(jack) + _played_by(S.jack_get(s, "by", slot), S.jack_get(s, "to", slot)))
             out += _jokers_text(s, jack)
     else:
         out += _jokers_text(s, base)

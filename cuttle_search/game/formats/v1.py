@@ -303,7 +303,7 @@ def _add_point_stack(s: np.ndarray, rs: Ruleset, seen: SeenCards, item: Any, p: 
             seen.add(j, where)
             jacks.append((j, by))
     for level, (j, by) in enumerate(jacks):
-        idx = j - 40
+        idx = C.suit_of(j)  # (a Jack's slot is its suit's)
         S.jack_put(s, "on", idx, c)
         S.jack_put(s, "by", idx, by)
         S.jack_put(s, "to", idx, by)

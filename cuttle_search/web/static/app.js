@@ -14,7 +14,8 @@ const state = {
   game: null, selected: null, cursor: -1, digits: '', digitTimer: null,
   hintUpdates: 0, analysisUpdates: 0, timing: null,
   position: null, review: null, reviewIndex: -1,
-  loadedText: null, loadingText: null,  // the Analyse box's text on the board, and the one asked for
+  loadedText: null, loading: null,  // the Analyse box's text on the board; the load asked for ({id, text})
+  jobs: { analyse: null, review: null },  // each pane's running request: answers to an older one are stale
 };
 
 // ------------------------------------------------------------ small helpers
@@ -50,8 +51,14 @@ function onError(msg) {
   if (STOP_OF[msg.for]) $(STOP_OF[msg.for]).disabled = true;
   if (STATUS_OF[msg.for]) $(STATUS_OF[msg.for]).textContent = 'not done: see the error message';
 }
+// whether an Analyse or Review answer is to the pane's running request (a preempted one's
+// last answer arrives after the next request was sent: it must not end the new one)
+const PANE_OF = { analyse: 'analyse', solve: 'analyse', review: 'review' };
+const current = (kind, msg) => !PANE_OF[kind] || state.jobs[PANE_OF[kind]] === msg.id;
+
 // a job the server stopped (asked to, or for a newer request): its pane says so, not "working"
 function onStopped(msg) {
+  if (!current(msg.for, msg)) return;
   if (STOP_OF[msg.for]) $(STOP_OF[msg.for]).disabled = true;
   const status = STATUS_OF[msg.for] && $(STATUS_OF[msg.for]);
   if (status && msg.for !== 'hint') {  // (a stopped hint keeps the table it had: its status says how far it got)
@@ -215,11 +222,14 @@ function onCardClick(card) {
 }
 
 function renderGame(game) {
-  const another = !state.game || ['seed', 'rules', 'seat'].some((k) => state.game[k] !== game[k]) ||
+  const another = !state.game || ['seedText', 'rules', 'seat'].some((k) => state.game[k] !== game[k]) ||
     JSON.stringify(state.game.players) !== JSON.stringify(game.players);
   if (another) {
     // the form shows the game being played (a resumed one's rules, seat and opponents come from its log)
-    if (![...$('rules').options].some((o) => o.value === game.rules)) $('rules').append(el('option', { value: game.rules, text: game.rules }));
+    if (![...$('rules').options].some((o) => o.value === game.rules)) {  // (a resumed game's rules with options: one such entry at a time)
+      $('rules').querySelectorAll('option[data-resumed]').forEach((o) => o.remove());
+      $('rules').append(el('option', { value: game.rules, text: game.rules, 'data-resumed': '1' }));
+    }
     $('rules').value = game.rules;
     $('seat').value = game.seat;
     const others = Object.entries(game.players).filter(([seat]) => seat !== game.seat).map(([, spec]) => spec);
@@ -230,7 +240,7 @@ function renderGame(game) {
   state.cursor = game.moves.length ? 0 : -1;
   state.digits = '';
   if (!game.partial) delete $('play-moves').dataset.waiting;  // (partial: the opponents are still moving)
-  renderBoard($('play-board'), game.board, game.players, { play: true, seed: game.seed });
+  renderBoard($('play-board'), game.board, game.players, { play: true, seed: game.seedText });
   $('play-board').dataset.ply = game.ply;
   const r = game.result;
   let status;
@@ -238,7 +248,7 @@ function renderGame(game) {
     const share = r.share === 1 ? 'you win' : r.share === 0 ? 'you lose' : `your share ${fmt(r.share, 2)}`;
     const winners = r.winners && r.winners.length ? r.winners : (r.winner ? [r.winner] : []);
     status = `game over: ${r.status}, ${winners.length ? winners.join(' and ') + (winners.length > 1 ? ' win' : ' wins') : 'nobody wins'}: ${share}`;
-  } else status = game.myTurn ? `your decision (${game.board.phase})` : game.board.decision;
+  } else status = game.myTurn ? `your decision: ${game.board.phaseWords}` : game.board.decision;
   $('play-status').textContent = status;
   $('play-status').dataset.over = game.over ? '1' : '0';
   const list = $('play-moves');
@@ -379,8 +389,9 @@ function askHint() {
 function positionText() { return $('pos-text').value; }
 
 function loadPosition(text) {
-  state.loadingText = text;
-  return send({ type: 'load', position: text });
+  const id = send({ type: 'load', position: text });
+  if (id !== null) state.loading = { id, text };
+  return id;
 }
 
 // the box's text, for Analyse and Solve: loaded first when the board shows another, so
@@ -393,7 +404,7 @@ function boardText() {
 
 function onPosition(msg) {
   state.position = msg;
-  state.loadedText = state.loadingText;
+  if (state.loading && state.loading.id === msg.id) state.loadedText = state.loading.text;
   renderBoard($('an-board'), msg.board, null);
   $('an-status').textContent = msg.board.decision + (msg.solvable ? ' · nothing hidden: the solver can prove it' : '');
   $('an-run').disabled = !msg.board.actor || msg.board.actor === 'chance';
@@ -405,6 +416,7 @@ function onPosition(msg) {
 }
 
 function onAnalysis(msg) {
+  if (!current('analyse', msg)) return;
   if (msg.partial) state.analysisUpdates += 1;
   const status = $('an-result-status');
   status.dataset.updates = String(state.analysisUpdates);
@@ -418,6 +430,7 @@ function onAnalysis(msg) {
 }
 
 function onSolve(msg) {
+  if (!current('solve', msg)) return;
   const head = el('tr', {}, ...['#', 'move', 'value', 'plies', 'line'].map((t) => el('th', { text: t })));
   const rows = msg.moves.map((m) => el('tr', {}, el('td', { text: String(m.rank) }), el('td', { text: m.move }),
     el('td', { class: 'proven', text: m.value || 'not proven' }), el('td', { text: m.plies === null ? '-' : String(m.plies) }),
@@ -463,6 +476,7 @@ function chart(review) {
 }
 
 function onReview(msg) {
+  if (!current('review', msg)) return;
   const review = msg.review;
   state.review = review;
   $('rv-status').textContent = `reviewed ${review.decisions.length} decisions in ${took(review.seconds)} (${review.iterationsPerDecision} iterations a decision)`;
@@ -553,9 +567,9 @@ function onMessage(event) {
     case 'position': onPosition(msg); break;
     case 'analysis': onAnalysis(msg); break;
     case 'solve': onSolve(msg); break;
-    case 'solveProgress': $('an-result-status').textContent = `solving… ${msg.stage} ${msg.done}/${msg.total} moves, ${msg.nodes.toLocaleString()} nodes`; break;
+    case 'solveProgress': if (current('solve', msg)) $('an-result-status').textContent = `solving… ${msg.stage} ${msg.done}/${msg.total} moves, ${msg.nodes.toLocaleString()} nodes`; break;
     case 'review': onReview(msg); break;
-    case 'reviewProgress': $('rv-status').textContent = `reviewing… ${msg.done}/${msg.total} decisions`; break;
+    case 'reviewProgress': if (current('review', msg)) $('rv-status').textContent = `reviewing… ${msg.done}/${msg.total} decisions`; break;
     case 'log': download(msg.filename, msg.text); break;  // the server's text: JSON.parse would round dealSeed
     case 'stopped': onStopped(msg); break;
     case 'error': onError(msg); break;
@@ -655,13 +669,17 @@ function init() {
     const message = { type: 'analyse', position: boardText() };
     const it = $('an-iterations').value.trim();
     if (it) message.iterations = budgetField(it);
-    if (send(message) === null) return;
+    const id = send(message);
+    if (id === null) return;
+    state.jobs.analyse = id;
     $('an-result-status').textContent = 'searching…';
     $('an-result-status').dataset.final = '0';
     $('an-stop').disabled = false;
   });
   $('an-solve').addEventListener('click', () => {
-    if (send({ type: 'solve', position: boardText() }) === null) return;
+    const id = send({ type: 'solve', position: boardText() });
+    if (id === null) return;
+    state.jobs.analyse = id;
     $('an-result-status').dataset.final = '0';
     $('an-stop').disabled = false;
   });
@@ -670,7 +688,9 @@ function init() {
     const message = { type: 'review', game: text };
     const it = $('rv-iterations').value.trim();
     if (it) message.iterations = budgetField(it);
-    if (send(message) === null) return;
+    const id = send(message);
+    if (id === null) return;
+    state.jobs.review = id;
     $('rv-status').textContent = 'reviewing…';
     $('rv-status').dataset.done = '0';
     $('rv-stop').disabled = false;
