@@ -27,6 +27,7 @@ from .game.formats import TOP_LEVEL_KEYS, from_cuttle_cards, is_position_key, lo
 from .analysis import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, Hint, Limit, SearchError, best_move
 from .analysis.analyser import MAX_RUNNERS_UP
 from .analysis.ismcts import best_reply_refusal, root_restriction, threads_refusal
+from .analysis.solve_first import solver_applies
 from .analysis.limits import MAX_EXPLORATION
 
 REQUEST_KEYS = ("id", "iterations", "time", "seed", "threads", "rules", "position", "runnersUp",
@@ -337,9 +338,11 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
             for turn, pos, _ in turns:
                 try:
                     roots = root_restriction(pos, req.get("allowMoves"), req.get("avoidMoves"))
-                    refusal = threads_refusal(pos, limit, threads, roots) if pos.actor >= 0 else None
                 except SearchError as e:
                     raise SearchError(f"{e} (at turn {turn})") from None
+                # (where nothing is hidden the solver answers first, and the search checks
+                # the threads only if it does not prove the turn: below, naming the turn too)
+                refusal = None if solver_applies(pos) else threads_refusal(pos, limit, threads, roots)
                 if refusal is not None:
                     raise SearchError(f"{refusal} (at turn {turn})")
         extra: dict[str, Any] = {"warning": _warning(unknown, "position" not in req)} if unknown else {}
@@ -351,25 +354,30 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
                 partial = snap.partial()
                 emit(_hint_json(req_id, Hint(partial.moves[0], partial.moves[1 : 1 + runners_up], partial), here))
 
-            hint = best_move(
-                pos,
-                iterations=limit.iterations,
-                time=limit.time,
-                threads=threads,
-                seed=seed,
-                runners_up=runners_up,
-                rollout=rollout,
-                exploration=exploration,
-                widen=widen,
-                best_reply=best_reply,
-                stop=req.get("stop"),
-                cancel=cancel,
-                allow_moves=req.get("allowMoves"),
-                avoid_moves=req.get("avoidMoves"),
-                progress=report if every is not None and emit is not None else None,
-                every=every or 0.1,
-                history=history,
-            )
+            try:
+                hint = best_move(
+                    pos,
+                    iterations=limit.iterations,
+                    time=limit.time,
+                    threads=threads,
+                    seed=seed,
+                    runners_up=runners_up,
+                    rollout=rollout,
+                    exploration=exploration,
+                    widen=widen,
+                    best_reply=best_reply,
+                    stop=req.get("stop"),
+                    cancel=cancel,
+                    allow_moves=req.get("allowMoves"),
+                    avoid_moves=req.get("avoidMoves"),
+                    progress=report if every is not None and emit is not None else None,
+                    every=every or 0.1,
+                    history=history,
+                )
+            except SearchError as e:  # (of one turn of several: which)
+                if len(turns) > 1:
+                    raise SearchError(f"{e} (at turn {turn})") from None
+                raise
             out.append(_hint_json(req_id, hint, here))
         return out
     except CuttleError as e:

@@ -1157,9 +1157,23 @@ def test_threads_that_leave_each_tree_fewer_iterations_than_root_moves_are_refus
     assert answer["field"] == "threads"
     proven = run("analyse", POS / "deck-out-endgame.json", "-n", 8, "--threads", 4, "--json")  # the solver answers
     assert proven.exit_code == 0 and json.loads(proven.stdout)["rootInfo"]["stopReason"] == "proven"
-    turns = H.answer(json.dumps({"id": 1, "position": position("opening-full"), "moves": ["draw", "draw"],
-                                 "analyzeTurns": [0, 2], "iterations": 12, "threads": 2}), {}, H.ServerLimits(max_threads=2))
-    assert turns["field"] == "threads" and turns["error"].endswith("(at turn 0)")
+    # a game's turns: each checked before any is searched, but for those the solver answers first
+    start = Position.load(POS / "opening-full.json")
+    first = len(start.legal_codes())
+    later = start.copy()
+    for move in ("draw", "draw"):
+        later.play(move)
+    assert len(later.legal_codes()) > first
+    partials: list = []
+    turns = H.answers(json.dumps({"id": 1, "position": position("opening-full"), "moves": ["draw", "draw"],
+                                  "analyzeTurns": [0, 2], "iterations": 2 * first, "threads": 2,
+                                  "reportDuringSearchEvery": 0.05}), {}, H.ServerLimits(max_threads=2),
+                      emit=partials.append)
+    assert turns[-1]["field"] == "threads" and turns[-1]["error"].endswith("(at turn 2)") and not partials
+    endgame = {"id": 1, "position": position("deck-out-endgame") | {"view": "full"}, "moves": ["pass"],
+               "analyzeTurns": [0, 1], "iterations": 8, "threads": 4}
+    proven = H.answers(json.dumps(endgame), {}, H.ServerLimits(max_threads=4))
+    assert [a.get("error") for a in proven] == [None, None] and all("move" in a for a in proven)
 
 
 def test_the_search_benchmark_takes_more_threads_than_a_warm_up_gives_root_moves():

@@ -216,6 +216,7 @@ def test_a_seed_past_what_a_javascript_number_holds_keeps_its_deal_and_its_log(p
 
     seed = 2**53 + 1
     _new_game(page, "multiplayer", "p0", "random", seed)
+    assert f"seed {seed}" in page.text_content("#play-board")  # its digits (seedText), not the rounded number
     rng = random.Random(seed)
     for _ in range(3):
         game = _game(page)
@@ -606,9 +607,9 @@ def test_a_preempted_search_leaves_the_new_one_its_stop_button(page):
     page.fill("#an-iterations", "300000")
     page.click("#an-run")
     page.wait_for_function("() => document.getElementById('an-result-status').textContent.startsWith('searching… ')")
+    first = page.evaluate("() => state.jobs.analyse")
     page.click("#an-run")  # again: the first is stopped and its last answer is stale
-    page.wait_for_function("(first) => state.jobs.analyse > first && state.analysisUpdates >= 2",
-                           arg=page.evaluate("() => state.jobs.analyse") - 1)
+    page.wait_for_function("(first) => state.jobs.analyse > first && state.analysisUpdates >= 2", arg=first)
     assert not page.is_disabled("#an-stop")
     assert page.get_attribute("#an-result-status", "data-final") == "0"
     page.click("#an-stop")

@@ -12,6 +12,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ..analysis.limits import MAX_THREADS
 from ..game.position import Position
 from .common import POSITIONS, _median_runs, command_seconds
 
@@ -67,7 +68,7 @@ def run_search_benchmark(quick: bool = False, progress: bool = False) -> dict[st
     from ..analysis.tree import BYTES_PER_NODE
 
     iterations, repeats = (20_000, 3) if quick else (100_000, 5)
-    cores = os.cpu_count() or 1
+    cores = min(os.cpu_count() or 1, MAX_THREADS)
     bar = tqdm(total=2 * len(SEARCH_POSITIONS) + 1 + len(SCALING_POSITIONS), desc="search benchmark", disable=not progress or None, file=sys.stderr)
     per_position = {}
     for name in SEARCH_POSITIONS:

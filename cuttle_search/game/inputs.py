@@ -189,7 +189,7 @@ class _LongNumber(ValueError):
 
 
 MAX_INT_DIGITS = 100  # longer than any number a field takes (seeds: 20 digits), far short of Python's 4,300
-_LONG_DIGITS = re.compile(r"\d{" + str(MAX_INT_DIGITS + 1) + ",}")
+_LONG_DIGITS = re.compile(r"(?<![\d.eE+-])-?\d{" + str(MAX_INT_DIGITS + 1) + r",}(?![\d.eE])")  # (a whole number)
 _KEY_BEFORE = re.compile(r'"([A-Za-z_][A-Za-z0-9_]{0,39})"\s*:\s*-?$')
 
 
@@ -198,7 +198,7 @@ def _key_before_long_number(text: str, digits: int) -> str | None:
     that run is the number json refused (``digits`` long) and a key stands right before it;
     else None (a number in a list, or digits inside a string)."""
     run = _LONG_DIGITS.search(text)
-    if run is None or len(run.group()) != digits:
+    if run is None or len(run.group().lstrip("-")) != digits:
         return None
     key = _KEY_BEFORE.search(text, max(0, run.start() - 60), run.start())
     return key.group(1) if key else None

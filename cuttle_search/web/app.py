@@ -160,8 +160,10 @@ class Client:
                     message = self.partials.pop(message["of"])
             try:
                 text = json.dumps(message, allow_nan=False)
-            except ValueError:
-                text = json.dumps({"type": "error", "error": "internal: a non-finite number", "field": "internal"})
+            except ValueError:  # (a defect: the pane the answer was for hears of it, as of any error)
+                text = json.dumps({"type": "error", "for": _KIND_OF_ANSWER.get(message["type"], "request"),
+                                   "id": message.get("id"), "error": "internal: a non-finite number",
+                                   "field": "internal"})
             try:
                 await self.ws.send_text(text)
             except Exception:  # the page went away: nothing more can reach it
@@ -464,6 +466,9 @@ class Client:
             sender.cancel()
 
 
+# the request kind an answer of each type is for (the page finds the pane by it)
+_KIND_OF_ANSWER = {"game": "play", "hint": "hint", "position": "load", "analysis": "analyse", "solve": "solve",
+                   "solveProgress": "solve", "review": "review", "reviewProgress": "review"}
 _FIELD_OF_KIND = {"play": "move", "review": "game", "analyse": "position", "solve": "position", "load": "position",
                   "hint": "hint", "new": "rules", "resume": "game"}
 

@@ -15,7 +15,7 @@ const state = {
   hintUpdates: 0, analysisUpdates: 0, timing: null,
   position: null, review: null, reviewIndex: -1,
   loadedText: null, loading: null,  // the Analyse box's text on the board; the load asked for ({id, text})
-  jobs: { analyse: null, review: null },  // each pane's running request: answers to an older one are stale
+  jobs: { hint: null, analyse: null, review: null },  // each pane's running request: answers to an older one are stale
 };
 
 // ------------------------------------------------------------ small helpers
@@ -32,7 +32,8 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 const fmt = (x, d = 3) => (x === null || x === undefined ? '-' : Number(x).toFixed(d));
-const took = (s) => (s < 0.1 ? `${Math.max(1, Math.round(s * 1000))} ms` : `${Number(s).toFixed(s < 10 ? 2 : 1)} s`);  // (5 ms, not 0.00 s)
+const took = (s) => (s === null || s === undefined ? '-' : s < 0.0005 ? 'under 1 ms'
+  : s < 0.1 ? `${Math.round(s * 1000)} ms` : `${Number(s).toFixed(s < 10 ? 2 : 1)} s`);  // (5 ms, not 0.00 s)
 const counted = (n, noun, plural) => `${n} ${n === 1 ? noun : (plural || noun + 's')}`;
 const seatNumber = (seat) => Number(String(seat).slice(1));
 
@@ -48,13 +49,15 @@ const STOP_OF = { hint: 'hint-stop', analyse: 'an-stop', solve: 'an-stop', revie
 function onError(msg) {
   showError(msg);
   if (msg.for === 'play') delete $('play-moves').dataset.waiting;
+  if (!current(msg.for, msg)) return;  // (an older request's: the pane's running one goes on)
   if (STOP_OF[msg.for]) $(STOP_OF[msg.for]).disabled = true;
   if (STATUS_OF[msg.for]) $(STATUS_OF[msg.for]).textContent = 'not done: see the error message';
 }
 // whether an Analyse or Review answer is to the pane's running request (a preempted one's
 // last answer arrives after the next request was sent: it must not end the new one)
-const PANE_OF = { analyse: 'analyse', solve: 'analyse', review: 'review' };
-const current = (kind, msg) => !PANE_OF[kind] || state.jobs[PANE_OF[kind]] === msg.id;
+const PANE_OF = { hint: 'hint', analyse: 'analyse', solve: 'analyse', review: 'review' };
+// (an answer with no id, to a line the server could not read, is taken as the pane's)
+const current = (kind, msg) => !PANE_OF[kind] || msg.id === null || msg.id === undefined || state.jobs[PANE_OF[kind]] === msg.id;
 
 // a job the server stopped (asked to, or for a newer request): its pane says so, not "working"
 function onStopped(msg) {
@@ -351,6 +354,7 @@ function renderRanked(table, moves, seats, onPick, viewer) {
 }
 
 function onHint(msg) {
+  if (!current('hint', msg)) return;
   const n = state.game ? state.game.board.seats.length : 2;
   if (msg.partial) state.hintUpdates += 1;
   if (state.timing) state.timing.updates.push([performance.now(), !!msg.partial]);  // for benchmarks/web.py
@@ -381,7 +385,9 @@ function askHint() {
   const message = { type: 'hint' };
   if (it) message.iterations = budgetField(it);
   state.timing = { asked: performance.now(), updates: [] };
-  if (send(message) === null) { $('hint-status').textContent = ''; return; }
+  const id = send(message);
+  if (id === null) { $('hint-status').textContent = ''; return; }
+  state.jobs.hint = id;
   $('hint-stop').disabled = false;
 }
 
