@@ -602,6 +602,19 @@ def test_a_team_game_over_names_both_winners(page):
         pytest.fail("no Team game of six was won")
 
 
+def test_one_stray_n_does_not_end_a_game_under_way(page):
+    _new_game(page, "cuttle-cards", "p0", "random", 23)
+    game = _game(page)
+    _click_move(page, game["moves"][0])
+    _wait_played(page, game["ply"])
+    played = _game(page)["ply"]
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("n")
+    assert "press n again" in page.text_content("#play-status") and _game(page)["ply"] == played
+    page.keyboard.press("n")
+    page.wait_for_function("() => state.game.ply === 0 && !state.game.partial")
+
+
 def test_a_preempted_search_leaves_the_new_one_its_stop_button(page):
     _analyse_on_the_page(page, "midgame-main-p0", iterations=300)
     page.fill("#an-iterations", "300000")

@@ -11,7 +11,7 @@ const LABEL_COLOURS = { blunder: '#c0392b', mistake: '#e67e22', inaccuracy: '#f1
 
 const state = {
   ws: null, meta: null, nextId: 1,
-  game: null, selected: null, cursor: -1, digits: '', digitTimer: null,
+  game: null, selected: null, cursor: -1, digits: '', digitTimer: null, confirmNew: false,
   hintUpdates: 0, analysisUpdates: 0, timing: null,
   position: null, review: null, reviewIndex: -1,
   loadedText: null, loading: null,  // the Analyse box's text on the board; the load asked for ({id, text})
@@ -636,7 +636,17 @@ function onKey(e) {
     if (moves[state.cursor] && !$('play-moves').dataset.waiting) playMove(moves[state.cursor]);
     e.preventDefault();
   } else if (e.key === 'h') askHint();
-  else if (e.key === 'n') $('new-game').requestSubmit();
+  else if (e.key === 'n') {
+    // a game under way ends only on a second n: one stray key must not lose it
+    if (state.game && !state.game.over && state.game.ply > 0 && !state.confirmNew) {
+      state.confirmNew = true;
+      $('play-status').textContent = 'press n again for a new game (this one ends: Download log keeps it)';
+      setTimeout(() => { state.confirmNew = false; }, 4000);
+    } else {
+      state.confirmNew = false;
+      $('new-game').requestSubmit();
+    }
+  }
   else if (e.key === 'u') { if (state.game && state.game.canUndo) send({ type: 'undo' }); }
   else if (e.key === 'Escape') { state.selected = null; paintSelection(); }
 }
