@@ -493,6 +493,7 @@ def test_analyse_and_solve_work_on_the_position_in_the_box(page):
     page.wait_for_selector("#an-result-status[data-final='1']", timeout=60_000)
     assert page.locator("#an-board .seat").count() == 3
     assert page.text_content("#an-table th:nth-child(3)") == "shares by side"
+    assert page.text_content("#an-table caption").startswith("the search, each move estimated; shares of the games")
     legal = {m.text() for m in Position.load(other).legal_moves()}
     shown = page.locator("#an-table tr.row").evaluate_all("rows => rows.map(r => r.dataset.move)")
     assert shown and set(shown) <= legal

@@ -431,7 +431,9 @@ function onAnalysis(msg) {
     `${msg.iterations.toLocaleString()} iterations in ${took(msg.seconds)} (${msg.stopReason})`) + ` · point of view ${msg.pointOfView}`;
   const seats = state.position ? state.position.board.seats.length : 2;
   renderRanked($('an-table'), msg.moveInfos, seats, null, msg.pointOfView);
-  if (!$('an-table').querySelector('caption')) $('an-table').prepend(el('caption', { class: 'muted', text: 'the search: each move estimated' }));
+  const caption = $('an-table').querySelector('caption');  // (with more seats renderRanked's holds the legend)
+  if (caption) caption.prepend('the search, each move estimated; ');
+  else $('an-table').prepend(el('caption', { class: 'muted', text: 'the search: each move estimated' }));
   if (!msg.partial) $('an-stop').disabled = true;
 }
 
