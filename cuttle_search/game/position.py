@@ -341,7 +341,7 @@ class Position:
     def winners(self) -> list[int]:
         """Every seat of the side that won (both partners of a Team win); none while the
         game goes on or after a stalemate."""
-        if not self.is_over or self.result()["status"] != "won":
+        if self.status != L.ST_WIN:
             return []
         return [q for q in range(self.players) if self.share_of(q) == 1]
 

@@ -310,11 +310,8 @@ class CuttleState(pyspiel.State):
         s, r = self._s, self._r
         hands = ".".join(f"{int(S.seat_get(s, 'hand', q)) & int(visible_in_hand(s, r, player, q)):x}"
                          for q in range(int(seat_count(s))))
-        n = S.get(s, "deck_size")
-        deck = S.deck_slots(s)
-        top = ".".join(str(int(deck[n - 1 - i])) for i in range(int(deck_known_to(s, player))))
-        seven = S.get(s, "revealed") & ~int(hidden_revealed(s, r, player))
-        return f"{hands}/{top}/{seven:x}"
+        top = ".".join(str(c) for c in _deck_top(s, int(deck_known_to(s, player))))
+        return f"{hands}/{top}/{_revealed_seen(s, r, player):x}"
 
     def _note_views(self) -> None:
         """Add to each player's record of what it has seen, where its view changed."""
@@ -435,6 +432,17 @@ class CuttleState(pyspiel.State):
         return self._s
 
 
+def _deck_top(s: np.ndarray, known: int) -> list[int]:
+    """The deck's ``known`` top cards, the top first."""
+    n, deck = S.get(s, "deck_size"), S.deck_slots(s)
+    return [int(deck[n - 1 - i]) for i in range(known)]
+
+
+def _revealed_seen(s: np.ndarray, r: np.ndarray, player: int) -> int:
+    """The cards a 7 has revealed that ``player`` sees (to its player only, in some rulesets)."""
+    return S.get(s, "revealed") & ~int(hidden_revealed(s, r, player))
+
+
 def _decided(s: np.ndarray) -> int:
     """How many cards on top of the deck some seat knows: their order is decided."""
     return max(int(deck_known_to(s, q)) for q in range(int(seat_count(s))))
@@ -477,10 +485,8 @@ def observation_text(state: CuttleState, player: int | None) -> str:
                       + (f">{S.joker_get(s, 'to', k)}" if S.joker_get(s, "to", k) != S.joker_get(s, "by", k) else "")
                       for k in range(L.N_JOKERS))
     n = S.get(s, "deck_size")
-    known = _decided(s) if player is None else int(deck_known_to(s, player))
-    deck = S.deck_slots(s)
-    top = ",".join(str(int(deck[n - 1 - i])) for i in range(known))
-    revealed = S.get(s, "revealed") if player is None else S.get(s, "revealed") & ~int(hidden_revealed(s, r, player))
+    top = ",".join(str(c) for c in _deck_top(s, _decided(s) if player is None else int(deck_known_to(s, player))))
+    revealed = S.get(s, "revealed") if player is None else _revealed_seen(s, r, player)
     fields = ",".join(str(S.get(s, f)) for f in _FIELDS)
     more = ",".join(str(S.get(s, f)) for f in _MORE_FIELDS)
     fields += f",{revealed},{more}"
@@ -560,10 +566,9 @@ def fill_observation(state: CuttleState, player: int, parts: dict[str, np.ndarra
     plane(parts["scrap"], S.get(s, "scrap"))
     plane(parts["twos"], S.get(s, "twos"))
     plane(parts["removed"], S.get(s, "removed"))
-    plane(parts["revealed_seen"], S.get(s, "revealed") & ~int(hidden_revealed(s, r, player)))
-    size, deck = S.get(s, "deck_size"), S.deck_slots(s)
-    for i in range(int(deck_known_to(s, player))):
-        parts["deck_top_seen"][int(deck[size - 1 - i])] = 1.0 - i / _CARDS
+    plane(parts["revealed_seen"], _revealed_seen(s, r, player))
+    for i, card in enumerate(_deck_top(s, int(deck_known_to(s, player)))):
+        parts["deck_top_seen"][card] = 1.0 - i / _CARDS
     for name in _CARD_FIELDS:
         _one_hot(parts[name], S.get(s, name))
     for name in _SEAT_FIELDS:
