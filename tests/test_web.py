@@ -90,8 +90,10 @@ def _new_game(page, rules: str, seat: str, opponents: str, seed: int) -> None:
     page.fill("#seat", seat)
     page.fill("#opponents", opponents)
     page.fill("#seed", str(seed))
+    page.evaluate("() => { window.gameBefore = state.game; }")  # the same seed may be played twice: wait for a new game
     page.click("#new")
-    page.wait_for_function(f"() => state.game && state.game.seed === {seed} && !state.game.partial")
+    page.wait_for_function(
+        f"() => state.game && state.game !== window.gameBefore && state.game.seed === {seed} && !state.game.partial")
 
 
 def _hint_by_key(page, iterations: int) -> None:
