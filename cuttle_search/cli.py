@@ -420,9 +420,11 @@ def _search_options(f):
 
 def _terminal_bar(**options):
     """A tqdm bar on stderr, or None when stderr is not a terminal (no bar in a pipe or a log)."""
+    if not sys.stderr.isatty():
+        return None  # (before importing tqdm: a warm command in a pipe does not pay for it)
     from tqdm import tqdm
 
-    return tqdm(unit_scale=True, file=sys.stderr, leave=False, **options) if sys.stderr.isatty() else None
+    return tqdm(unit_scale=True, file=sys.stderr, leave=False, **options)
 
 
 def _live_progress(total: int | None):

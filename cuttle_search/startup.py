@@ -13,11 +13,27 @@ the process ends, and walks them all once more when the interpreter shuts down. 
   would have freed, the operating system frees with the process.
 
 The collector runs as usual in between, so a long command (``hint``, ``arena``) collects
-its garbage as any Python program does. Measured on ``analyse``: see docs/search.md.
+its garbage as any Python program does.
+
+NumPy's OpenBLAS also starts a pool of threads when it is imported, one a core, which spin
+while they wait for work; the commands never give them any (their only matrix products are
+a few small ones loading the learned value), yet the pool cost a third of a warm
+``analyse``'s processor time. So it is held to one thread (none started), unless the user
+has said how many BLAS threads they want. Child processes (the arena's workers) inherit it.
+Measured on ``analyse``: see docs/search.md.
 """
 
 import atexit
 import gc
+import os
+
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+"""What OpenBLAS reads for its thread count, first found wins; if any is set it is left alone."""
+
+
+def _one_blas_thread() -> None:
+    if not any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def _import_quietly() -> None:
@@ -32,5 +48,6 @@ def _import_quietly() -> None:
     gc.freeze()
 
 
+_one_blas_thread()
 _import_quietly()
 atexit.register(gc.freeze)

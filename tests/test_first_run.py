@@ -538,3 +538,28 @@ def test_a_cold_analyse_compiles_the_search_only_with_an_honest_total(tmp_path):
     again = subprocess.run(cli_args, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stderr == ""
     assert json.loads(again.stdout)["moves"] == json.loads(first.stdout)["moves"]
+
+
+# --- the command line's start-up: NumPy's BLAS threads ---
+
+def _after_startup(env_extra: dict[str, str]) -> tuple[str | None, int]:
+    """OPENBLAS_NUM_THREADS and the process's thread count once ``startup`` has imported NumPy."""
+    from cuttle_search.startup import BLAS_THREAD_VARIABLES
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
+    env.update(env_extra)
+    code = ("import os, cuttle_search.startup; "
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    value, threads = out.stdout.split()
+    return (None if value == "None" else value), int(threads)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_the_command_line_starts_no_blas_threads_it_never_uses():
+    assert _after_startup({}) == ("1", 1)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_a_users_own_blas_thread_count_is_left_alone():
+    assert _after_startup({"OMP_NUM_THREADS": "2"}) == (None, 2)
+    assert _after_startup({"OPENBLAS_NUM_THREADS": "2"}) == ("2", 2)
