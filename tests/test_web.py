@@ -43,7 +43,16 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    """The board on a free loopback port, in a thread; yields its base URL."""
+    """The board on a free loopback port, in a thread; yields its base URL. The kernels are
+    compiled (or loaded) first, so that no browser wait has a first compile inside it: on a
+    busy machine with an empty cache that took longer than the waits allow."""
+    from cuttle_search.analysis import analyse
+    from cuttle_search.game.position import Position
+    from cuttle_search.game.rules import get_ruleset
+    from cuttle_search.warmup import warm_up
+
+    warm_up()
+    analyse(Position.deal(get_ruleset("cuttle-cards"), seed=1).view_of(0), iterations=200, seed=1, best_reply=True)
     port = _free_port()
     config = uvicorn.Config(create_app(LIMITS, {"seed": 1}), host="127.0.0.1", port=port, log_level="warning",
                             ws_max_size=frame_limit(LIMITS), lifespan="off")
@@ -187,6 +196,13 @@ def test_a_downloaded_game_is_continued_from_its_file(page, server, browser, tmp
     saved.write_text(open(info.value.path(), encoding="utf-8").read())
     # another page, later: the file chosen in "continue a saved game"
     other = browser.new_context().new_page()
+    try:
+        _resume_on_another_page(other, server, saved, game)
+    finally:  # (left open, its client would stay on the server for the tests after this one)
+        other.context.close()
+
+
+def _resume_on_another_page(other, server: str, saved: Path, game: dict) -> None:
     other.goto(server + "/")
     other.wait_for_selector("body[data-ready='1'][data-connected='1']")
     other.fill("#seed", "5")
@@ -203,10 +219,9 @@ def test_a_downloaded_game_is_continued_from_its_file(page, server, browser, tmp
     data["players"]["p1"] = "ismcts:iterations=999999999"
     saved.write_text(json.dumps(data))
     other.set_input_files("#resume-file", str(saved))
-    other.wait_for_function("() => !document.getElementById('error').hidden")
-    assert other.get_attribute("#error", "data-field") == "players"
+    other.wait_for_function("() => !document.getElementById('error').hidden"
+                            " && document.getElementById('error').dataset.field === 'players'")
     assert "above the server's limit" in other.text_content("#error")
-    other.context.close()
 
 
 def test_a_seed_past_what_a_javascript_number_holds_keeps_its_deal_and_its_log(page):
@@ -252,13 +267,18 @@ def test_play_a_cutthroat_game_by_clicking(page):
 def test_a_hint_streams_partial_answers_to_the_page(page):
     _new_game(page, "cuttle-cards", "p0", "random", 3)
     page.fill("#hint-iterations", "250000")
+    # the page as the second partial answer left it, noted as it is drawn (read afterwards,
+    # the search may have ended in between)
+    page.evaluate("""() => { const status = document.getElementById('hint-status');
+      new MutationObserver((_, seen) => { if (Number(status.dataset.updates) >= 2) {
+        window.atSecond = {final: status.dataset.final, text: status.textContent,
+                           rows: document.querySelectorAll('#hint-table tr.row').length};
+        seen.disconnect(); } }).observe(status, {attributes: true, childList: true, subtree: true}); }""")
     page.click("#hint")
-    page.wait_for_function("() => Number(document.getElementById('hint-status').dataset.updates) >= 2",
-                           timeout=60_000)
-    partial_rows = page.locator("#hint-table tr.row").count()
-    assert partial_rows >= 1
-    assert page.get_attribute("#hint-status", "data-final") == "0"
-    assert "searching" in page.text_content("#hint-status")
+    at_second = page.wait_for_function("() => window.atSecond", timeout=60_000).json_value()
+    assert at_second["rows"] >= 1
+    assert at_second["final"] == "0"
+    assert "searching" in at_second["text"]
     page.wait_for_selector("#hint-status[data-final='1']", timeout=60_000)
     assert "250,000 iterations" in page.text_content("#hint-status")
     rows = page.locator("#hint-table tr.row")
@@ -351,8 +371,9 @@ def test_play_with_the_keyboard_alone(page):
     while not _game(page)["over"]:
         game = _game(page)
         if len(game["moves"]) >= 12 and not two_digits:  # two digits in a row make one number
-            page.keyboard.press("1")
-            page.keyboard.press("2")
+            # two keys in one task: the page joins digits typed within 0.9 s
+            page.evaluate("() => ['1', '2'].forEach((key) => document.dispatchEvent("
+                          "new KeyboardEvent('keydown', {key, bubbles: true})))")
             assert page.locator("#play-moves li.cursor").get_attribute("data-n") == "12"
             page.keyboard.press("Escape")
             two_digits = True
@@ -441,7 +462,9 @@ def _analyse_on_the_page(page, name: str, iterations: int = 3000, before_run=Non
     text = (Path(__file__).parent.parent / "positions" / f"{name}.json").read_text()
     page.click("#tab-analyse")
     page.fill("#pos-text", text)
+    page.evaluate("() => { window.positionBefore = state.position; }")  # (a board may be shown already)
     page.click("#pos-load")
+    page.wait_for_function("() => state.position && state.position !== window.positionBefore")
     page.wait_for_selector("#an-board .seat")
     if before_run is not None:
         before_run(page)
@@ -625,10 +648,16 @@ def test_a_preempted_search_leaves_the_new_one_its_stop_button(page):
     page.wait_for_function("() => document.getElementById('an-result-status').textContent.startsWith('searching… ')")
     first = page.evaluate("() => state.jobs.analyse")
     page.click("#an-run")  # again: the first is stopped and its last answer is stale
-    page.wait_for_function("(first) => state.jobs.analyse > first && state.analysisUpdates >= 2", arg=first)
-    assert not page.is_disabled("#an-stop")
-    assert page.get_attribute("#an-result-status", "data-final") == "0"
-    page.click("#an-stop")
+    # Stop is checked and clicked in the task that sees the second search under way (from the
+    # test's side the search could end between the check and the click)
+    seen = page.wait_for_function("""(first) => {
+      if (!(state.jobs.analyse > first && state.analysisUpdates >= 2)) return false;
+      const stop = document.getElementById('an-stop');
+      const seen = {disabled: stop.disabled, final: document.getElementById('an-result-status').dataset.final};
+      stop.click();
+      return seen; }""", arg=first).json_value()
+    assert not seen["disabled"]
+    assert seen["final"] == "0"
     page.wait_for_selector("#an-result-status[data-final='1']")
     assert page.is_disabled("#an-stop") and "(cancelled)" in page.text_content("#an-result-status")
 
