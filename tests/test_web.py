@@ -1319,3 +1319,23 @@ def test_serve_says_which_option_keeps_it_from_listening():
         assert sock.getsockname()[0] == "127.0.0.1" and sock.getsockname()[1] > 0
     finally:
         sock.close()
+
+
+def test_an_answer_that_json_cannot_carry_reaches_its_pane_as_an_error(server, monkeypatch):
+    """A defect that puts a NaN in an answer: the page hears of it as an error of the pane
+    that asked (with the request's id), not as JSON it cannot parse, and the connection lives."""
+    real = views.position_json
+    monkeypatch.setattr(views, "position_json", lambda pos: {**real(pos), "broken": float("nan")})
+    text = (Path(__file__).parent.parent / "positions" / "midgame-main-p0.json").read_text()
+
+    async def go() -> list[dict]:
+        async with websockets.connect(server.replace("http", "ws") + "/ws", max_size=None) as ws:
+            out = []
+            for msg in ({"type": "load", "id": 7, "position": text}, {"type": "ping", "id": 8}):
+                await ws.send(json.dumps(msg))
+                out.append(json.loads(await asyncio.wait_for(ws.recv(), 60)))
+            return out
+
+    load, pong = _run(go())
+    assert load == {"type": "error", "for": "load", "id": 7, "error": "internal: a non-finite number", "field": "internal"}
+    assert pong == {"type": "pong", "id": 8}
