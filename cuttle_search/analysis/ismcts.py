@@ -240,10 +240,8 @@ def threads_refusal(pos: Position, limit: Limit, threads: int, roots: tuple = _A
     n = limit.effective_iterations
     if n is None or threads == 1:
         return None
-    legal = pos.legal_codes()
-    listed, mode = roots
-    inside = int(np.isin(legal, listed).sum())
-    searched = len(legal) if mode == ROOT_ALL else inside if mode == ROOT_ONLY else len(legal) - inside
+    searchable = _searchable(roots)
+    searched = sum(1 for code in pos.legal_codes() if searchable(int(code)))
     if searched < 2 or n // threads >= searched:
         return None
     most = max(1, n // searched)

@@ -249,7 +249,7 @@ function renderGame(game) {
   let status;
   if (game.over) {
     const share = r.share === 1 ? 'you win' : r.share === 0 ? 'you lose' : `your share ${fmt(r.share, 2)}`;
-    const winners = r.winners && r.winners.length ? r.winners : (r.winner ? [r.winner] : []);
+    const winners = r.winners;  // (every seat of the winning side: session.result's)
     status = `game over: ${r.status}, ${winners.length ? winners.join(' and ') + (winners.length > 1 ? ' win' : ' wins') : 'nobody wins'}: ${share}`;
   } else status = game.myTurn ? `your decision: ${game.board.phaseWords}` : game.board.decision;
   $('play-status').textContent = status;
