@@ -689,3 +689,12 @@ def test_a_line_says_where_it_starts_to_follow_guessed_cards():
     # nothing hidden: every line is known
     full = analyse(Position.load("positions/deck-out-endgame.json"), iterations=3000, seed=1)
     assert all(m.pv_known is None and m.to_json()["pvKnown"] == len(m.pv) for m in full.moves)
+    # a full view with cards the seat to act could not see at a table: the search deals
+    # nothing, so nothing in its lines is guessed (they were bracketed from the seat's view)
+    pos = Position.load("positions/opening-full.json")
+    assert pos.guessed_cards == 0 and unseen_cards(pos.state, pos.rules_array, pos.actor) != 0
+    full = analyse(pos, iterations=3000, seed=1)
+    assert all(m.pv_known is None and m.to_json()["pvKnown"] == len(m.pv) for m in full.moves)
+    assert sum(len(m.pv) > 2 for m in full.moves) >= 3
+    out = CliRunner().invoke(main, ["analyse", "positions/opening-full.json", "-n", "3000", "--seed", "1"]).output
+    assert "[" not in out.split("principal variation", 1)[1] and "moves past a card" not in out

@@ -26,7 +26,6 @@ from ..engine.ismcts import (
     ROOT_ONLY,
 )
 from ..engine.policies import ROLLOUT_GREEDY, ROLLOUT_GREEDY_CUT, ROLLOUT_HEURISTIC, ROLLOUT_RANDOM, ROLLOUT_VALUE
-from ..engine.info import unseen_cards
 from ..engine.seats import partner, same_side
 from ..engine.rng import seed_rng
 from ..game.errors import CuttleError, brief
@@ -331,7 +330,7 @@ def run_search(
     root = pos.state.copy()
     # what every determinization re-deals: the unseen cards, and the inference (excluded, fresh)
     deal = (
-        np.int64(pos.unknown_cards if pos.hidden is not None else 0),
+        np.int64(pos.guessed_cards),
         np.int64(0 if inference is None else inference.excluded),
         np.int64(0 if inference is None else inference.fresh),
     )
@@ -559,7 +558,7 @@ def _merge(pos, viewer, workers, elapsed, threads, seed, rollout, exploration, r
     for w in workers:
         proven.update(w.tree.root_proven())
     share = draw_share(pos)
-    hidden = int(unseen_cards(pos.state, pos.rules_array, viewer))  # the cards the tree's lines guess at
+    hidden = pos.guessed_cards  # the cards the tree's lines guess at (none in a full view)
     replies = {}  # the best-reply back-up, when asked for and given (best_reply_applies)
     if best_reply and best_reply_applies(pos):
         replies = _best_replies(pos, viewer, workers, root_stats, merged, share)

@@ -169,6 +169,13 @@ class Position:
         return S.get(self.state, "phase")
 
     @property
+    def guessed_cards(self) -> int:
+        """The mask of the cards a search of this position must guess at (and re-deals every
+        iteration): the placeholders in a one-seat view's hidden slots; none in a full view,
+        where every card is where the position puts it."""
+        return int(self.unknown_cards) if self.hidden is not None else 0
+
+    @property
     def sides(self) -> int:
         """How many sides play for the win: the seats, or two when they play in teams."""
         return int(sides(self.state, self.rules_array))

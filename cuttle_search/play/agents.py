@@ -187,7 +187,7 @@ class Pimc(_RolloutSearcher):
         if len(codes) == 1:
             return int(codes[0])
         worlds = max(1, self.iterations // len(codes))
-        unknown = np.int64(view.unknown_cards if view.hidden is not None else 0)
+        unknown = np.int64(view.guessed_cards)
         policy = ROLLOUTS[self.rollout]
         return int(
             pimc_move(view.state, view.rules_array, seat, unknown, worlds, _rng_state(rng), policy,
@@ -284,7 +284,7 @@ class PimcSolver(Ismcts):
         codes = view.legal_codes()
         if len(codes) == 1:
             return int(codes[0])
-        unknown = int(view.unknown_cards) if view.hidden is not None else 0
+        unknown = view.guessed_cards
         if bin(unknown).count("1") > self.unseen or not view.rules.exact_solvable:
             self.stats["searched"] += 1
             return super().choose(game, seat, rng)
