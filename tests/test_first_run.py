@@ -319,6 +319,15 @@ def test_the_search_warm_up_calls_only_kernels_its_list_reaches():
     assert called <= {_qualified(d) for d in jit.reachable(cli.SEARCH_KERNELS)}
 
 
+def test_the_docs_count_the_kernels_a_first_search_compiles():
+    """docs/search.md's "Budgets" says how many kernels the first ``analyse`` compiles: the
+    notice's own total (``jit.reachable`` of ``SEARCH_KERNELS``), kept true as kernels come and go."""
+    text = (POS.parent / "docs" / "search.md").read_text()
+    said = re.search(r"The first `analyse` or `hint` on a machine compiles the search \((\d+) kernels", text)
+    assert said is not None
+    assert int(said.group(1)) == len(jit.reachable(cli.SEARCH_KERNELS))
+
+
 def test_a_part_compiles_once_with_its_own_total(monkeypatch):
     monkeypatch.setattr(jit, "_parts_done", set())
     monkeypatch.setattr(jit, "_cached", lambda d: d.py_func.__name__ != "popcount")
