@@ -551,3 +551,27 @@ def test_a_forced_draw_is_luck_too():
         events = [d.luck for d in review.decisions if d.seat == q and d.luck] + [x for x in review.forced_luck if x.seat == q]
         assert s["luckEvents"] == len(events) and s["luck"] == pytest.approx(sum(x.luck for x in events), abs=1e-5)
     assert review.to_json()["forcedLuck"] and "forced at ply" in review_text(review, "g")
+
+
+def test_without_luck_the_review_says_so_instead_of_showing_zero(tmp_path):
+    # --no-luck measures nothing: no luck column, "luck not measured", null figures in JSON
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(_game(5)))
+    text = CliRunner().invoke(main, ["review", str(path), "-n", "300", "--no-luck"])
+    assert text.exit_code == 0, text.output
+    header = next(line for line in text.stdout.splitlines() if line.startswith("ply "))
+    assert header.split()[-1] == "label" and "luck" not in header
+    summaries = [line for line in text.stdout.splitlines() if " reviewed (" in line]
+    assert len(summaries) == 2 and all("luck not measured" in s and "luck +" not in s and "luck-adjusted" not in s
+                                       for s in summaries)
+    out = json.loads(CliRunner().invoke(main, ["review", str(path), "-n", "300", "--no-luck", "--json"]).stdout)
+    assert out["luckMeasured"] is False
+    assert all(s["luck"] is None and s["luckEvents"] is None and s["luckAdjustedResult"] is None
+               for s in out["summary"].values())
+    page = review_html(review_game(**_review_args(_game(5)), iterations=300, luck=False), "g")
+    assert "<th>luck</th>" not in page and "luck not measured" in page
+    # with luck (the default) the column and the figures are there
+    measured = review_game(**_review_args(_game(5)), iterations=300)
+    assert measured.to_json()["luckMeasured"] is True and all(
+        isinstance(s["luck"], float) for s in measured.summary.values())
+    assert "<th>luck</th>" in review_html(measured, "g") and "luck not measured" not in review_text(measured, "g")

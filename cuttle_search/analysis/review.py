@@ -160,6 +160,7 @@ class Review:
     forced_luck: list[Luck] = field(default_factory=list)  # cards a forced move of a reviewed seat drew
     winners: tuple[int, ...] = ()  # every seat whose side won (a Team win names both partners)
     side_of: tuple[int, ...] = (0, 1)  # each seat's side, named by its first seat (Team: 0, 1, 0, 1)
+    luck_measured: bool = True  # False under ``luck=False``: the summary's luck figures are then None
 
     @property
     def seat_count(self) -> int:
@@ -203,9 +204,10 @@ class Review:
                 **counts,
                 "biggestSwings": [{"ply": d.ply, "played": d.played.text(), "best": d.best.text(),
                                    "sureLoss": round(d.sure_loss, 6)} for d in swings if d.sure_loss > 0],
-                "luck": _r(total), "luckEvents": len(luck),
+                "luck": _r(total) if self.luck_measured else None,
+                "luckEvents": len(luck) if self.luck_measured else None,
                 "result": share,
-                "luckAdjustedResult": None if share is None or net is None else _r(share - net),
+                "luckAdjustedResult": None if share is None or net is None or not self.luck_measured else _r(share - net),
             }
 
     def _luck_of(self, seat: int) -> list[Luck]:
@@ -221,7 +223,7 @@ class Review:
         return {
             "rules": self.rules, "players": self.players, "plies": self.plies, "result": self.result,
             "winner": self.winner, "winners": [seat_name(q) for q in self.winners],
-            "reviewed": [seat_name(q) for q in self.seats],
+            "reviewed": [seat_name(q) for q in self.seats], "luckMeasured": self.luck_measured,
             "iterationsPerDecision": self.iterations, "timePerDecision": self.time, "seed": self.seed,
             "labels": {name: threshold for name, threshold in LABELS},
             "summary": self.summary, "decisions": [d.to_json() for d in self.decisions],
@@ -519,7 +521,7 @@ def review_games(
                               limit.time, seed, seconds, shares={q: end.share_of(q) for q in reviewed},
                               chance_luck=sorted(events, key=lambda x: x.ply),
                               forced_luck=sorted(drawn, key=lambda x: x.ply),
-                              winners=tuple(end.winners()),
+                              winners=tuple(end.winners()), luck_measured=luck,
                               side_of=tuple(next(p for p in range(q + 1) if same_side(start.state, start.rules_array, p, q))
                                             for q in range(start.rules.players))))
     return reviews
@@ -592,12 +594,14 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
         "",
     ]
     header = ("ply", "player", "played", "best", "played score", "best score", "loss", "sure loss", "label", "luck")
+    if not review.luck_measured:
+        header = header[:-1]
     table = [header] + [
         (str(d.ply), seat_name(d.seat), d.played.text(), "=" if d.played == d.best else d.best.text(),
          f"{d.played_score:.3f} ({d.played_interval[0]:.2f}-{d.played_interval[1]:.2f})" + ("*" if d.played_researched else ""),
          f"{d.best_score:.3f} ({d.best_interval[0]:.2f}-{d.best_interval[1]:.2f})",
          f"{d.loss:.3f}", f"{d.sure_loss:.3f}", d.label or "",
-         "" if d.luck is None else f"{d.luck.luck:+.3f} {' '.join(d.luck.cards)}")
+         "" if d.luck is None else f"{d.luck.luck:+.3f} {' '.join(d.luck.cards)}")[:len(header)]
         for d in review.decisions
     ]
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
@@ -621,16 +625,24 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
         acc = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}%"
         swings = ", ".join(f"ply {x['ply']} {x['played']} (best {x['best']}, sure loss {x['sureLoss']:.3f})"
                            for x in s["biggestSwings"])
-        luck = f"luck {s['luck']:+.3f} over {_counted(s['luckEvents'], 'event')}"
-        if s["result"] is not None:
-            luck += f", result {s['result']:.2f}"
-        if s["luckAdjustedResult"] is not None:
-            luck += f", luck-adjusted {s['luckAdjustedResult'] + 0.0:.2f}"
+        luck = _luck_words(s)
         lines.append(f"{seat}: {_counted(s['decisions'], 'decision')} reviewed "
                      f"({s['forcedSkipped']} forced skipped), accuracy {acc}, {_counted(s['blunder'], 'blunder')}, "
                      f"{_counted(s['mistake'], 'mistake')}, {_counted(s['inaccuracy'], 'inaccuracy', 'inaccuracies')}; {luck}"
                      + (f"; largest sure losses: {swings}" if swings else ""))
     return "\n".join(lines)
+
+
+def _luck_words(s: dict[str, Any]) -> str:
+    """A summary's luck and result in words (text and HTML alike): "luck +0.120 over 3
+    events, result 1.00, luck-adjusted 0.88", or "luck not measured" under ``--no-luck``."""
+    words = ("luck not measured" if s["luck"] is None
+             else f"luck {s['luck']:+.3f} over {_counted(s['luckEvents'], 'event')}")
+    if s["result"] is not None:
+        words += f", result {s['result']:.2f}"
+    if s["luckAdjustedResult"] is not None:
+        words += f", luck-adjusted {s['luckAdjustedResult'] + 0.0:.2f}"
+    return words
 
 
 _COLOURS = {"blunder": "#c0392b", "mistake": "#e67e22", "inaccuracy": "#f1c40f", None: "#2c3e50"}
@@ -702,7 +714,8 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
         f"<td>{d.ply}</td><td>{seat_name(d.seat)}</td><td>{esc(d.played.text())}</td>"
         f"<td>{esc(d.best.text())}</td><td>{d.played_score:.3f}{'*' if d.played_researched else ''}</td>"
         f"<td>{d.best_score:.3f}</td><td>{d.loss:.3f}</td><td>{d.sure_loss:.3f}</td><td>{d.label or ''}</td>"
-        f"<td>{'' if d.luck is None else f'{d.luck.luck:+.3f}'}</td></tr>"
+        + ("" if not review.luck_measured else f"<td>{'' if d.luck is None else f'{d.luck.luck:+.3f}'}</td>")
+        + "</tr>"
         for i, d in enumerate(review.decisions)
     )
     panels = "".join(
@@ -726,10 +739,7 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
         f"<li><b>{seat}</b>: accuracy {'-' if s['accuracy'] is None else s['accuracy']}%, "
         f"{_counted(s['blunder'], 'blunder')}, {_counted(s['mistake'], 'mistake')}, "
         f"{_counted(s['inaccuracy'], 'inaccuracy', 'inaccuracies')} ({_counted(s['decisions'], 'decision')} reviewed, "
-        f"{s['forcedSkipped']} forced skipped); luck {s['luck']:+.3f} over {_counted(s['luckEvents'], 'event')}"
-        + ("" if s["result"] is None else f", result {s['result']:.2f}")
-        + ("" if s["luckAdjustedResult"] is None else f", luck-adjusted {s['luckAdjustedResult'] + 0.0:.2f}")
-        + "</li>"
+        f"{s['forcedSkipped']} forced skipped); {_luck_words(s)}</li>"
         for seat, s in review.summary.items()
     )
     return (
@@ -747,6 +757,7 @@ def review_html(review: Review, title: str, boards: dict[int, str] | None = None
                   for x in review.chance_luck)
         + f"<div id='detail'>{panels}</div>"
         "<table><tr><th>ply</th><th>player (view)</th><th>played</th><th>best</th>"
-        f"<th>played score</th><th>best score</th><th>loss</th><th>sure loss</th><th>label</th><th>luck</th></tr>{rows}</table>"
+        f"<th>played score</th><th>best score</th><th>loss</th><th>sure loss</th><th>label</th>"
+        f"{'<th>luck</th>' if review.luck_measured else ''}</tr>{rows}</table>"
         f"<script>{_SCRIPT}</script></body></html>\n"
     )

@@ -500,7 +500,7 @@ function onReview(msg) {
     text: `${seat}: accuracy ${s.accuracy === null ? '-' : s.accuracy + '%'}, ${counted(s.blunder, 'blunder')}, ` +
       `${counted(s.mistake, 'mistake')}, ${counted(s.inaccuracy, 'inaccuracy', 'inaccuracies')} ` +
       `(${counted(s.decisions, 'decision')} reviewed, ${s.forcedSkipped} forced skipped); ` +
-      `luck ${fmt(s.luck)} over ${counted(s.luckEvents, 'event')}` +
+      (s.luck === null ? 'luck not measured' : `luck ${fmt(s.luck)} over ${counted(s.luckEvents, 'event')}`) +
       (s.result === null ? '' : `, result ${fmt(s.result, 2)}`) +
       (s.luckAdjustedResult === null ? '' : `, luck-adjusted ${fmt(s.luckAdjustedResult + 0, 2)}`),
   })));
