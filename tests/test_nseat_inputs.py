@@ -18,6 +18,10 @@ from cuttle_search.game.rules import RulesError, get_ruleset
     ("team:players=4", "option players: team is played by 4 seats, always"),
     ("cuttle-cards:players=3", "option players: cuttle-cards is played by 2 seats, always"),
     ("multiplayer:players=3,remove-ace-six", "option remove-ace-six is for 4 to 8 seats, not 3"),
+    # a bare name switches a flag on, but a choice or a count needs its value (it was read as "on")
+    ("multiplayer:players", "option players needs a value: players=N, a number of seats from 2 to 8"),
+    ("cuttle-cards:four", "option 'four' needs a value: four=choose or four=random"),
+    ("classic: Nine ", "option 'nine' needs a value: nine=frozen, nine=unfrozen or nine=deck-top"),
 ])
 def test_bad_rule_options_are_refused_naming_the_option(spec, message):
     with pytest.raises(RulesError) as e:
