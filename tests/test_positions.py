@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cuttle_search.game.cards import card_str, parse_card
 from cuttle_search.game.position import Position, PositionError
 from cuttle_search.game.formats import load_position
 
@@ -276,11 +277,35 @@ def test_every_frozen_card_of_play_is_one_a_position_may_hold(spec):
 def test_card_count_must_be_52():
     d = Position.deal("cuttle-cards", seed=2).view_of(0).to_dict()
     d["p1Hand"].append("??")
-    with pytest.raises(PositionError, match="the position holds 53 cards; a deck has 52"):
+    with pytest.raises(PositionError) as e:
         Position.from_dict(d)
+    assert str(e.value) == "the position holds 53 cards; a deck has 52: 1 more hidden card ('??') than the 47 cards not named"
     d["p1Hand"] = d["p1Hand"][:-3]
-    with pytest.raises(PositionError, match="holds 50 cards"):
+    with pytest.raises(PositionError) as e:
         Position.from_dict(d)
+    assert str(e.value) == "the position holds 50 cards; a deck has 52: 2 cards are neither named nor hidden ('??') in any zone"
+
+
+@pytest.mark.parametrize("name", ["opening-full", "cutthroat-opening-full"])
+def test_a_zone_left_null_or_out_shows_as_the_cards_in_no_zone(name):
+    # a zone written null (or left out) reads as empty; with nothing hidden the count names its cards
+    with open(f"positions/{name}.json") as f:
+        d = json.load(f)
+    seats = d.get("seats")
+    zone = seats[1] if seats else d
+    key = "hand" if seats else "p0Hand"
+    hand = zone[key]
+    cards = " ".join(card_str(c) for c in sorted(parse_card(x) for x in hand))
+    want = (f"the position holds 49 cards; cutthroat is played with 54: {cards} are in no zone" if seats
+            else f"the position holds 47 cards; a deck has 52: {cards} are in no zone")
+    for leave in ("null", "out"):
+        if leave == "null":
+            zone[key] = None
+        else:
+            del zone[key]
+        with pytest.raises(PositionError) as e:
+            Position.from_dict(d)
+        assert str(e.value) == want, leave
 
 
 def test_a_jack_stack_must_alternate_players():

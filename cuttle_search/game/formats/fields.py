@@ -64,6 +64,22 @@ class SeenCards:
         self.where[card] = where
 
 
+def count_error(total: int, every: list[Card], seen: SeenCards, hidden: int, deck_words: str) -> str:
+    """The message for a position of ``total`` cards where the game has the cards ``every``
+    (``deck_words``: "a deck has 52", ...): what is missing or extra, said so that the file's
+    author can find it. A zone left null or out reads as empty, so a missing hand shows here
+    as its cards, named when nothing else is hidden (``hidden``: the ``??`` slots)."""
+    unplaced = [c for c in every if c not in seen.where]
+    text = f"the position holds {total} cards; {deck_words}"
+    if total < len(every):
+        short = len(every) - total
+        if hidden == 0 and short <= 12:
+            return f"{text}: {' '.join(card_str(c) for c in unplaced)} {'is' if short == 1 else 'are'} in no zone"
+        return f"{text}: {short} card{'s are' if short != 1 else ' is'} neither named nor hidden ('??') in any zone"
+    extra = total - len(every)
+    return f"{text}: {extra} more hidden card{'s' * (extra != 1)} ('??') than the {len(unplaced)} cards not named"
+
+
 def read_card(value: Any, where: str) -> Card:
     if isinstance(value, Mapping):  # cuttle.cards card object
         if not isinstance(value.get("id"), str):

@@ -38,8 +38,8 @@ from ...engine.info import sees_hand, visible_in_hand
 from ...engine.seats import seat_count
 from ...engine.setup import BLANK_STATE, clear_state, deck_cards, position_error
 from .fields import (
-    FORMAT_NAME, SeenCards, check_view_deck_known, match_stack, card_list, default_actions, frozen_cards, impossible,
-    int_field, list_field, check_keys, SEAT_ENTRY_KEYS,
+    FORMAT_NAME, SeenCards, check_view_deck_known, count_error, match_stack, card_list, default_actions, frozen_cards,
+    impossible, int_field, list_field, check_keys, SEAT_ENTRY_KEYS,
     parse_phase, read_about, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
@@ -371,7 +371,8 @@ def build_seat_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     unknown_total = sum(unknown_in_hand) + revealed_unknown + sum(1 for x in deck if x is None)
     total = len(seen.where) + unknown_total
     if total != bin(every).count("1"):
-        raise PositionError(f"the position holds {total} cards; {rs.name} is played with {bin(every).count('1')}")
+        raise PositionError(count_error(total, list(cards_in(every)), seen, unknown_total,
+                                        f"{rs.name} is played with {bin(every).count('1')}"))
     unseen = [c for c in cards_in(every) if c not in seen.where]
     unknown_mask = C.mask_of(unseen)
     it = iter(unseen)

@@ -21,8 +21,8 @@ from ..position import Hidden, Position, PositionError
 from ..rules import Ruleset
 from ..seats import seat_name, seat_number
 from .fields import (
-    FORMAT_NAME, FORMAT_VERSION, SeenCards, check_view_deck_known, match_stack, card_list, default_actions, frozen_cards,
-    impossible, int_field,
+    FORMAT_NAME, FORMAT_VERSION, SeenCards, check_view_deck_known, count_error, match_stack, card_list, default_actions,
+    frozen_cards, impossible, int_field,
     parse_phase, read_about, read_card, read_deck, read_hand, read_pending, read_twos, set_phase,
 )
 
@@ -225,7 +225,7 @@ def build_v1_position(data: Mapping[str, Any], rs: Ruleset) -> Position:
     unknown_total = unknown_in_hand[0] + unknown_in_hand[1] + sum(1 for x in deck_cards if x is None)
     total = len(seen.where) + unknown_total
     if total != C.N_CARDS:
-        raise PositionError(f"the position holds {total} cards; a deck has {C.N_CARDS}")
+        raise PositionError(count_error(total, list(range(C.N_CARDS)), seen, unknown_total, f"a deck has {C.N_CARDS}"))
 
     # canonical placement of unseen cards: hidden hand slots first, then the deck bottom
     unseen = [c for c in range(C.N_CARDS) if c not in seen.where]
