@@ -206,7 +206,7 @@ def _warm_up() -> None:
 # and its tree's growth); what they call compiles with them (``jit.reachable``).
 # tests/test_first_run.py checks that the warm-up calls these and nothing they do not reach.
 SEARCH_KERNELS = [f"cuttle_search.engine.{name}" for name in (
-    "setup.setup_pending", "setup._table_error", "info.sees_hand", "info.unseen_cards", "movegen.generate_moves", "movegen.moves_overflowed",
+    "setup.setup_pending", "setup._table_error", "info.sees_hand", "movegen.generate_moves", "movegen.moves_overflowed",
     "rng.seed_rng_into", "ismcts.breadth_first_order", "ismcts.pack_indexes", "ismcts.index_pool_room",
     "ismcts.pack_indexes_in_place", "ismcts.ismcts_iterate")]
 # p0's view of an opening (positions/opening-p0.json): what the warm-up searches

@@ -319,7 +319,7 @@ def answers(line: str | bytes | Mapping[str, Any], defaults: Mapping[str, Any], 
         if exploration is None:
             exploration = defaults.get("exploration", DEFAULT_EXPLORATION)
         elif is_finite_number(exploration) and not 0 <= exploration <= limits.max_exploration:
-            raise SearchError(f"exploration: expected a finite number from 0 to {limits.max_exploration:g}, "
+            raise SearchError(f"exploration: expected a finite number from 0 to {limits.max_exploration:,g}, "
                               f"got {brief(exploration)}")
         # None: the game's (analysis.limits.default_widen); the search checks any other value
         widen = req.get("widen")

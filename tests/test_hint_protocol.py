@@ -71,6 +71,19 @@ def test_per_request_rollout_and_exploration_within_the_caps():
     assert bad["field"] == "rollout" and bad["id"] == 5
 
 
+def test_errors_quote_a_requests_values_as_json_writes_them():
+    # a client sent JSON: its true, null, lists and objects come back in JSON, not Python, spelling
+    base = {"id": 6, "position": MIDGAME, "iterations": 100}
+    for extra, field, quoted in (({"runnersUp": True}, "runnersUp", "got true"),
+                                 ({"seed": [None, False]}, "seed", "got [null, false]"),
+                                 ({"iterations": [1, "a"]}, "iterations", 'got [1, "a"]'),
+                                 ({"exploration": {"x": 1}}, "exploration", 'got {"x": 1}')):
+        got = answer(json.dumps({**base, **extra}), {})
+        assert got["field"] == field and got["error"].endswith(quoted), got
+    big = answer(json.dumps({**base, "exploration": 5000}), {})
+    assert big["error"] == "exploration: expected a finite number from 0 to 1,000, got 5000"
+
+
 def test_per_request_widening_is_the_api_search_and_is_checked():
     base = {"id": 6, "position": MIDGAME, "iterations": 1500, "seed": 9}
     got = answer(json.dumps({**base, "widen": 0}), {})

@@ -171,15 +171,15 @@ def _one_off_game() -> tuple[dict, int]:
 
 @pytest.mark.parametrize("field, value, message", [
     ("turn", "x", "rows[{i}].turn: expected a whole number, got 'x'"),
-    ("turn", None, "rows[{i}].turn: expected a whole number, got None"),
+    ("turn", None, "rows[{i}].turn: expected a whole number, got null"),
     ("turn", -1, "rows[{i}].turn: after "),
     ("turn", "+1", "rows[{i}].turn: after "),
     ("phase", "x", "rows[{i}].phase: unknown phase 'x'"),
-    ("phase", None, "rows[{i}].phase: expected a cuttle.cards phase number, got None"),
+    ("phase", None, "rows[{i}].phase: expected a cuttle.cards phase number, got null"),
     ("phase", -1, "rows[{i}].phase: unknown cuttle.cards phase number -1"),
     ("phase", 7, "rows[{i}].phase: after "),
     ("deck", "x", "rows[{i}].deck: expected a list of cards, got 'x'"),
-    ("deck", None, "rows[{i}].deck: expected a list of cards, got None"),
+    ("deck", None, "rows[{i}].deck: expected a list of cards, got null"),
     ("deck", -1, "rows[{i}].deck: expected a list of cards, got -1"),
     ("deck", "drop top", "rows[{i}].deck: after "),
     ("deck", "swap", "(top first), the rules give"),
@@ -187,9 +187,9 @@ def _one_off_game() -> tuple[dict, int]:
     ("oneOff", None, "rows[{i}].oneOff: after "),
     ("oneOffTarget", "KS", "rows[{i}].oneOffTarget: after "),
     ("twos", ["2S"], "rows[{i}].twos: after "),
-    ("twos", None, "rows[{i}].twos: expected a list of cards, got None"),
-    ("playedBy", None, "rows[{i}].playedBy: None"),
-    ("playedBy", True, "rows[{i}].playedBy: True"),
+    ("twos", None, "rows[{i}].twos: expected a list of cards, got null"),
+    ("playedBy", None, "rows[{i}].playedBy: null"),
+    ("playedBy", True, "rows[{i}].playedBy: true"),
     ("gameId", 2, "rows[{i}].gameId: 2"),
 ])
 def test_every_field_of_a_history_row_must_agree_with_the_replay(field, value, message, tmp_path):

@@ -358,7 +358,7 @@ def test_a_log_whose_result_contradicts_its_moves_is_refused(tmp_path):
         (log | {"result": {"status": "won", "winner": other}}, "result.winner: the log says"),
         (log | {"result": {"status": "stalemate (three passes)", "winner": None}}, "result.status: the log says"),
         (log | {"result": {"status": "ongoing", "winner": None}}, "result.status: the log says 'ongoing'"),
-        (log | {"result": {"winner": log["result"]["winner"]}}, "result.status: the log says None"),
+        (log | {"result": {"winner": log["result"]["winner"]}}, "result.status: the log says null"),
         (log | {"result": None}, "result: expected an object"),
         (log | {"result": "p0"}, "result: expected an object"),
         (log | {"moves": log["moves"][:-1]}, "result.status: the log says 'won', but its moves end the game ongoing"),
@@ -717,7 +717,7 @@ def test_a_gamestate_frozen_card_beside_any_frozen_field(tmp_path):
         assert pos.frozen(0) == 1 << parse_card("3D")
     path = tmp_path / "gs.json"
     path.write_text(json.dumps(_gamestate_with_frozen({"a": 1})))
-    refused(run("show", path), "frozen[0]: expected a card string or a card object", "{'a': 1}")
+    refused(run("show", path), "frozen[0]: expected a card string or a card object", '{"a": 1}')
     path.write_text(json.dumps(_gamestate_with_frozen("JS")))  # the older single card, then the marked one
     refused(run("show", path), "frozen: p0 holds 2 frozen cards (3D JS)")
 

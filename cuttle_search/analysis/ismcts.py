@@ -225,7 +225,7 @@ def check_search_options(limit: Limit, threads: object, seed: object, rollout: o
     if problem is not None:
         raise SearchError(problem)
     if not _number(exploration) or not 0 <= exploration <= MAX_EXPLORATION:
-        raise SearchError(f"exploration: expected a finite number from 0 to {MAX_EXPLORATION:g}, got {brief(exploration)}")
+        raise SearchError(f"exploration: expected a finite number from 0 to {MAX_EXPLORATION:,g}, got {brief(exploration)}")
     if not _whole(seed) or not 0 <= seed <= MAX_SEED:
         raise SearchError(f"seed: expected a whole number from 0 to 2^63 - 1, got {brief(seed)}")
 

@@ -593,7 +593,8 @@ def review_text(review: Review, title: str, candidates: bool = False) -> str:
         + "; * = the played move searched again alone with the best move's visits",
         "",
     ]
-    header = ("ply", "player", "played", "best", "played score", "best score", "loss", "sure loss", "label", "luck")
+    header: tuple[str, ...] = ("ply", "player", "played", "best", "played score", "best score", "loss", "sure loss",
+                               "label", "luck")
     if not review.luck_measured:
         header = header[:-1]
     table = [header] + [

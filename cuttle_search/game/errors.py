@@ -17,15 +17,29 @@ class CuttleError(ValueError):
 
 
 def brief(value: Any, limit: int = QUOTE_LIMIT) -> str:
-    """``repr(value)`` cut to ``limit`` characters, so a hostile input cannot flood a
-    one-line message (a 10,000-digit number, a megabyte string, a deep list)."""
+    """``value`` quoted for a one-line message, cut to ``limit`` characters so that a hostile
+    input cannot flood it (a 10,000-digit number, a megabyte string, a deep list). Most bad
+    input arrives as JSON (files, hint requests, game logs), so a true, a null, a list or an
+    object reads as JSON writes it (``true``, ``null``, ``{"x": 1}``); a string and a number
+    as Python writes them (``'p0'``, ``1.5``)."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
         return f"a {value.bit_length()}-bit number"
     try:
-        text = repr(value)
+        text = _as_json(value) if value is None or isinstance(value, (bool, list, tuple, dict)) else repr(value)
     except (RecursionError, ValueError):
         return f"a {type(value).__name__}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _as_json(value: Any) -> str:
+    """``value`` as JSON writes it, where it can (else ``repr``: a set, a NumPy number or a
+    key that is not a string inside a list or an object)."""
+    import json
+
+    try:
+        return json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def did_you_mean(key: object, names: Iterable[str]) -> str:

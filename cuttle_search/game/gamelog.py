@@ -295,7 +295,7 @@ def _check_row(row: Mapping[str, Any], i: int, pos: Position, move: Move) -> Non
         v = row["phase"]
         try:
             if v is None:
-                raise PositionError("phase: expected a cuttle.cards phase number, got None")
+                raise PositionError("phase: expected a cuttle.cards phase number, got null")
             phase = parse_phase(v)
         except PositionError as e:
             raise GameLogError(f"rows[{i}].{e}") from None

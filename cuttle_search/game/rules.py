@@ -352,8 +352,8 @@ def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None
         if not eq:  # a bare name switches a flag on; a choice or a count needs its value
             bare = key.strip().lower()
             if bare in _CHOICES:
-                *rest, last = (f"{bare}={v}" for v in _CHOICES[bare][1])
-                raise RulesError(f"option {brief(bare)} needs a value: {', '.join(rest)} or {last}")
+                spelled = [f"{bare}={v}" for v in _CHOICES[bare][1]]
+                raise RulesError(f"option {brief(bare)} needs a value: {', '.join(spelled[:-1])} or {spelled[-1]}")
             if bare == "players":
                 raise RulesError(f"option players needs a value: players=N, a number of seats from {MIN_PLAYERS} to {MAX_PLAYERS}")
         pairs.append((key, value if eq else "on"))
