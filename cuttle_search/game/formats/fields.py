@@ -64,6 +64,9 @@ class SeenCards:
         self.where[card] = where
 
 
+NAMED_MISSING_AT_MOST = 12  # missing cards a count message names (more: the count alone, to keep it one line)
+
+
 def count_error(total: int, every: list[Card], seen: SeenCards, hidden: int, deck_words: str) -> str:
     """The message for a position of ``total`` cards where the game has the cards ``every``
     (``deck_words``: "a deck has 52", ...): what is missing or extra, said so that the file's
@@ -73,11 +76,13 @@ def count_error(total: int, every: list[Card], seen: SeenCards, hidden: int, dec
     text = f"the position holds {total} cards; {deck_words}"
     if total < len(every):
         short = len(every) - total
-        if hidden == 0 and short <= 12:
+        if hidden == 0 and short <= NAMED_MISSING_AT_MOST:
             return f"{text}: {' '.join(card_str(c) for c in unplaced)} {'is' if short == 1 else 'are'} in no zone"
         return f"{text}: {short} card{'s are' if short != 1 else ' is'} neither named nor hidden ('??') in any zone"
     extra = total - len(every)
-    return f"{text}: {extra} more hidden card{'s' * (extra != 1)} ('??') than the {len(unplaced)} cards not named"
+    left = len(unplaced)
+    return (f"{text}: {extra} more hidden card{'s' * (extra != 1)} ('??') than the {left} "
+            f"card{'s' * (left != 1)} not named")
 
 
 def read_card(value: Any, where: str) -> Card:
