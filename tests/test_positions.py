@@ -1,6 +1,7 @@
 """Position files: loading, round trips, validation, cuttle.cards GameStates, views."""
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -398,3 +399,22 @@ def test_a_view_that_knows_the_top_card_names_it():
     d["deckSeenBy"] = "p2"
     with pytest.raises(PositionError, match="^deckSeenBy: a view knows only its own"):
         load_position(d)
+
+
+@pytest.mark.parametrize("rules", ["cuttle-cards", "cutthroat", "team"])
+def test_a_finished_game_saves_for_the_record_and_says_why_it_does_not_load(rules, tmp_path):
+    rng = random.Random(3)
+    game = Position.deal(rules, seed=5)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    d = game.to_dict()
+    assert d["status"] == game.result()["status"] and d["winner"] == game.result()["winner"]
+    path = tmp_path / "over.json"
+    game.save(path)
+    for load in (lambda: Position.from_dict(d), lambda: Position.load(path)):
+        with pytest.raises(PositionError) as e:
+            load()
+        assert str(e.value).startswith("status: this file holds a finished game (saved for the record)")
+    del d["status"], d["winner"]  # the phase alone says so too
+    with pytest.raises(PositionError, match="^phase: the game is already over"):
+        Position.from_dict(d)

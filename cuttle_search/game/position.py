@@ -370,7 +370,8 @@ class Position:
 
     def save(self, path: str | Path) -> None:
         """Write the position file (its JSON form); a ``PositionError`` naming ``path`` when
-        it cannot be written."""
+        it cannot be written. A finished game is written with its ``status`` and ``winner``,
+        for the record: such a file does not load again (there is nothing left to decide)."""
         if not isinstance(path, (str, Path)):
             raise PositionError(f"path: expected a file name, got {brief(path)}")
         check_writable(path, PositionError, "path")

@@ -364,6 +364,7 @@ POSITION_KEYS = frozenset({
 # has its ``seats`` list, whose entries hold ``SEAT_ENTRY_KEYS``)
 TOP_LEVEL_KEYS = (*sorted(POSITION_KEYS), *(f"p{q}{part}" for q in range(2) for part in ("Hand", "Points", "FaceCards")))
 SEAT_ENTRY_KEYS = ("hand", "points", "royals", "frozen", "known", "counters")
+FINISHED_KEYS = ("status", "winner")  # a finished game's file has them (``Position.result``), and never loads
 
 
 _TWO_SEAT_KEY = re.compile(r"p(\d+)(Hand|Points|FaceCards)")
@@ -375,6 +376,10 @@ def check_position_keys(data: Mapping[str, Any]) -> None:
     ``p1FaceCards`` beside a ``seats`` list (or in version 2) would be skipped, and a
     ``p2Hand`` has no two-seat form to belong to, so each is refused by what it is."""
     seat_list = "seats" in data or data.get("version") == 2
+    for key in FINISHED_KEYS:
+        if key in data:  # what saving a finished game adds to its file
+            raise PositionError(f"{key}: this file holds a finished game (saved for the record); a position is loaded "
+                                "only while the game is in progress, since there is nothing left to decide")
     for key in data:
         match = _TWO_SEAT_KEY.fullmatch(key) if isinstance(key, str) else None
         if match is None:
