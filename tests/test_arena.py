@@ -562,3 +562,20 @@ def test_a_score_of_every_pair_alike_has_an_interval_of_one_value_and_oracle_tak
     assert result.score == 1.0 and result.to_json()["eloInterval"] == ["inf", "inf"]
     with pytest.raises(AgentError, match="unknown parameter 'infer=1'"):
         make_agent("oracle:infer=1")  # it sees every hand: there is nothing to infer
+
+
+@pytest.mark.parametrize("dealer", [5, -1, 2, 1.0, True, "x"])
+def test_play_game_refuses_a_dealer_that_is_no_seat(dealer):
+    # the record wrote any dealer as a seat, and replay then refused the log
+    agents = [make_agent("greedy"), make_agent("random")]
+    with pytest.raises(ArenaError) as e:
+        play_game("cuttle-cards", 1, agents, 0, dealer=dealer)
+    assert str(e.value).startswith("dealer: expected a seat p0 to p1, got ")
+
+
+def test_play_game_takes_a_dealer_as_a_seat_number_or_name():
+    agents = [make_agent("random"), make_agent("random")]
+    by_name = play_game("cuttle-cards", 1, agents, 0, dealer="p1").to_json()
+    by_number = play_game("cuttle-cards", 1, agents, 0, dealer=np.int64(1)).to_json()
+    assert by_name["dealer"] == by_number["dealer"] == "p1" and by_name["moves"] == by_number["moves"]
+    assert replay(by_name).is_over

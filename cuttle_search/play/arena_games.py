@@ -22,7 +22,7 @@ from ..game.errors import CuttleError, brief
 from ..game.gamelog import GAME_VERSION, check_game_log, deal_position, replay as replay_log
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.seats import seat_name, whole
+from ..game.seats import parse_seat, seat_name, whole
 from ..game.rules import Ruleset, find_ruleset
 
 MATCH_WINS = {"quick": None, "short": 1, "bo3": 2, "bo5": 3}
@@ -125,6 +125,8 @@ def play_game(rules: Ruleset | str, deal: int, agents: Sequence[Agent], rng_seed
         got = start.rules.spec if isinstance(start, Position) else brief(start)
         raise ArenaError(f"start: expected a position of {rules.spec}, got {got}")
     seats = rules.players
+    if dealer is not None:  # (the game log writes it as a seat; replay refuses any other)
+        dealer = parse_seat(dealer, "dealer", seats, ArenaError)
     if len(agents) != seats:
         raise ArenaError(f"agents: {rules.spec} has {seats} seats, one agent each, but {len(agents)} agents were given")
     for agent in agents:
