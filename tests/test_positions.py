@@ -418,3 +418,12 @@ def test_a_finished_game_saves_for_the_record_and_says_why_it_does_not_load(rule
     del d["status"], d["winner"]  # the phase alone says so too
     with pytest.raises(PositionError, match="^phase: the game is already over"):
         Position.from_dict(d)
+
+
+def test_the_decks_known_top_takes_a_count_up_to_the_decks_size():
+    pos = Position.deal("cuttle-cards", seed=4)
+    assert pos.with_deck_top_known(3).deck_known_to(0) == 3 and pos.with_deck_top_known(np.int64(0)) == pos
+    for bad in (-1, pos.deck_size + 1, 2**70, "2", 1.5, None):  # (they were clamped or coerced)
+        with pytest.raises(PositionError) as e:
+            pos.with_deck_top_known(bad)
+        assert str(e.value).startswith(f"count: expected a whole number from 0 to {pos.deck_size}, got ")

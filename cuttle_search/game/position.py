@@ -477,11 +477,11 @@ class Position:
         every seat (as after a 7 puts a card back): what a seat's view of it then names.
         Its action count is raised, where needed, to the fewest that reach such a position
         (``engine.setup.fewest_actions``): the deal with a known top is no deal, and the
-        file forms refuse it as one."""
+        file forms refuse it as one. ``count`` is a whole number up to the deck's size."""
         if self.view is not None:
             raise PositionError("view: the deck's known top is set on a full-information position")
+        count = whole(count, "count", 0, self.deck_size, PositionError)
         pos = self.copy()
-        n = pos.deck_size
-        S.put(pos.state, "deck_known", max(S.get(pos.state, "deck_known"), min(int(count), n)))
+        S.put(pos.state, "deck_known", max(S.get(pos.state, "deck_known"), count))
         S.put(pos.state, "actions", max(pos.actions, int(fewest_actions(pos.state, pos.rules_array))))
         return pos
