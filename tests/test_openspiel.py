@@ -446,3 +446,16 @@ def test_an_action_outside_the_nodes_range_or_a_card_not_on_offer_is_refused():
     for params, says in (({"rules": "nope"}, "rules: unknown ruleset 'nope'"),):
         with pytest.raises(A.OpenSpielGameError, match=says):
             pyspiel.load_game("python_cuttle", params)
+
+
+def test_a_state_starts_only_from_a_position_of_its_games_rules():
+    from cuttle_search.game.position import Position
+
+    game = A.CuttleGame({"rules": "cuttle-cards"})
+    for bad, got in ((Position.load("positions/cutthroat-opening-full.json"), "cutthroat"), (5, "5")):
+        with pytest.raises(ValueError) as e:
+            A.CuttleState(game, bad)
+        assert str(e.value) == f"position: expected a position of cuttle-cards, got {got}"
+    view = Position.load("positions/midgame-main-p0.json")
+    state = A.CuttleState(game, view)  # a one-seat view: its hidden cards where the view put them
+    assert state.current_player() == 0 and len(state.legal_actions()) == len(view.legal_codes())

@@ -205,6 +205,13 @@ class CuttleState(pyspiel.State):
     cards whose order is not yet decided (``_assigned`` counts those already chosen)."""
 
     def __init__(self, game: CuttleGame, position: Position | None = None) -> None:
+        """A new game's chance node, or ``position`` (a position of the game's ruleset), dealt.
+        A one-seat view is taken with its hidden cards where the view put them (the canonical
+        placement of ``Position.view_of``: a guess, not the true deal); a search from it should
+        resample them (``resample_from_infostate``), as OpenSpiel's IS-MCTS does."""
+        if position is not None and (not isinstance(position, Position) or position.rules != game.ruleset):
+            got = position.rules.spec if isinstance(position, Position) else brief(position)
+            raise ValueError(f"position: expected a position of {game.ruleset.spec}, got {got}")
         super().__init__(game)
         # pyspiel clones a Python state by deep-copying its attributes, so they stay small:
         # the ruleset is looked up by an index
