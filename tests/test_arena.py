@@ -579,3 +579,10 @@ def test_play_game_takes_a_dealer_as_a_seat_number_or_name():
     by_number = play_game("cuttle-cards", 1, agents, 0, dealer=np.int64(1)).to_json()
     assert by_name["dealer"] == by_number["dealer"] == "p1" and by_name["moves"] == by_number["moves"]
     assert replay(by_name).is_over
+
+
+@pytest.mark.parametrize("spec", [5, None, ["greedy"]])
+def test_make_agent_names_a_spec_that_is_not_text(spec):
+    with pytest.raises(AgentError) as e:  # (5 raised AttributeError: no 'strip')
+        make_agent(spec)
+    assert str(e.value).startswith("agent: expected a name like 'ismcts:iterations=1000', got ")

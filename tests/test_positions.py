@@ -9,6 +9,7 @@ import pytest
 
 from cuttle_search.game.cards import card_str, parse_card
 from cuttle_search.game.position import Position, PositionError
+from cuttle_search.game.rules import RulesError
 from cuttle_search.game.formats import load_position
 
 from .helpers import build
@@ -427,3 +428,11 @@ def test_the_decks_known_top_takes_a_count_up_to_the_decks_size():
         with pytest.raises(PositionError) as e:
             pos.with_deck_top_known(bad)
         assert str(e.value).startswith(f"count: expected a whole number from 0 to {pos.deck_size}, got ")
+
+
+def test_deal_names_rules_when_they_are_not_a_ruleset_name():
+    for bad, message in ((5, "rules: expected a ruleset name like 'cuttle-cards', got 5"),
+                         ("poker", "rules: unknown ruleset 'poker'")):
+        with pytest.raises(RulesError) as e:
+            Position.deal(bad)
+        assert str(e.value).startswith(message)

@@ -27,7 +27,7 @@ from ..engine.setup import deal, fewest_actions
 from ..engine.seats import seat_count, sides
 from ..engine.table import goal, points_total, seat_returns
 from .moves import Move, MoveError
-from .rules import Ruleset, get_ruleset
+from .rules import Ruleset, RulesError, get_ruleset
 from .seats import parse_seat, seat_name, whole
 
 def share_of_state(s: np.ndarray, r: np.ndarray, seat: int, out: np.ndarray | None = None) -> float:
@@ -403,7 +403,10 @@ class Position:
         if isinstance(seed, np.integer) and not isinstance(seed, np.bool_):
             seed = int(seed)
         whole(seed, "seed", 0, 2**64 - 1, PositionError)
-        rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
+        try:
+            rs = rules if isinstance(rules, Ruleset) else get_ruleset(rules)
+        except RulesError as e:
+            raise RulesError(f"rules: {e}") from None
         s = np.zeros(L.STATE_SIZE, dtype=np.int64)
         rng = np.array([seed], dtype=np.uint64)
         deal(s, rs.array, rng)

@@ -340,7 +340,9 @@ def _canonical(key: str, value: str) -> tuple[str, str]:
 
 def get_ruleset(spec: str = "cuttle-cards", options: Mapping[str, object] | None = None) -> Ruleset:
     """A ruleset from ``name``, ``name:opt=value,...`` and/or an options mapping."""
-    if not isinstance(spec, str) or not spec.strip():
+    if not isinstance(spec, str):
+        raise RulesError(f"expected a ruleset name like 'cuttle-cards', got {brief(spec)}")
+    if not spec.strip():
         raise RulesError("a ruleset name is required")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()

@@ -377,6 +377,8 @@ def agent_names() -> list[str]:
 
 def make_agent(spec: str) -> Agent:
     """An agent from ``name`` or ``name:param=value,...``."""
+    if not isinstance(spec, str):
+        raise AgentError(f"agent: expected a name like 'ismcts:iterations=1000', got {brief(spec)}")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     plugin = None if name in AGENTS else _registered(name)
