@@ -41,9 +41,9 @@ class InferenceTracker:
             return
         view = game.view_of(self.seat)
         self.excluded = None
-        if view.hidden is not None and view.unknown_cards:
+        if view.guessed_cards:
             self.excluded = int(winning_cards(
-                view.state, view.rules_array, mover, np.int64(view.unknown_cards),
+                view.state, view.rules_array, mover, np.int64(view.guessed_cards),
                 np.zeros(L.STATE_SIZE, np.int64), np.zeros(L.MAX_MOVES, np.int64),
             ))
             self.fresh = 0
